@@ -1,0 +1,110 @@
+"""Run replicates of one configuration through the compiled kernel.
+
+A replicate draws everything (class labels, data, p-sum noises) from its own
+``numpy.random.Generator``, so its result depends only on its seed sequence, not on which
+other replicates run, where, or in which order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import ndtri
+
+from . import config as codes
+from .config import ColmeConfig
+from .kernel import N_METRICS, Scheme, compile_scheme
+from .privacy import data_bound, sigma_dp
+from .statistic import new_pair_state
+
+# Longest stretch of time steps run in one kernel call; bounds the memory of the
+# per-step thresholds so that it does not grow with t_max.
+_MAX_SPAN = 1 << 15
+
+
+@dataclass
+class ReplicateState:
+    """Arrays of one replicate after its last step (receiver a first, sender b second)."""
+
+    labels: np.ndarray  # class of each agent
+    data_sum: np.ndarray  # Σ_{i<=t} X_a^(i)
+    kappa: np.ndarray  # κ_{b→a}
+    pair: np.ndarray  # statistic fields, see :mod:`sweep.colme.statistic`
+    levels: np.ndarray  # PM-II per-level noise and coefficients
+    chi: np.ndarray  # stored χ_a(b) of the on_query decision rule
+    last: np.ndarray  # agent queried last by each a
+
+
+def thresholds(theta0: float, t_first: int, t_last: int) -> np.ndarray:
+    """z_t² = Φ⁻¹(1 - θ_t/2)² with θ_t = θ0/ln(t + 1) for t = t_first..t_last (t = 0: ∞)."""
+    t = np.arange(t_first, t_last + 1, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        theta = theta0 / np.log1p(t)
+    z2 = ndtri(1.0 - theta / 2.0) ** 2
+    z2[t == 0] = np.inf
+    return z2
+
+
+def draw_labels(config: ColmeConfig, rng: np.random.Generator) -> np.ndarray:
+    """Class of each agent: uniform and independent (``random``, the model of Prop. 3) or
+    a random arrangement of sizes that differ by at most one (``balanced``)."""
+    if config.class_assignment == "random":
+        return rng.integers(0, config.n_classes, size=config.n_agents)
+    return rng.permutation(np.arange(config.n_agents) % config.n_classes)
+
+
+def scheme_of(config: ColmeConfig) -> Scheme:
+    """The choices of ``config`` that its kernel is compiled for."""
+    return Scheme(
+        distribution=codes.DISTRIBUTIONS.index(config.distribution),
+        noise=codes.NOISES.index(config.noise),
+        mechanism=codes.MECHANISMS.index(config.mechanism),
+        weights=codes.WEIGHTS.index(config.weights),
+        schedule=codes.SCHEDULES.index(config.schedule),
+        estimator=codes.CLASS_ESTIMATORS.index(config.class_estimator),
+        refresh=codes.REFRESHES.index(config.decision.refresh),
+    )
+
+
+def run_replicate(
+    config: ColmeConfig, seed: np.random.SeedSequence
+) -> tuple[np.ndarray, ReplicateState]:
+    """Simulate one replicate; return its metrics at each checkpoint and its final state.
+
+    The metrics array has shape (n_checkpoints, 5) with the columns of
+    :mod:`sweep.colme.kernel` (MSE, FALSE_EXCLUSION, FALSE_INCLUSION, LOCAL_MSE, IDEAL_MSE).
+    """
+    rng = np.random.Generator(np.random.PCG64(seed))
+    times = config.checkpoint_times()
+    n = config.n_agents
+    labels = draw_labels(config, rng)
+    kappa, pair, levels = new_pair_state(
+        n, codes.MECHANISMS.index(config.mechanism), config.t_max.bit_length()
+    )
+    state = ReplicateState(
+        labels=labels,
+        data_sum=np.zeros(n),
+        kappa=kappa,
+        pair=pair,
+        levels=levels,
+        chi=np.ones((n, n), dtype=np.uint8),
+        last=np.full(n, -1, dtype=np.int64),
+    )
+    means = np.asarray(config.class_means, dtype=np.float64)
+    sigma2 = float(config.sigma) ** 2
+    kernels = compile_scheme(scheme_of(config))
+    constants = (sigma2, data_bound(config.distribution, config.sigma), sigma_dp(config))
+    metrics = np.empty((times.size, N_METRICS))
+    done = 0
+    for c, checkpoint in enumerate(times):
+        while done < checkpoint:
+            stop = min(int(checkpoint), done + _MAX_SPAN)
+            z2 = thresholds(config.decision.theta0, done, stop)
+            kernels.advance(done + 1, stop, z2, rng, state.data_sum, means, labels, state.last,
+                            kappa, pair, levels, state.chi, *constants)
+            done = stop
+        z2_now = thresholds(config.decision.theta0, done, done)[0]
+        metrics[c] = kernels.measure(done, z2_now, state.data_sum, means, labels,
+                                     config.n_classes, kappa, pair, state.chi, sigma2)
+    return metrics, state

@@ -1,0 +1,190 @@
+"""The linear statistic T_{b→a} of eq. (1) and its exact variance, eq. (2), compiled.
+
+All three weight schemes put equal weights 1/n on a window of the latest releases
+[s : κ], n = κ - s + 1:
+
+* ``last`` (non-MoM): s = κ;
+* ``mom``: s = 1;
+* ``wmom`` (PM-II): s = 2^⌊log2 κ⌋. The paper prints the weights as
+  1/(κ - 2^(⌊log2 κ⌋+1)), which is negative; the window holds κ - 2^⌊log2 κ⌋ + 1
+  releases, so the weights are 1/(κ - 2^⌊log2 κ⌋ + 1).
+
+With such windows, Var[T] is kept exactly in O(1) state per pair (O(log κ) for PM-II):
+
+* data part (eq. 2, first term): σ_b² Σ_{j,k∈W} 1/max(t_j, t_k) / n²
+  = σ_b² Σ_{j∈W} (2(j - s) + 1)/t_j / n²  (Appendix A's Σ (2i-1)/t_i for MoM);
+* PM-I noise (eq. 20): σ_DP² [(s - 1) G_s² + Σ_{i=s}^{κ} G_i²] / n²,
+  G_i = Σ_{j=max(i,s)}^{κ} 1/t_j;
+* PM-II noise: σ_DP² Σ_P c_P² / n² over the p-sums P, with c_P = Σ_{j∈W uses P} 1/t_j.
+  This is the exact form of eq. (21); eq. (21) itself pools, per bit position, releases
+  that do not share a p-sum (e.g. releases 5 and 7 both have bit 0 set but use the
+  different p-sums [t_4+1 : t_5] and [t_6+1 : t_7]), so it overstates the MoM variance
+  from κ = 7 on. The tests check both facts.
+
+A window restarts (n = 1) when s = κ; the accumulated sums are then reset.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from .config import LAST, MOM, PM1, PM2
+from .mechanisms import lowest_bit, pm2_push
+
+# Fields of the per-pair state ``pair[a, b, :]`` (receiver a, sender b).
+T = 0  # the statistic T_{b→a}
+VAR = 1  # Var[T_{b→a}]; +inf before the first release
+WINDOW_SUM = 2  # Σ_{j∈W} released means
+INV_TIMES = 3  # Σ_{j∈W} 1/t_j (= G_s)
+DATA_SUM = 4  # Σ_{j∈W} (2(j - s) + 1)/t_j
+G_SUM = 5  # PM-I: Σ_{i=s}^{κ} G_i
+G_SQUARES = 6  # PM-I: Σ_{i=s}^{κ} G_i²
+NOISE = 7  # N_κ, the noise of the latest release (PM-I running sum)
+DEAD_SQUARES = 8  # PM-II: Σ c_P² over p-sums no release can use again
+N_FIELDS = 9
+
+# Planes of the PM-II per-level state ``levels[a, b, plane, level]``.
+LEVEL_NOISE = 0  # noise value of the live p-sum at that level
+LEVEL_COEF = 1  # its coefficient c_P within the current window
+
+
+def new_pair_state(n_agents: int, mechanism: int, n_levels: int) -> tuple[np.ndarray, ...]:
+    """Zeroed state of every ordered pair: κ, the fields above and PM-II's levels."""
+    kappa = np.zeros((n_agents, n_agents), dtype=np.int64)
+    pair = np.zeros((n_agents, n_agents, N_FIELDS))
+    pair[:, :, VAR] = np.inf
+    levels = np.zeros((n_agents, n_agents, 2, n_levels if mechanism == PM2 else 0))
+    return kappa, pair, levels
+
+
+@numba.njit(cache=True, inline="always")
+def _top_bit(kappa: int) -> int:
+    """2^⌊log2 κ⌋."""
+    top = 1
+    while top <= kappa >> 1:
+        top <<= 1
+    return top
+
+
+@numba.njit(cache=True, inline="always")
+def window_length(kappa: int, weights: int) -> int:
+    """n = κ - s + 1, the number of releases with nonzero weight after release κ."""
+    if weights == LAST:
+        return 1
+    if weights == MOM:
+        return kappa
+    return kappa - _top_bit(kappa) + 1
+
+
+@numba.njit(cache=True, inline="always")
+def release(
+    pair: np.ndarray,
+    levels: np.ndarray,
+    a: int,
+    b: int,
+    kappa: int,
+    inv_t: float,
+    data_sum: float,
+    fresh: float,
+    sigma2_b: float,
+    sigma2_dp: float,
+    mechanism: int,
+    weights: int,
+) -> None:
+    """Apply the κ-th release of b to a at time t and update T_{b→a} and Var[T_{b→a}].
+
+    ``inv_t`` is 1/t, ``data_sum`` is Σ_{i<=t} X_b^(i) and ``fresh`` the new p-sum noise
+    of this release.
+    """
+    # Indexing pair[a, b, FIELD] rather than a view of pair[a, b] spares the
+    # reference counting of a view on this hot path.
+    noise_squares = 0.0
+    if mechanism == PM1:
+        noise = pair[a, b, NOISE] + fresh
+    elif mechanism == PM2:
+        noise = pm2_push(levels, a, b, kappa, fresh)
+    else:
+        noise = 0.0
+    pair[a, b, NOISE] = noise
+    released = (data_sum + noise) * inv_t
+    n = window_length(kappa, weights)
+    if mechanism == PM2:
+        if n == 1:
+            for i in range(levels.shape[3]):  # a loop, not a slice: no view on this path
+                levels[a, b, LEVEL_COEF, i] = 0.0
+            pair[a, b, DEAD_SQUARES] = 0.0
+        for i in range(lowest_bit(kappa)):  # p-sums merged into the new one: never reused
+            pair[a, b, DEAD_SQUARES] += levels[a, b, LEVEL_COEF, i] ** 2
+            levels[a, b, LEVEL_COEF, i] = 0.0
+        live = 0.0
+        bits = kappa
+        i = 0
+        while bits:
+            if bits & 1:
+                levels[a, b, LEVEL_COEF, i] += inv_t
+                live += levels[a, b, LEVEL_COEF, i] ** 2
+            bits >>= 1
+            i += 1
+        noise_squares = pair[a, b, DEAD_SQUARES] + live
+    if n == 1:
+        pair[a, b, WINDOW_SUM] = released
+        pair[a, b, INV_TIMES] = inv_t
+        pair[a, b, DATA_SUM] = inv_t
+        pair[a, b, G_SUM] = inv_t
+        pair[a, b, G_SQUARES] = inv_t * inv_t
+    else:
+        pair[a, b, WINDOW_SUM] += released
+        pair[a, b, INV_TIMES] += inv_t
+        pair[a, b, DATA_SUM] += (2 * n - 1) * inv_t
+        # Every G_i of the window grows by 1/t and G_κ = 1/t joins.
+        pair[a, b, G_SQUARES] += 2.0 * inv_t * pair[a, b, G_SUM] + n * inv_t * inv_t
+        pair[a, b, G_SUM] += n * inv_t
+    if mechanism == PM1:
+        noise_squares = (kappa - n) * pair[a, b, INV_TIMES] ** 2 + pair[a, b, G_SQUARES]
+    pair[a, b, T] = pair[a, b, WINDOW_SUM] / n
+    pair[a, b, VAR] = (sigma2_b * pair[a, b, DATA_SUM] + sigma2_dp * noise_squares) / (n * n)
+
+
+@numba.njit(cache=True)
+def schedule_variances(
+    period: int,
+    n_positions: int,
+    times: np.ndarray,
+    sigma2: float,
+    sigma2_dp: float,
+    mechanism: int,
+    weights: int,
+) -> np.ndarray:
+    """Var[T_{ℓ→a}] at each time of ``times`` for a periodic query schedule.
+
+    The agent at position ℓ = 1..n_positions is queried at t = ℓ, ℓ + period, … (RR with
+    period M - 1; rRR with an oracle class of size n has period n - 1). Returns an array
+    of shape (n_positions, len(times)), +inf before the first release.
+    """
+    n_levels = 1  # bit length of the last time, the most levels PM-II can reach
+    while (1 << n_levels) <= times[-1]:
+        n_levels += 1
+    pair = np.zeros((1, 1, N_FIELDS))
+    levels = np.zeros((1, 1, 2, n_levels))
+    out = np.full((n_positions, times.size), math.inf)
+    for pos in range(n_positions):
+        pair[:] = 0.0
+        levels[:] = 0.0
+        kappa = 0
+        t = pos + 1
+        c = 0
+        while c < times.size:
+            while c < times.size and times[c] < t:
+                if kappa > 0:
+                    out[pos, c] = pair[0, 0, VAR]
+                c += 1
+            if c == times.size:
+                break
+            kappa += 1
+            release(pair, levels, 0, 0, kappa, 1.0 / t, 0.0, 0.0, sigma2, sigma2_dp, mechanism,
+                    weights)
+            t += period
+    return out

@@ -1,0 +1,62 @@
+"""Project tasks, runnable with only the standard library.
+
+Usage::
+
+    python3 tasks.py quickstart      # install into .venv, run one small simulation
+    python3 tasks.py test [--quick] [PYTEST_ARGS...]
+    python3 tasks.py lint
+
+Every subcommand creates ``.venv`` if it is missing and installs the project
+(``pip install -e ".[test]"``) into it; set ``DPSWEEP_SKIP_INSTALL=1`` to skip the install.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+PY = VENV / "bin" / "python"
+
+
+def run(cmd: list[str]) -> int:
+    """Print ``cmd``, run it from the repository root and return its exit code."""
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.call(cmd, cwd=ROOT)
+
+
+def ensure_env() -> int:
+    """Create ``.venv`` if needed and install the project into it."""
+    if not PY.exists():
+        if (code := run([sys.executable, "-m", "venv", str(VENV)])) != 0:
+            return code
+    if os.environ.get("DPSWEEP_SKIP_INSTALL") == "1":
+        return 0
+    return run([str(PY), "-m", "pip", "install", "-q", "-e", ".[test]"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="task", required=True)
+    sub.add_parser("quickstart", help="install and run one small simulation")
+    test = sub.add_parser("test", help="install and run the test suite (slow tests included)")
+    test.add_argument("--quick", action="store_true", help="skip tests marked slow")
+    sub.add_parser("lint", help="install and run ruff")
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.task != "test":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+
+    if (code := ensure_env()) != 0:
+        return code
+    if args.task == "quickstart":
+        return run([str(PY), "-m", "sweep.colme"])
+    if args.task == "test":
+        marker = "not slow" if args.quick else "slow or not slow"
+        return run([str(PY), "-m", "pytest", "-m", marker, *extra])
+    return run([str(PY), "-m", "ruff", "check", "."])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
