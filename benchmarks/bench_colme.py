@@ -7,6 +7,8 @@ cache. Printed figures:
 
 * ``every_step``: pair-steps per second, M² · t_max · R / s;
 * ``on_query``: agent-steps per second, M · t_max · R / s;
+* both for every variance scheme (known, shared, inferred, inferred_bayes), with the
+  slowdown against ``known``;
 * one full paper cell (M = 200, t_max = 3·10⁴, R = 20, PM-I, last, RR, on_query) with
   compilation included;
 * peak memory at two horizons t_max, to show it does not grow with t_max;
@@ -80,6 +82,17 @@ def main() -> None:
                 rate = f"{m * t_max * 2 / seconds:.2e} agent-steps/s"
             print(f"{mechanism + ', last, rr, ' + refresh:<44}{seconds:>9.2f}{rate:>26}"
                   f"{peak:>10.0f}")
+
+    for refresh in ("on_query", "every_step"):
+        baseline = None
+        for variance in ("known", "shared", "inferred", "inferred_bayes"):
+            options = {"n_agents": m, "t_max": t_max, "variance": variance,
+                       "decision": {"refresh": refresh}}
+            seconds, peak = run("simulate", options, replicates=2)
+            baseline = baseline or seconds
+            rate = f"{m * t_max * 2 / seconds:.2e} agent-steps/s"
+            label = f"pm1, {variance}, {refresh} (x{seconds / baseline:.2f})"
+            print(f"{label:<44}{seconds:>9.2f}{rate:>26}{peak:>10.0f}")
 
     with tempfile.TemporaryDirectory() as cache:
         options = {"n_agents": m, "t_max": t_max, "mechanism": "pm1", "weights": "last",

@@ -1,10 +1,11 @@
 """A deliberately slow, literal transcription of Algorithm 1, for testing only.
 
 Per-agent Python objects, every sample kept, p-sums stored by their interval of times,
-T and Var[T] recomputed from the weights by eq. (1) and eq. (2), and C_a^(t) rebuilt
-from scratch as the paper writes it. It draws from the generator in the order the fast
-simulator documents (labels; then at each t the data of agents 0..M-1, then one p-sum
-noise per query of agents 0..M-1), so both see the same random numbers.
+T and Var[T] recomputed from the weights by eq. (1) and eq. (2), variance estimates by
+eqs. (6)-(8), (16) and (19) over the p-sums, and C_a^(t) rebuilt from scratch as the
+paper writes it. It draws from the generator in the order the fast simulator documents
+(labels; then at each t the data of agents 0..M-1, then per query of agents 0..M-1 one
+p-sum noise and, for Sch-Var-1, one variance noise), so both see the same numbers.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import gamma, gammainc
 from scipy.stats import norm
+from scipy.stats import t as student
 
 from sweep.colme.config import ColmeConfig
 
@@ -20,12 +23,21 @@ from sweep.colme.config import ColmeConfig
 class Sender:
     """Agent b's side of the channel b → a: its p-sums and their noise values."""
 
-    def __init__(self, mechanism: str, sigma_dp: float, noise: str) -> None:
+    def __init__(self, mechanism: str, sigma_dp: float, noise: str,
+                 sigma_variance: float = 0.0) -> None:
         self.mechanism = mechanism
         self.sigma_dp = sigma_dp
+        self.sigma_variance = sigma_variance
         self.noise = noise
         self.query_times: list[int] = []
         self.psums: dict[tuple[int, int], float] = {}
+        self.variance_psums: dict[tuple[int, int], float] = {}
+        self.estimate = math.inf  # the σ_b² estimate in use
+
+    def draw(self, rng: np.random.Generator, scale: float) -> float:
+        if self.noise == "gaussian":
+            return scale * rng.standard_normal()
+        return rng.laplace(0.0, scale / math.sqrt(2))
 
     def split(self, kappa: int) -> list[tuple[int, int]]:
         """The p-sums, as (first time, last time), of the κ-th release (Sec. IV)."""
@@ -44,15 +56,52 @@ class Sender:
         self.query_times.append(t)
         kappa = len(self.query_times)
         noise = 0.0
-        if self.mechanism != "none":
-            for interval in self.split(kappa):
-                if interval not in self.psums:
-                    if self.noise == "gaussian":
-                        self.psums[interval] = self.sigma_dp * rng.standard_normal()
-                    else:
-                        self.psums[interval] = rng.laplace(0.0, self.sigma_dp / math.sqrt(2))
-                noise += self.psums[interval]
+        for interval in self.split(kappa):
+            if interval not in self.psums:
+                fresh = fresh_variance = 0.0
+                if self.mechanism != "none":
+                    fresh = self.draw(rng, self.sigma_dp)
+                    if self.sigma_variance > 0:
+                        fresh_variance = self.draw(rng, self.sigma_variance)
+                self.psums[interval] = fresh
+                self.variance_psums[interval] = fresh_variance
+            noise += self.psums[interval]
         return (sum(samples[:t]) + noise) / t
+
+    def shared_variance(self, samples: list[float], released: float) -> float:
+        """Eqs. (6)-(8): V_{b→a} from the partial sample variances (Sch-Var-1)."""
+        t = self.query_times[-1]
+        split = self.split(len(self.query_times))
+        total = 0.0
+        for first, last in split:
+            block = samples[first - 1 : last]
+            length = len(block)
+            partial = (sum(x * x for x in block) - sum(block) ** 2 / length
+                       + (length - 1) / length * self.variance_psums[first, last])  # (6)
+            total += partial + (sum(block) + self.psums[first, last]) ** 2 / length  # (7)
+        inverse = sum(1 / (last - first + 1) for first, last in split)
+        return (total / (t - 1) - t / (t - 1) * released**2
+                - self.sigma_dp**2 / (t - 1) * (inverse - len(split) / t))  # (8)
+
+    def inferred_variance(self, samples: list[float], form: str) -> tuple[float, int, float]:
+        """Eq. (16) (Sch-Var-2), or its length-weighted form; with k and the noise term c."""
+        split = self.split(len(self.query_times))
+        k = len(split)
+        if k < 2:
+            return math.nan, k, math.nan
+        v = [sum(samples[first - 1 : last]) + self.psums[first, last] for first, last in split]
+        lengths = [last - first + 1 for first, last in split]
+        inverse = sum(1 / n for n in lengths)
+        if form == "eq16":
+            y = [vi / math.sqrt(n) for vi, n in zip(v, lengths, strict=True)]
+            noise = self.sigma_dp**2 / k * inverse
+            value = sum(u * u for u in y) / (k - 1) - sum(y) ** 2 / (k * (k - 1)) - noise
+            return value, k, noise
+        t = self.query_times[-1]
+        noise = self.sigma_dp**2 * (inverse - k / t) / (k - 1)
+        value = (sum(vi * vi / n for vi, n in zip(v, lengths, strict=True))
+                 - sum(v) ** 2 / t) / (k - 1) - noise
+        return value, k, noise
 
 
 def weights(scheme: str, kappa: int) -> list[float]:
@@ -85,10 +134,10 @@ def statistic_variance(
     return data + sigma_dp**2 * sum(c * c for c in coefficient.values())
 
 
-def calibrated_sigma_dp(config: ColmeConfig) -> float:
-    """σ_DP from Lemmas 1-2 and Sec. VII, written out again for an independent check."""
+def calibrated_sigma_dp(config: ColmeConfig) -> tuple[float, float]:
+    """σ_DP and σ_2,DP from Lemmas 1-3 and Sec. VII, written out again."""
     if config.mechanism == "none":
-        return 0.0
+        return 0.0, 0.0
     bound = {"uniform": math.sqrt(3), "triangular": math.sqrt(6), "two_point": 1.0}[
         config.distribution
     ] * config.sigma
@@ -96,9 +145,28 @@ def calibrated_sigma_dp(config: ColmeConfig) -> float:
     if config.mechanism == "pm2" and config.pm2_split:
         parts = math.floor(math.log2(config.t_max)) + 1
         epsilon, delta = epsilon / parts, delta / parts
-    if config.noise == "gaussian":
-        return math.sqrt(8 * bound**2 * math.log(1.25 / delta) / epsilon**2)
-    return math.sqrt(8 * bound**2 / epsilon**2)
+    if config.variance == "shared":
+        epsilon, delta = epsilon / 2, delta / 2
+    log_term = math.log(1.25 / delta) if config.noise == "gaussian" else 1.0
+    sigma_variance = (math.sqrt(32 * bound**4 * log_term / epsilon**2)
+                      if config.variance == "shared" else 0.0)
+    return math.sqrt(8 * bound**2 * log_term / epsilon**2), sigma_variance
+
+
+def bayes(raw: float, k: int, noise: float, prior: str) -> float:
+    """Eq. (19) with scipy's incomplete gamma function (fine for the small k used here)."""
+    if raw >= 0:
+        return raw
+    shape = {"paper": (k + 2) / 2, "jeffreys": (k + 1) / 2, "uniform": (k - 2) / 2}[prior]
+    if shape <= 1:
+        return math.inf
+    scaled = raw + noise
+    x = (k - 1) * scaled / (2 * noise)
+
+    def f(s: float) -> float:
+        return gamma(shape + s) * gammainc(shape + s, x)
+
+    return scaled * (k - 1) / 2 * f(-1) / f(0) - noise
 
 
 def run_reference(config: ColmeConfig, seed: np.random.SeedSequence) -> np.ndarray:
@@ -106,7 +174,8 @@ def run_reference(config: ColmeConfig, seed: np.random.SeedSequence) -> np.ndarr
     rng = np.random.Generator(np.random.PCG64(seed))
     m, sigma = config.n_agents, config.sigma
     sigma2 = sigma * sigma
-    sigma_dp = calibrated_sigma_dp(config)
+    sigma_dp, sigma_variance = calibrated_sigma_dp(config)
+    known = config.variance == "known"
     if config.class_assignment == "random":
         labels = rng.integers(0, config.n_classes, size=m)
     else:
@@ -116,7 +185,7 @@ def run_reference(config: ColmeConfig, seed: np.random.SeedSequence) -> np.ndarr
         config.distribution
     ] * sigma
     samples: list[list[float]] = [[] for _ in range(m)]
-    channel = {(a, b): Sender(config.mechanism, sigma_dp, config.noise)
+    channel = {(a, b): Sender(config.mechanism, sigma_dp, config.noise, sigma_variance)
                for a in range(m) for b in range(m) if a != b}
     stat: dict[tuple[int, int], float] = {}
     var: dict[tuple[int, int], float] = {}
@@ -126,14 +195,28 @@ def run_reference(config: ColmeConfig, seed: np.random.SeedSequence) -> np.ndarr
     def mean(a: int, t: int) -> float:
         return sum(samples[a][:t]) / t
 
+    def own_variance(a: int, t: int) -> float:
+        """σ_a², or V_a^(t), the sample variance of a's data (Sec. III-C2)."""
+        if known:
+            return sigma2
+        if t < 2:
+            return math.inf
+        return sum((x - mean(a, t)) ** 2 for x in samples[a][:t]) / (t - 1)
+
     def test(a: int, b: int, t: int) -> bool:
         if config.class_estimator == "oracle":
             return labels[a] == labels[b]
-        if (a, b) not in stat:
+        if (a, b) not in stat or var[a, b] == math.inf:
             return True
         theta = config.decision.theta0 / math.log(t + 1)
-        z = norm.ppf(1 - theta / 2)
-        return abs(mean(a, t) - stat[a, b]) < z * math.sqrt(sigma2 / t + var[a, b])
+        own = own_variance(a, t) / t
+        if known:
+            quantile = norm.ppf(1 - theta / 2)
+        else:
+            t_kappa = channel[a, b].query_times[-1]
+            nu = (own + var[a, b]) ** 2 / (own**2 / (t - 1) + var[a, b] ** 2 / (t_kappa - 1))
+            quantile = student.ppf(1 - theta / 2, nu)
+        return abs(mean(a, t) - stat[a, b]) < quantile * math.sqrt(own + var[a, b])
 
     def draw(a: int) -> float:
         u = rng.random()
@@ -169,7 +252,20 @@ def run_reference(config: ColmeConfig, seed: np.random.SeedSequence) -> np.ndarr
                 releases.append((sum(samples[b][:time]) + noise) / time)
             w = weights(config.weights, len(releases))
             stat[a, b] = sum(wi * r for wi, r in zip(w, releases, strict=True))
-            var[a, b] = statistic_variance(sender, config.weights, sigma2, sigma_dp)
+            if config.variance == "shared":  # line 11: update V_{b→a}
+                if t >= 2:
+                    raw = sender.shared_variance(samples[b], releases[-1])
+                    sender.estimate = raw if raw >= 0 else math.inf
+            elif not known:
+                raw, k, noise = sender.inferred_variance(samples[b], config.inferred_form)
+                if k >= 2:  # otherwise a keeps its previous estimate
+                    if config.variance == "inferred_bayes":
+                        sender.estimate = bayes(raw, k, noise, config.prior)
+                    else:
+                        sender.estimate = raw if raw >= 0 else math.inf
+            variance_b = sigma2 if known else sender.estimate
+            var[a, b] = (statistic_variance(sender, config.weights, variance_b, sigma_dp)
+                         if variance_b < math.inf else math.inf)
             if config.decision.refresh == "on_query":
                 chi[a, b] = test(a, b, t)
         errors, same, excluded, other, included = 0.0, 0, 0, 0, 0
@@ -179,11 +275,16 @@ def run_reference(config: ColmeConfig, seed: np.random.SeedSequence) -> np.ndarr
             else:
                 members = {b for b in range(m) if b == a or chi[a, b]}
             estimate[a] = members
-            heard = [b for b in members if b != a and (a, b) in stat]
-            precision = t / sigma2 + sum(1 / var[a, b] for b in heard)
-            alpha = {b: 1 / var[a, b] / precision for b in heard}
-            mu_hat = t / sigma2 / precision * mean(a, t) + sum(
-                alpha[b] * stat[a, b] for b in heard)
+            heard = [b for b in members if b != a and (a, b) in stat
+                     and var[a, b] < math.inf]
+            own = own_variance(a, t)
+            if own == math.inf:  # t = 1 with estimated variances: nothing to weigh yet
+                mu_hat = mean(a, t)
+            else:  # eqs. (3) and (5)
+                precision = t / own + sum(1 / var[a, b] for b in heard)
+                alpha = {b: 1 / var[a, b] / precision for b in heard}
+                mu_hat = t / own / precision * mean(a, t) + sum(
+                    alpha[b] * stat[a, b] for b in heard)
             errors += (mu_hat - mu[a]) ** 2
             for b in range(m):
                 if b == a:

@@ -79,3 +79,8 @@ def test_checkpoints_are_log_spaced_and_include_both_ends():
     assert times[0] == 1 and times[-1] == 30_000
     assert 80 <= times.size <= 100
     assert (times[1:] > times[:-1]).all()
+
+
+def test_a_single_checkpoint_is_t_max():
+    assert ColmeConfig.from_options(t_max=77, checkpoints=1).checkpoint_times().tolist() == [77]
+    assert ColmeConfig.from_options(t_max=1, checkpoints=5).checkpoint_times().tolist() == [1]

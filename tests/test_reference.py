@@ -32,11 +32,31 @@ CASES = [
          decision={"refresh": "every_step", "theta0": 0.3}),
     dict(mechanism="pm2", weights="mom", schedule="rr", noise="laplace", epsilon=30.0),
     dict(mechanism="pm1", weights="mom", schedule="rrr", class_estimator="oracle"),
+    # Estimated variances: Sch-Var-1, Sch-Var-2 and its Bayesian form with each prior.
+    dict(variance="shared", mechanism="pm1", weights="last", schedule="rr",
+         noise="laplace", epsilon=30.0),
+    dict(variance="shared", mechanism="pm2", weights="mom", schedule="rrr",
+         noise="laplace", epsilon=30.0, decision={"refresh": "every_step"}),
+    dict(variance="shared", mechanism="none", weights="last", schedule="rr",
+         decision={"refresh": "every_step"}),
+    dict(variance="inferred", mechanism="pm1", weights="last", schedule="rrr",
+         noise="laplace", epsilon=30.0, decision={"refresh": "every_step"}),
+    dict(variance="inferred", mechanism="pm2", weights="wmom", schedule="rr",
+         noise="laplace", epsilon=30.0),
+    dict(variance="inferred_bayes", mechanism="pm1", weights="last", schedule="rr"),
+    dict(variance="inferred_bayes", mechanism="pm2", weights="last", schedule="rr",
+         prior="jeffreys", decision={"refresh": "every_step"}),
+    dict(variance="inferred_bayes", mechanism="pm1", weights="mom", schedule="rrr",
+         noise="laplace", epsilon=5.0, prior="uniform"),
+    dict(variance="inferred", inferred_form="weighted", mechanism="pm2", weights="last",
+         schedule="rrr", noise="laplace", epsilon=30.0),
+    dict(variance="inferred_bayes", inferred_form="weighted", mechanism="pm1",
+         weights="last", schedule="rr", decision={"refresh": "every_step"}),
 ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(
-    str(v) for k, v in c.items() if k in ("mechanism", "weights", "schedule")))
+    str(v) for k, v in c.items() if k in ("variance", "mechanism", "weights", "schedule")))
 def test_fast_simulator_matches_literal_transcription(case):
     t_max = 48
     config = ColmeConfig.from_options(

@@ -5,7 +5,7 @@ import pytest
 
 from sweep.colme.config import LAST, MECHANISMS, MOM, PM1, PM2, WEIGHTS, WMOM, ColmeConfig
 from sweep.colme.engine import run_replicate
-from sweep.colme.statistic import N_FIELDS, VAR, T, release
+from sweep.colme.statistic import DATA_COEF, N_FIELDS, NOISE_VAR, VAR, T, release
 
 from .reference import Sender, statistic_variance
 from .stats import assert_close_variance
@@ -19,9 +19,8 @@ def kept_variances(times, mechanism, weights):
     levels = np.zeros((1, 1, 2, 16))
     out = []
     for kappa, t in enumerate(times, start=1):
-        release(pair, levels, 0, 0, kappa, 1.0 / t, 0.0, 0.0, SIGMA2, SIGMA2_DP, mechanism,
-                weights)
-        out.append(pair[0, 0, VAR])
+        release(pair, levels, 0, 0, kappa, 1.0 / t, 0.0, 0.0, SIGMA2_DP, mechanism, weights)
+        out.append(SIGMA2 * pair[0, 0, DATA_COEF] + pair[0, 0, NOISE_VAR])
     return np.array(out)
 
 

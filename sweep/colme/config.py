@@ -24,6 +24,9 @@ REFRESHES = ("on_query", "every_step")
 CLASS_ESTIMATORS = ("test", "oracle")
 CLASS_ASSIGNMENTS = ("random", "balanced")
 DISTRIBUTIONS = ("uniform", "triangular", "two_point")
+VARIANCES = ("known", "shared", "inferred", "inferred_bayes")
+PRIORS = ("paper", "jeffreys", "uniform")
+INFERRED_FORMS = ("eq16", "weighted")
 
 
 class ConfigError(ValueError):
@@ -77,7 +80,11 @@ class ColmeConfig:
     Attributes mirror the option names. ``pm2_split`` divides PM-II's (ε, δ) by
     ⌊log2 t_max⌋ + 1 so that PM-I and PM-II give the same overall privacy (Sec. VII).
     ``checkpoints`` is either a count of log-spaced times (t = 1 and t_max included) or an
-    explicit increasing list of times.
+    explicit increasing list of times. ``variance`` chooses how σ_b² is obtained: ``known``,
+    ``shared`` (Sch-Var-1, Sec. V-A), ``inferred`` (Sch-Var-2, Sec. V-B) or
+    ``inferred_bayes`` (Sch-Var-2 with eq. (19) and the prior ``prior``, footnote 3).
+    ``inferred_form`` is Sch-Var-2's estimator: ``eq16`` as printed, or ``weighted``, which
+    stays unbiased when the p-sums differ in length (see :mod:`sweep.colme.variance`).
     """
 
     n_agents: int = 200
@@ -95,6 +102,9 @@ class ColmeConfig:
     weights: str = "last"
     schedule: str = "rr"
     class_estimator: str = "test"
+    variance: str = "known"
+    prior: str = "paper"
+    inferred_form: str = "eq16"
     decision: DecisionConfig = field(default_factory=DecisionConfig)
     checkpoints: int | tuple[int, ...] = 100
 
@@ -157,11 +167,14 @@ class ColmeConfig:
         _choice("mechanism", self.mechanism, MECHANISMS)
         if not isinstance(self.pm2_split, bool | np.bool_):
             _fail("pm2_split", "true or false", self.pm2_split)
+        _choice("variance", self.variance, VARIANCES)
+        _choice("prior", self.prior, PRIORS)
+        _choice("inferred_form", self.inferred_form, INFERRED_FORMS)
         if self.noise == "gaussian" and self.mechanism != "none":
             epsilon, _ = self.release_budget()
             if epsilon > 1.0:
-                # Lemma 1 holds for 0 < ε <= 1 only; this is the ε each p-sum is
-                # calibrated with (after PM-II's split, if any).
+                # Lemmas 1 and 3 hold for 0 < ε <= 1 only; this is the ε each p-sum is
+                # calibrated with (after the splits of PM-II and Sch-Var-1, if any).
                 _fail("epsilon", "in (0, 1] for noise=gaussian (Lemma 1)", self.epsilon)
         _choice("weights", self.weights, WEIGHTS)
         _choice("schedule", self.schedule, SCHEDULES)
@@ -181,16 +194,26 @@ class ColmeConfig:
             _integer("checkpoints", self.checkpoints, 1)
 
     def release_budget(self) -> tuple[float, float]:
-        """(ε, δ) each p-sum is calibrated with: PM-II's split of Sec. VII, if enabled."""
+        """(ε, δ) each p-sum is calibrated with.
+
+        PM-II's (ε, δ) is divided by ⌊log2 t_max⌋ + 1 (Sec. VII), if ``pm2_split``. With
+        ``shared`` variances, the mean and the variance releases each get half of it
+        (Sec. VII-B), so the overall (ε, δ) stays as configured; this is the budget of
+        either release.
+        """
+        parts = 1
         if self.mechanism == "pm2" and self.pm2_split:
-            parts = self.t_max.bit_length()  # ⌊log2 t_max⌋ + 1
-            return self.epsilon / parts, self.delta / parts
-        return self.epsilon, self.delta
+            parts *= self.t_max.bit_length()  # ⌊log2 t_max⌋ + 1
+        if self.variance == "shared":
+            parts *= 2
+        return self.epsilon / parts, self.delta / parts
 
     def checkpoint_times(self) -> np.ndarray:
         """Times at which metrics are recorded, always including t_max."""
         if isinstance(self.checkpoints, tuple):
             return np.asarray(self.checkpoints, dtype=np.int64)
+        if self.checkpoints == 1:
+            return np.array([self.t_max], dtype=np.int64)
         grid = np.geomspace(1.0, self.t_max, min(self.checkpoints, self.t_max))
         return np.unique(np.rint(grid).astype(np.int64))
 
@@ -220,3 +243,6 @@ ON_QUERY, EVERY_STEP = range(len(REFRESHES))
 TEST, ORACLE = range(len(CLASS_ESTIMATORS))
 GAUSSIAN, LAPLACE = range(len(NOISES))
 UNIFORM, TRIANGULAR, TWO_POINT = range(len(DISTRIBUTIONS))
+KNOWN, SHARED, INFERRED, INFERRED_BAYES = range(len(VARIANCES))
+PAPER_PRIOR, JEFFREYS_PRIOR, UNIFORM_PRIOR = range(len(PRIORS))
+EQ16, WEIGHTED = range(len(INFERRED_FORMS))

@@ -15,8 +15,9 @@ from scipy.special import ndtri
 from . import config as codes
 from .config import ColmeConfig
 from .kernel import N_METRICS, Scheme, compile_scheme
-from .privacy import data_bound, sigma_dp
+from .privacy import data_bound, sigma_dp, variance_sigma_dp
 from .statistic import new_pair_state
+from .variance import welch_bounds
 
 # Longest stretch of time steps run in one kernel call; bounds the memory of the
 # per-step thresholds so that it does not grow with t_max.
@@ -29,6 +30,7 @@ class ReplicateState:
 
     labels: np.ndarray  # class of each agent
     data_sum: np.ndarray  # Σ_{i<=t} X_a^(i)
+    square_sum: np.ndarray  # Σ_{i<=t} (X_a^(i))² (estimated variances only)
     kappa: np.ndarray  # κ_{b→a}
     pair: np.ndarray  # statistic fields, see :mod:`sweep.colme.statistic`
     levels: np.ndarray  # PM-II per-level noise and coefficients
@@ -64,6 +66,9 @@ def scheme_of(config: ColmeConfig) -> Scheme:
         schedule=codes.SCHEDULES.index(config.schedule),
         estimator=codes.CLASS_ESTIMATORS.index(config.class_estimator),
         refresh=codes.REFRESHES.index(config.decision.refresh),
+        variance=codes.VARIANCES.index(config.variance),
+        prior=codes.PRIORS.index(config.prior),
+        inferred_form=codes.INFERRED_FORMS.index(config.inferred_form),
     )
 
 
@@ -80,11 +85,13 @@ def run_replicate(
     n = config.n_agents
     labels = draw_labels(config, rng)
     kappa, pair, levels = new_pair_state(
-        n, codes.MECHANISMS.index(config.mechanism), config.t_max.bit_length()
+        n, codes.MECHANISMS.index(config.mechanism), config.t_max.bit_length(),
+        known=config.variance == "known",
     )
     state = ReplicateState(
         labels=labels,
         data_sum=np.zeros(n),
+        square_sum=np.zeros(n),
         kappa=kappa,
         pair=pair,
         levels=levels,
@@ -94,17 +101,21 @@ def run_replicate(
     means = np.asarray(config.class_means, dtype=np.float64)
     sigma2 = float(config.sigma) ** 2
     kernels = compile_scheme(scheme_of(config))
-    constants = (sigma2, data_bound(config.distribution, config.sigma), sigma_dp(config))
+    theta0 = config.decision.theta0
+    constants = (sigma2, data_bound(config.distribution, config.sigma), sigma_dp(config),
+                 variance_sigma_dp(config), theta0)
     metrics = np.empty((times.size, N_METRICS))
     done = 0
     for c, checkpoint in enumerate(times):
         while done < checkpoint:
             stop = min(int(checkpoint), done + _MAX_SPAN)
-            z2 = thresholds(config.decision.theta0, done, stop)
-            kernels.advance(done + 1, stop, z2, rng, state.data_sum, means, labels, state.last,
-                            kappa, pair, levels, state.chi, *constants)
+            kernels.advance(done + 1, stop, thresholds(theta0, done, stop),
+                            welch_bounds(theta0, done, stop), rng, state.data_sum, state.square_sum,
+                            means, labels, state.last, kappa, pair, levels, state.chi,
+                            *constants)
             done = stop
-        z2_now = thresholds(config.decision.theta0, done, done)[0]
-        metrics[c] = kernels.measure(done, z2_now, state.data_sum, means, labels,
-                                     config.n_classes, kappa, pair, state.chi, sigma2)
+        metrics[c] = kernels.measure(done, thresholds(theta0, done, done)[0],
+                                     welch_bounds(theta0, done, done), theta0, state.data_sum,
+                                     state.square_sum, means, labels, config.n_classes, pair,
+                                     state.chi, sigma2)
     return metrics, state

@@ -13,36 +13,30 @@ rule refresh modes:
   literal transcription in the tests does that).
 
 Random draws come from one ``numpy.random.Generator`` per replicate in a fixed order: at
-each t, first the data of agents 0..M-1, then one p-sum noise per query of agents
-0..M-1.
+each t, first the data of agents 0..M-1, then per query of agents 0..M-1 one p-sum noise
+and, with ``variance=shared``, one variance noise.
 
 The loop is compiled once per :class:`Scheme` (the choices of family, noise, mechanism,
-weights, schedule, class estimator and refresh): they are compile-time constants, so
-each kernel carries only the branches of its own scheme. This halves compile time and
-speeds the loop up by a third against passing them as run-time arguments. Numba caches
-every specialization on disk.
+weights, schedule, class estimator, refresh and variance scheme): they are
+compile-time constants, so each kernel carries only the branches of its own scheme. This
+halves compile time and speeds the loop up by a third against passing them as run-time
+arguments. Numba caches every specialization on disk.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from .config import (
-    NO_MECHANISM,
-    ON_QUERY,
-    ORACLE,
-    RR,
-    TEST,
-    TRIANGULAR,
-    UNIFORM,
-)
+from .config import KNOWN, NO_MECHANISM, ON_QUERY, ORACLE, RR, SHARED, TEST, TRIANGULAR, UNIFORM
 from .mechanisms import draw_noise
-from .statistic import VAR, T, release
+from .statistic import DATA_COEF, ESTIMATE, LAST_TIME, NOISE_VAR, VAR, T, release
+from .variance import passes_welch, record_p_sum, update_estimate
 
 # Columns of the metrics row measured at a checkpoint.
 MSE, FALSE_EXCLUSION, FALSE_INCLUSION, LOCAL_MSE, IDEAL_MSE = range(5)
@@ -60,38 +54,65 @@ def draw_datum(rng: np.random.Generator, distribution: int, mean: float, bound: 
 
 
 @numba.njit(cache=True, inline="always")
-def passes_test(mean_a: float, var_mean_a: float, stat: float, var_stat: float, z2: float) -> bool:
-    """Known-variance test of Sec. III-C1: |X̄_a - T| < z √(σ_a²/t + Var[T]), squared."""
-    gap = mean_a - stat
-    return gap * gap < z2 * (var_mean_a + var_stat)
+def own_variance(data_sum: float, square_sum: float, t: int, sigma2: float,
+                 variance: int) -> float:
+    """Var[X̄_a^(t)]: σ_a²/t, or V_a^(t)/t with a's sample variance (+∞ before it exists)."""
+    if t < 1 or (variance != KNOWN and t < 2):
+        return math.inf
+    if variance == KNOWN:
+        return sigma2 / t
+    return max(square_sum - data_sum * data_sum / t, 0.0) / ((t - 1.0) * t)
+
+
+@numba.njit(cache=True, inline="always")
+def decide(
+    gap2: float,
+    own: float,
+    other: float,
+    t: int,
+    t_kappa: float,
+    z2: float,
+    bounds: np.ndarray,
+    theta: float,
+    variance: int,
+) -> bool:
+    """The decision rule's test: Sec. III-C1 (known variance, squared) or the Welch test of
+    Sec. III-C2 (estimated variances)."""
+    if variance == KNOWN:
+        return gap2 < z2 * (own + other)
+    return passes_welch(gap2, own, other, t, t_kappa, bounds, theta)
 
 
 @numba.njit(cache=True, inline="always")
 def in_estimate(
     same_class: bool,
-    heard: bool,
     stored: int,
-    mean_a: float,
-    var_mean_a: float,
-    stat: float,
-    var_stat: float,
+    gap2: float,
+    own: float,
+    other: float,
+    t: int,
+    t_kappa: float,
     z2: float,
+    bounds: np.ndarray,
+    theta: float,
     estimator: int,
     refresh: int,
+    variance: int,
 ) -> bool:
-    """χ_a^(t)(b; θ_t) for b != a, with z² = Φ⁻¹(1 - θ_t/2)².
+    """χ_a^(t)(b; θ_t) for b != a.
 
-    Takes scalars only: array arguments would cost reference counting on every call.
-    ``heard`` tells whether b has answered a yet; ``stored`` is the χ of the last test
-    made on b's answer (``on_query``).
+    ``gap2`` = (X̄_a^(t) - T_{b→a})², ``own`` = Var[X̄_a^(t)], ``other`` = Var[T_{b→a}]
+    (+∞ until a has heard from b, or has a usable estimate of σ_b²: b then belongs to C_a);
+    ``stored`` is the χ of the last test made on b's answer (``on_query``); z² is the
+    normal quantile, ``bounds`` bound the Welch test's (:func:`~.variance.passes_welch`).
     """
     if estimator == ORACLE:
         return same_class
-    if not heard:
-        return True  # b belongs to C_a until a hears from b for the first time
+    if other == math.inf:
+        return True
     if refresh == ON_QUERY:
         return stored != 0
-    return passes_test(mean_a, var_mean_a, stat, var_stat, z2)
+    return decide(gap2, own, other, t, t_kappa, z2, bounds, theta, variance)
 
 
 class Scheme(NamedTuple):
@@ -104,6 +125,9 @@ class Scheme(NamedTuple):
     schedule: int
     estimator: int
     refresh: int
+    variance: int
+    prior: int
+    inferred_form: int
 
 
 class Kernels(NamedTuple):
@@ -116,15 +140,18 @@ class Kernels(NamedTuple):
 @functools.cache
 def compile_scheme(scheme: Scheme) -> Kernels:
     """Kernels of one scheme; the closure constants below are folded in by the compiler."""
-    distribution, noise, mechanism, weights, schedule, estimator, refresh = scheme
+    (distribution, noise, mechanism, weights, schedule, estimator, refresh, variance,
+     prior, form) = scheme
 
     @numba.njit(cache=True)
     def advance(
         t_first: int,
         t_last: int,
         z2: np.ndarray,
+        bounds: np.ndarray,
         rng: np.random.Generator,
         data_sum: np.ndarray,
+        square_sum: np.ndarray,
         means: np.ndarray,
         labels: np.ndarray,
         last: np.ndarray,
@@ -135,38 +162,49 @@ def compile_scheme(scheme: Scheme) -> Kernels:
         sigma2: float,
         bound: float,
         sigma_dp: float,
+        sigma_variance: float,
+        theta0: float,
     ) -> None:
         """Run time steps t_first..t_last of Algorithm 1 for every agent.
 
-        ``z2[t - t_first + 1]`` is z_t² for t_first - 1 <= t <= t_last. ``last[a]`` is the
-        agent a queried last (-1 before the first query).
+        ``z2[t - t_first + 1]`` is z_t² for t_first - 1 <= t <= t_last; ``bounds`` holds
+        the Welch bounds for t_first - 1 <= t <= t_last. ``last[a]`` is the agent a queried last (-1
+        before the first query).
         """
         n_agents = data_sum.size
         sigma2_dp = sigma_dp * sigma_dp
         target = np.empty(n_agents, dtype=np.int64)
         for t in range(t_first, t_last + 1):
             # Line 8: choose_agent(C_a^(t-1)); RR takes the next index, rRR the next member.
+            prev = t - 1
             z2_prev = z2[t - t_first]
-            inv_prev = 1.0 / (t - 1) if t > 1 else 0.0  # at t = 1 no agent has been heard
+            theta_prev = theta0 / math.log1p(prev) if prev > 0 else 1.0
             for a in range(n_agents):
                 target[a] = -1
                 b = last[a]
+                mean_a = data_sum[a] / prev if prev > 0 else 0.0
+                own = own_variance(data_sum[a], square_sum[a], prev, sigma2, variance)
                 for _ in range(n_agents):
                     b = b + 1 if b + 1 < n_agents else 0
                     if b == a:
                         continue
                     if schedule == RR or in_estimate(
-                        labels[a] == labels[b], kappa[a, b] > 0, chi[a, b],
-                        data_sum[a] * inv_prev, sigma2 * inv_prev, pair[a, b, T], pair[a, b, VAR],
-                        z2_prev, estimator, refresh,
+                        labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2,
+                        own, pair[a, b, VAR], prev, pair[a, b, LAST_TIME]
+                        if variance != KNOWN else 0.0, z2_prev, bounds, theta_prev,
+                        estimator, refresh, variance,
                     ):
                         target[a] = b
                         break
             # Lines 5-6: receive.
             for a in range(n_agents):
-                data_sum[a] += draw_datum(rng, distribution, means[labels[a]], bound)
+                x = draw_datum(rng, distribution, means[labels[a]], bound)
+                data_sum[a] += x
+                if variance != KNOWN:
+                    square_sum[a] += x * x
             # Lines 9-11: query; b releases its privatized mean to a.
             z2_now = z2[t - t_first + 1]
+            theta_now = theta0 / math.log1p(t)
             inv_t = 1.0 / t
             for a in range(n_agents):
                 b = target[a]
@@ -176,24 +214,41 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                 k = kappa[a, b] + 1
                 kappa[a, b] = k
                 fresh = 0.0
+                fresh_variance = 0.0
                 if mechanism != NO_MECHANISM:
                     fresh = draw_noise(rng, noise, sigma_dp)
-                release(pair, levels, a, b, k, inv_t, data_sum[b], fresh, sigma2, sigma2_dp,
-                        mechanism, weights)
+                    if variance == SHARED:
+                        fresh_variance = draw_noise(rng, noise, sigma_variance)
+                released = release(pair, levels, a, b, k, inv_t, data_sum[b], fresh,
+                                   sigma2_dp, mechanism, weights)
+                if variance == KNOWN:
+                    sigma2_b = sigma2
+                else:
+                    record_p_sum(pair, levels, a, b, k, t, data_sum[b], fresh,
+                                 fresh_variance, mechanism)
+                    update_estimate(pair, a, b, t, released, square_sum[b], sigma2_dp,
+                                    variance, prior, form)
+                    sigma2_b = pair[a, b, ESTIMATE]
+                pair[a, b, VAR] = sigma2_b * pair[a, b, DATA_COEF] + pair[a, b, NOISE_VAR]
                 if estimator == TEST and refresh == ON_QUERY:
-                    chi[a, b] = passes_test(
-                        data_sum[a] * inv_t, sigma2 * inv_t, pair[a, b, T], pair[a, b, VAR], z2_now
+                    other = pair[a, b, VAR]
+                    chi[a, b] = other == math.inf or decide(
+                        (data_sum[a] * inv_t - pair[a, b, T]) ** 2,
+                        own_variance(data_sum[a], square_sum[a], t, sigma2, variance),
+                        other, t, t, z2_now, bounds, theta_now, variance,
                     )
 
     @numba.njit(cache=True)
     def measure(
         t: int,
         z2: float,
+        bounds: np.ndarray,
+        theta0: float,
         data_sum: np.ndarray,
+        square_sum: np.ndarray,
         means: np.ndarray,
         labels: np.ndarray,
         n_classes: int,
-        kappa: np.ndarray,
         pair: np.ndarray,
         chi: np.ndarray,
         sigma2: float,
@@ -201,11 +256,13 @@ def compile_scheme(scheme: Scheme) -> Kernels:
         """Metrics at time t: the MSEs of Algorithm 1, local and ideal, and the class errors.
 
         μ_a^(t) combines X̄_a^(t) and the statistics of C_a^(t) \\ {a} with the weights of
-        eq. (3); an agent not heard from yet has Var = ∞ and weight 0. The error rates pool
-        all ordered pairs a != b: false exclusions over pairs of the same class, false
-        inclusions over pairs of different classes (NaN where there are none).
+        eq. (3), or eq. (5) with estimated variances; an agent with Var = ∞ has weight 0.
+        The error rates pool all ordered pairs a != b: false exclusions over pairs of the
+        same class, false inclusions over pairs of different classes (NaN where there are
+        none).
         """
         n_agents = data_sum.size
+        theta = theta0 / math.log1p(t)
         out = np.zeros(N_METRICS)
         class_sum = np.zeros(n_classes)
         class_size = np.zeros(n_classes)
@@ -216,14 +273,16 @@ def compile_scheme(scheme: Scheme) -> Kernels:
         same = excluded = other = included = 0
         for a in range(n_agents):
             mean_a = data_sum[a] / t
-            precision = t / sigma2
-            weighted = precision * mean_a
+            own = own_variance(data_sum[a], square_sum[a], t, sigma2, variance)
+            precision = 0.0
+            weighted = 0.0
             for b in range(n_agents):
                 member[b] = b != a and in_estimate(
-                    labels[a] == labels[b], kappa[a, b] > 0, chi[a, b], mean_a, sigma2 / t,
-                    pair[a, b, T], pair[a, b, VAR], z2, estimator, refresh,
+                    labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2, own,
+                    pair[a, b, VAR], t, pair[a, b, LAST_TIME] if variance != KNOWN else 0.0,
+                    z2, bounds, theta, estimator, refresh, variance,
                 )
-                if member[b] and kappa[a, b] > 0:
+                if member[b] and pair[a, b, VAR] < math.inf:
                     w = 1.0 / pair[a, b, VAR]
                     precision += w
                     weighted += w * pair[a, b, T]
@@ -238,8 +297,12 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                 else:
                     other += 1
                     included += member[b]
+            if 0.0 < own < math.inf:
+                estimate = (mean_a / own + weighted) / (1.0 / own + precision)
+            else:  # no usable variance of a's own mean (t = 1 with estimated variances)
+                estimate = mean_a
             truth = means[labels[a]]
-            out[MSE] += (weighted / precision - truth) ** 2
+            out[MSE] += (estimate - truth) ** 2
             out[LOCAL_MSE] += (mean_a - truth) ** 2
             c = labels[a]
             out[IDEAL_MSE] += (class_sum[c] / (class_size[c] * t) - truth) ** 2
@@ -251,4 +314,3 @@ def compile_scheme(scheme: Scheme) -> Kernels:
         return out
 
     return Kernels(advance, measure)
-

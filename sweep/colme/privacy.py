@@ -1,7 +1,7 @@
-"""Noise calibration of the released p-sums (Lemmas 1 and 2).
+"""Noise calibration of the released p-sums (Lemmas 1-3).
 
-Both lemmas privatize a mean of data in [μ - L, μ + L]; the data bound L is set by the
-data family (see :func:`data_bound`).
+The lemmas privatize a mean (Lemmas 1, 2) or a sample variance (Lemma 3) of data in
+[μ - L, μ + L]; the data bound L is set by the data family (see :func:`data_bound`).
 """
 
 from __future__ import annotations
@@ -40,3 +40,17 @@ def sigma_dp(config: ColmeConfig) -> float:
     if config.noise == "gaussian":
         return gaussian_sigma_dp(bound, epsilon, delta)
     return laplace_sigma_dp(bound, epsilon)
+
+
+def variance_sigma_dp(config: ColmeConfig) -> float:
+    """σ_2,DP of the partial sample variances of Sch-Var-1 (0 unless ``variance=shared``).
+
+    Lemma 3: σ_2,DP² = 32 L⁴ ln(1.25/δ)/ε² (Gaussian); its Laplace analogue 32 L⁴/ε²
+    (Sec. II-C), with the half of the budget the variance releases get.
+    """
+    if config.mechanism == "none" or config.variance != "shared":
+        return 0.0
+    bound = data_bound(config.distribution, config.sigma)
+    epsilon, delta = config.release_budget()
+    factor = math.log(1.25 / delta) if config.noise == "gaussian" else 1.0
+    return math.sqrt(32.0 * bound**4 * factor) / epsilon

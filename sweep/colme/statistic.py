@@ -44,19 +44,46 @@ G_SUM = 5  # PM-I: Σ_{i=s}^{κ} G_i
 G_SQUARES = 6  # PM-I: Σ_{i=s}^{κ} G_i²
 NOISE = 7  # N_κ, the noise of the latest release (PM-I running sum)
 DEAD_SQUARES = 8  # PM-II: Σ c_P² over p-sums no release can use again
-N_FIELDS = 9
+DATA_COEF = 9  # Var[T] = σ_b² DATA_COEF + NOISE_VAR
+NOISE_VAR = 10
+N_FIELDS = 11
+# Fields used only with an unknown variance (see :mod:`sweep.colme.variance`).
+LAST_SUM = 11  # Σ X_b up to the latest release time
+LAST_TIME = 12  # t_κ, the latest release time
+SPLIT_SIZE = 13  # k, the number of p-sums of the latest release
+INV_LENGTHS = 14  # Σ_i 1/(τ_i - τ_{i-1}) over them
+CROSS = 15  # Σ_i [(2 S_i Z_i + Z_i²) + (τ_i - τ_{i-1} - 1) W_i]/(τ_i - τ_{i-1}), eqs. (6)-(7)
+U_SUM = 16  # Σ_i (S_i + Z_i)/√(τ_i - τ_{i-1}), eq. (16)
+U_SQUARES = 17  # Σ_i (S_i + Z_i)²/(τ_i - τ_{i-1})
+RAW_ESTIMATE = 18  # V_{b→a} as eq. (8) or (16) gives it (NaN before it exists)
+ESTIMATE = 19  # the σ_b² estimate in use: +inf when unavailable or negative
+N_FIELDS_UNKNOWN = 20
 
 # Planes of the PM-II per-level state ``levels[a, b, plane, level]``.
-LEVEL_NOISE = 0  # noise value of the live p-sum at that level
+LEVEL_NOISE = 0  # noise value Z of the live p-sum at that level
 LEVEL_COEF = 1  # its coefficient c_P within the current window
+N_PLANES = 2
+LEVEL_DATA = 2  # unknown variance: its data sum S
+LEVEL_LENGTH = 3  # its length τ_i - τ_{i-1}
+LEVEL_VARIANCE_NOISE = 4  # its variance noise W (Sch-Var-1)
+N_PLANES_UNKNOWN = 5
 
 
-def new_pair_state(n_agents: int, mechanism: int, n_levels: int) -> tuple[np.ndarray, ...]:
-    """Zeroed state of every ordered pair: κ, the fields above and PM-II's levels."""
+def new_pair_state(
+    n_agents: int, mechanism: int, n_levels: int, known: bool = True
+) -> tuple[np.ndarray, ...]:
+    """Zeroed state of every ordered pair: κ, the fields above and PM-II's levels.
+
+    The fields and planes of the unknown-variance schemes are allocated only for them.
+    """
     kappa = np.zeros((n_agents, n_agents), dtype=np.int64)
-    pair = np.zeros((n_agents, n_agents, N_FIELDS))
+    pair = np.zeros((n_agents, n_agents, N_FIELDS if known else N_FIELDS_UNKNOWN))
     pair[:, :, VAR] = np.inf
-    levels = np.zeros((n_agents, n_agents, 2, n_levels if mechanism == PM2 else 0))
+    if not known:
+        pair[:, :, RAW_ESTIMATE] = np.nan
+        pair[:, :, ESTIMATE] = np.inf
+    planes = N_PLANES if known else N_PLANES_UNKNOWN
+    levels = np.zeros((n_agents, n_agents, planes, n_levels if mechanism == PM2 else 0))
     return kappa, pair, levels
 
 
@@ -89,15 +116,15 @@ def release(
     inv_t: float,
     data_sum: float,
     fresh: float,
-    sigma2_b: float,
     sigma2_dp: float,
     mechanism: int,
     weights: int,
-) -> None:
-    """Apply the κ-th release of b to a at time t and update T_{b→a} and Var[T_{b→a}].
+) -> float:
+    """Apply the κ-th release of b to a at time t; update T_{b→a} and the two parts of
+    Var[T_{b→a}] = σ_b² DATA_COEF + NOISE_VAR. Return the released mean X̄_b^(t) + Z^(t).
 
     ``inv_t`` is 1/t, ``data_sum`` is Σ_{i<=t} X_b^(i) and ``fresh`` the new p-sum noise
-    of this release.
+    of this release. The caller sets VAR with the σ_b² it knows or estimates.
     """
     # Indexing pair[a, b, FIELD] rather than a view of pair[a, b] spares the
     # reference counting of a view on this hot path.
@@ -145,7 +172,9 @@ def release(
     if mechanism == PM1:
         noise_squares = (kappa - n) * pair[a, b, INV_TIMES] ** 2 + pair[a, b, G_SQUARES]
     pair[a, b, T] = pair[a, b, WINDOW_SUM] / n
-    pair[a, b, VAR] = (sigma2_b * pair[a, b, DATA_SUM] + sigma2_dp * noise_squares) / (n * n)
+    pair[a, b, DATA_COEF] = pair[a, b, DATA_SUM] / (n * n)
+    pair[a, b, NOISE_VAR] = sigma2_dp * noise_squares / (n * n)
+    return released
 
 
 @numba.njit(cache=True)
@@ -168,7 +197,7 @@ def schedule_variances(
     while (1 << n_levels) <= times[-1]:
         n_levels += 1
     pair = np.zeros((1, 1, N_FIELDS))
-    levels = np.zeros((1, 1, 2, n_levels))
+    levels = np.zeros((1, 1, N_PLANES, n_levels))
     out = np.full((n_positions, times.size), math.inf)
     for pos in range(n_positions):
         pair[:] = 0.0
@@ -184,7 +213,7 @@ def schedule_variances(
             if c == times.size:
                 break
             kappa += 1
-            release(pair, levels, 0, 0, kappa, 1.0 / t, 0.0, 0.0, sigma2, sigma2_dp, mechanism,
-                    weights)
+            release(pair, levels, 0, 0, kappa, 1.0 / t, 0.0, 0.0, sigma2_dp, mechanism, weights)
+            pair[0, 0, VAR] = sigma2 * pair[0, 0, DATA_COEF] + pair[0, 0, NOISE_VAR]
             t += period
     return out

@@ -1,0 +1,286 @@
+"""Unknown data variance (Secs. III-C2 and V), compiled.
+
+After each release of b to a, the state of the pair keeps the p-sums of the release's
+split (Sec. IV): for p-sum i its data sum S_i, length ℓ_i = τ_i - τ_{i-1}, mean noise Z_i
+and, for Sch-Var-1, variance noise W_i. PM-I adds one p-sum per release (O(1) sums);
+PM-II keeps one p-sum per level and sums over the set bits of κ. From them:
+
+* ``shared`` (Sch-Var-1): b releases V_{b→a} of eq. (8), built from the partial sample
+  variances of eq. (6) and the terms of eq. (7) over the same split as its mean;
+  available from t_κ = 2.
+* ``inferred`` (Sch-Var-2): a computes eq. (16) from u_i = (S_i + Z_i)/√ℓ_i, which it
+  can difference out of b's releases. It needs k >= 2 p-sums: under PM-I from κ = 2;
+  under PM-II a release with κ = 2^m has a single p-sum, and a then keeps its previous
+  estimate (the paper is silent there).
+* ``inferred_bayes``: eq. (16), replaced by the posterior mean of eq. (19) when negative.
+
+Erratum, Lemma 7: E[u_i] = μ_b √ℓ_i, so eq. (16) is unbiased only when the p-sums have
+equal lengths (or μ_b = 0); otherwise it is biased upward by
+μ_b² [Σ ℓ_i - (Σ √ℓ_i)²/k]/(k - 1). Under PM-I with RR only the first p-sum differs and
+the bias fades as 1/κ; under PM-II the p-sums of a split differ in length at every κ
+and the bias grows with t. ``inferred_form="weighted"`` uses, with v_i = S_i + Z_i,
+
+    V = [Σ v_i²/ℓ_i - t (X̄_b^(t) + Z^(t))² - σ_DP² (Σ 1/ℓ_i - k/t)] / (k - 1),
+
+which is unbiased for any lengths (E[v_i²/ℓ_i] = μ²ℓ_i + σ² + σ_DP²/ℓ_i), equals
+eq. (16) when the lengths are equal, and mirrors eq. (8) with k - 1 in place of t - 1.
+Eq. (19) then uses its noise term c = σ_DP² (Σ 1/ℓ_i - k/t)/(k - 1) in place of K σ_DP²
+(the two agree for equal lengths).
+
+A negative estimate counts as +∞, as does one not available yet: b then stays in C_a
+with weight 0. The decision rule becomes the Welch test of Sec. III-C2 and the weights
+follow eq. (5).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from scipy.special import stdtrit
+
+from .config import EQ16, INFERRED_BAYES, JEFFREYS_PRIOR, PAPER_PRIOR, PM2, SHARED
+from .mechanisms import lowest_bit
+from .statistic import (
+    CROSS,
+    ESTIMATE,
+    INV_LENGTHS,
+    LAST_SUM,
+    LAST_TIME,
+    LEVEL_DATA,
+    LEVEL_LENGTH,
+    LEVEL_NOISE,
+    LEVEL_VARIANCE_NOISE,
+    RAW_ESTIMATE,
+    SPLIT_SIZE,
+    U_SQUARES,
+    U_SUM,
+)
+
+# Degrees of freedom ν_j = 2^(j/8), j < 160, and ν_160 = ∞, at which the Welch test keeps
+# bounds of its quantile.
+WELCH_DOF = np.append(2.0 ** (np.arange(160) / 8.0), np.inf)
+
+
+def welch_bounds(theta0: float, t_first: int, t_last: int) -> np.ndarray:
+    """Quantiles Φ⁻¹_{t,ν_j}(1 - θ_t/2) at t = t_first (row 0) and t = t_last (row 1).
+
+    The test is only made from t = 2 on, so row 0 uses t >= 2.
+    """
+    times = np.array([max(t_first, 2), max(t_last, 2)], dtype=np.float64)
+    level = 1.0 - theta0 / np.log1p(times) / 2.0
+    return stdtrit(WELCH_DOF[None, :], level[:, None])
+
+
+@numba.njit(cache=True, inline="always")
+def _add_p_sum(
+    pair: np.ndarray, a: int, b: int, data: float, length: float, noise: float, wnoise: float
+) -> None:
+    pair[a, b, SPLIT_SIZE] += 1.0
+    pair[a, b, INV_LENGTHS] += 1.0 / length
+    pair[a, b, CROSS] += (2.0 * data * noise + noise * noise + (length - 1.0) * wnoise) / length
+    u = (data + noise) / math.sqrt(length)
+    pair[a, b, U_SUM] += u
+    pair[a, b, U_SQUARES] += u * u
+
+
+@numba.njit(cache=True, inline="always")
+def record_p_sum(
+    pair: np.ndarray,
+    levels: np.ndarray,
+    a: int,
+    b: int,
+    kappa: int,
+    t: int,
+    data_sum: float,
+    fresh: float,
+    fresh_variance: float,
+    mechanism: int,
+) -> None:
+    """Record the p-sum created by the κ-th release of b to a at time t and update the
+    sums over the p-sums of that release's split.
+
+    ``data_sum`` is Σ_{i<=t} X_b^(i); ``fresh`` and ``fresh_variance`` are the new p-sum's
+    mean noise Z and variance noise W.
+    """
+    data = data_sum - pair[a, b, LAST_SUM]
+    length = t - pair[a, b, LAST_TIME]
+    pair[a, b, LAST_SUM] = data_sum
+    pair[a, b, LAST_TIME] = t
+    if mechanism != PM2:  # PM-I (or no noise): the split is every query interval
+        _add_p_sum(pair, a, b, data, length, fresh, fresh_variance)
+        return
+    low = lowest_bit(kappa)
+    for i in range(low):  # the p-sums below merge into the new one
+        data += levels[a, b, LEVEL_DATA, i]
+        length += levels[a, b, LEVEL_LENGTH, i]
+    levels[a, b, LEVEL_DATA, low] = data
+    levels[a, b, LEVEL_LENGTH, low] = length
+    levels[a, b, LEVEL_VARIANCE_NOISE, low] = fresh_variance
+    for field in (SPLIT_SIZE, INV_LENGTHS, CROSS, U_SUM, U_SQUARES):
+        pair[a, b, field] = 0.0
+    bits = kappa
+    i = 0
+    while bits:
+        if bits & 1:
+            _add_p_sum(pair, a, b, levels[a, b, LEVEL_DATA, i], levels[a, b, LEVEL_LENGTH, i],
+                       levels[a, b, LEVEL_NOISE, i], levels[a, b, LEVEL_VARIANCE_NOISE, i])
+        bits >>= 1
+        i += 1
+
+
+@numba.njit(cache=True)
+def gamma_series(a: float, x: float) -> float:
+    """S(a, x) = Σ_{n>=0} x^n / (a (a+1) ⋯ (a+n)) = γ(a, x) e^x x^(-a).
+
+    The lower incomplete gamma function without its factor x^a e^(-x), which over- or
+    underflows for large a. For 0 <= x < a + 1 the terms decrease from the first on.
+    """
+    term = 1.0 / a
+    total = term
+    n = 0
+    while term > 1e-17 * total:
+        n += 1
+        term *= x / (a + n)
+        total += term
+    return total
+
+
+@numba.njit(cache=True)
+def bayes_estimate(raw: float, k: float, noise: float, prior: int) -> float:
+    """Eq. (19): V^imp = V if V >= 0, else the truncated inverse-gamma posterior mean.
+
+    ``noise`` is c = K σ_DP², K = (1/k) Σ 1/ℓ_i, the variance the p-sum noise adds to each
+    u_i. With V' = V + c and x = (k - 1) V'/(2c), the posterior mean is
+    V' (k-1)/2 · γ(a-1, x)/γ(a, x) - c = c (S(a-1, x)/S(a, x) - 1) (S of
+    :func:`gamma_series`, computed without overflow for any k). The shape a is (k + 2)/2
+    (``paper``), (k + 1)/2 (``jeffreys``) or (k - 2)/2 (``uniform``), footnote 3; the mean
+    is +∞ when a <= 1. The paper derives it for PM-I and RR (k = κ, ℓ_i = M - 1); other
+    mechanisms and schedules enter through K.
+    """
+    if raw >= 0.0:
+        return raw
+    if prior == PAPER_PRIOR:
+        shape = (k + 2.0) / 2.0
+    elif prior == JEFFREYS_PRIOR:
+        shape = (k + 1.0) / 2.0
+    else:
+        shape = (k - 2.0) / 2.0
+    if shape <= 1.0 or noise <= 0.0:
+        return math.inf
+    x = max((k - 1.0) * (raw + noise) / (2.0 * noise), 0.0)
+    return noise * (gamma_series(shape - 1.0, x) / gamma_series(shape, x) - 1.0)
+
+
+@numba.njit(cache=True, inline="always")
+def update_estimate(
+    pair: np.ndarray,
+    a: int,
+    b: int,
+    t: int,
+    released: float,
+    square_sum: float,
+    sigma2_dp: float,
+    variance: int,
+    prior: int,
+    form: int,
+) -> None:
+    """Update V_{b→a} (RAW_ESTIMATE) and the σ_b² estimate in use (ESTIMATE) after the
+    release ``released`` = X̄_b^(t) + Z^(t); ``square_sum`` is Σ_{i<=t} (X_b^(i))²."""
+    k = pair[a, b, SPLIT_SIZE]
+    inv_lengths = pair[a, b, INV_LENGTHS]
+    noise = 0.0
+    if variance == SHARED:
+        if t < 2:
+            return
+        raw = (  # eq. (8)
+            (square_sum + pair[a, b, CROSS]) / (t - 1.0)
+            - t / (t - 1.0) * released * released
+            - sigma2_dp / (t - 1.0) * (inv_lengths - k / t)
+        )
+    elif k < 2.0:
+        return
+    elif form == EQ16:
+        u_sum = pair[a, b, U_SUM]
+        noise = sigma2_dp * inv_lengths / k
+        raw = pair[a, b, U_SQUARES] / (k - 1.0) - u_sum * u_sum / (k * (k - 1.0)) - noise
+    else:
+        noise = sigma2_dp * (inv_lengths - k / t) / (k - 1.0)
+        raw = (pair[a, b, U_SQUARES] - t * released * released) / (k - 1.0) - noise
+    pair[a, b, RAW_ESTIMATE] = raw
+    if variance == INFERRED_BAYES:
+        pair[a, b, ESTIMATE] = bayes_estimate(raw, k, noise, prior)
+    else:
+        pair[a, b, ESTIMATE] = raw if raw >= 0.0 else math.inf
+
+
+@numba.njit(cache=True)
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    """Continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    c = 1.0
+    d = 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 100_000):
+        m2 = 2 * m
+        for numerator in (
+            m * (b - m) * x / ((a - 1.0 + m2) * (a + m2)),
+            -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2)),
+        ):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+@numba.njit(cache=True)
+def regularized_beta(a: float, b: float, x: float) -> float:
+    """I_x(a, b), the regularized incomplete beta function."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x)
+        + b * math.log1p(-x)
+    )
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _beta_fraction(a, b, x) / a
+    return 1.0 - front * _beta_fraction(b, a, 1.0 - x) / b
+
+
+@numba.njit(cache=True, inline="always")
+def passes_welch(
+    gap2: float,
+    own: float,
+    other: float,
+    t: int,
+    t_kappa: float,
+    bounds: np.ndarray,
+    theta: float,
+) -> bool:
+    """Welch test of Sec. III-C2: |X̄_a - T| < Φ⁻¹_{t,ν}(1 - θ/2) √(V_a/t + Var̂[T]).
+
+    ``gap2`` = (X̄_a - T)², ``own`` = V_a^(t)/t, ``other`` = Var̂[T_{b→a}], ν as after
+    eq. (5). The exact comparison, P(|T_ν| >= |gap|/se) > θ with the Student tail
+    I_{ν/(ν+x²)}(ν/2, 1/2), is made only between two cheap bounds of the quantile, which
+    falls with ν and rises with t: ``bounds[0, j + 1]``, the quantile at ν_{j+1} >= ν for
+    the smallest t of the current stretch, and ``bounds[1, j]``, the one at ν_j <= ν for
+    its largest t (see :data:`WELCH_DOF`).
+    """
+    se2 = own + other
+    if se2 <= 0.0:
+        return False
+    nu = se2 * se2 / (own * own / (t - 1.0) + other * other / (t_kappa - 1.0))
+    j = min(max(int(8.0 * math.log2(nu)), 0), bounds.shape[1] - 2)
+    if gap2 < bounds[0, j + 1] ** 2 * se2:
+        return True
+    if gap2 >= bounds[1, j] ** 2 * se2:
+        return False
+    return regularized_beta(nu / 2.0, 0.5, nu / (nu + gap2 / se2)) > theta

@@ -1,0 +1,225 @@
+"""Issue acceptance for estimated variances: Lemmas 6-7, eq. (19), the Welch test,
+convergence to the known-variance MSE and the budget of Sch-Var-1."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, special, stats
+
+from sweep.colme import simulate
+from sweep.colme.config import JEFFREYS_PRIOR, PAPER_PRIOR, UNIFORM_PRIOR, ColmeConfig
+from sweep.colme.engine import run_replicate
+from sweep.colme.privacy import data_bound, sigma_dp, variance_sigma_dp
+from sweep.colme.statistic import NOISE_VAR, RAW_ESTIMATE
+from sweep.colme.variance import (
+    bayes_estimate,
+    gamma_series,
+    passes_welch,
+    regularized_beta,
+    welch_bounds,
+)
+
+from .stats import assert_close_mean
+
+SHAPES = {PAPER_PRIOR: 2, JEFFREYS_PRIOR: 1, UNIFORM_PRIOR: -2}  # shape = (k + this)/2
+
+
+def pair_estimates(replicates, mean=0.3, **options):
+    """V_{0→... } of the pair b = 1 → a = 0 at t = 13 (M = 3, RR): its 7th release."""
+    config = ColmeConfig.from_options(
+        n_agents=3, t_max=13, n_classes=1, class_means=[mean], checkpoints=1, **options
+    )
+    out = np.empty(replicates)
+    for r in range(replicates):
+        _, state = run_replicate(config, np.random.SeedSequence(17, spawn_key=(r,)))
+        out[r] = state.pair[0, 1, RAW_ESTIMATE]
+    return out
+
+
+# Each case is noisy enough to matter yet leaves the test power: Gaussian noise without
+# PM-II's split (ε <= 1 is needed), Laplace with it.
+NOISES = {
+    "gaussian": dict(noise="gaussian", epsilon=1.0, delta=0.5, pm2_split=False),
+    "laplace": dict(noise="laplace", epsilon=8.0),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mechanism", ["pm1", "pm2"])
+@pytest.mark.parametrize("noise", NOISES)
+def test_shared_estimator_is_unbiased(mechanism, noise):
+    """Lemma 6: E[V_{b→a}] = σ_b² for eq. (8)."""
+    estimates = pair_estimates(4000, variance="shared", mechanism=mechanism, **NOISES[noise])
+    assert_close_mean(estimates, 0.25)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mechanism", ["pm1", "pm2"])
+@pytest.mark.parametrize("noise", NOISES)
+@pytest.mark.parametrize(("form", "mean"), [("eq16", 0.0), ("weighted", 0.8)])
+def test_inferred_estimator_is_unbiased(mechanism, noise, form, mean):
+    """Lemma 7: E[V_{b→a}] = σ_b² for eq. (16), whose proof needs equal E[Y_i] (here
+    μ_b = 0), and for the length-weighted form with any μ_b."""
+    estimates = pair_estimates(4000, mean=mean, variance="inferred", mechanism=mechanism,
+                               inferred_form=form, **NOISES[noise])
+    assert_close_mean(estimates, 0.25)
+
+
+@pytest.mark.slow
+def test_eq_16_is_biased_when_p_sums_differ_in_length():
+    """Erratum: with μ_b != 0 and unequal p-sum lengths, E[eq. (16)] = σ² + μ² [Σ ℓ_i -
+    (Σ √ℓ_i)²/k]/(k - 1). At κ = 7 under PM-II the p-sums are releases 1-4, 5-6 and 7,
+    that is times 1-7, 8-11 and 12-13 (ℓ = 7, 4, 2)."""
+    lengths = np.array([7.0, 4.0, 2.0])
+    mean = 0.8
+    bias = mean**2 * (lengths.sum() - np.sqrt(lengths).sum() ** 2 / 3) / 2
+    estimates = pair_estimates(4000, mean=mean, variance="inferred", mechanism="pm2",
+                               noise="laplace", epsilon=400.0)
+    assert_close_mean(estimates, 0.25 + bias)
+    assert bias > 20 * estimates.std() / np.sqrt(estimates.size)  # far from unbiased
+
+
+def posterior_mean(raw, k, noise, prior):
+    """Mean of the truncated inverse-gamma posterior by direct numerical integration.
+
+    With y = β/(σ² + c), β = (k - 1) V'/2, the mean of σ² + c is
+    β ∫_0^x y^(a-2) e^(-y) dy / ∫_0^x y^(a-1) e^(-y) dy, x = β/c; both integrands are
+    scaled by their value at y = x so that nothing overflows for large k.
+    """
+    shape = (k + SHAPES[prior]) / 2
+    scaled = raw + noise
+    beta = (k - 1) * scaled / 2
+    x = beta / noise
+
+    def integral(power):
+        def integrand(u):  # y = x - u
+            return math.exp(power * math.log1p(-u / x) + u) if u < x else 0.0
+        width = 50.0 / max(power / x - 1.0, 1e-3)
+        value, _ = integrate.quad(integrand, 0.0, min(x, width), epsabs=0, epsrel=1e-11,
+                                  limit=500)
+        return value
+
+    return beta * integral(shape - 2) / (x * integral(shape - 1)) - noise
+
+
+@pytest.mark.parametrize("prior", [PAPER_PRIOR, JEFFREYS_PRIOR, UNIFORM_PRIOR])
+@pytest.mark.parametrize(("k", "fraction"), [(6, 0.1), (12, 0.5), (40, 0.9), (300, 0.7),
+                                             (100_000, 0.99), (100_000, 0.2)])
+def test_bayes_estimate_is_the_posterior_mean(prior, k, fraction):
+    """Eq. (19) against a direct integration, up to k = 10⁵ (V' = fraction · c)."""
+    noise = 3.0 / 7.0  # c = K σ_DP²
+    raw = (fraction - 1.0) * noise
+    value = bayes_estimate(raw, float(k), noise, prior)
+    assert 0.0 <= value < math.inf
+    assert value == pytest.approx(posterior_mean(raw, k, noise, prior), rel=1e-8)
+
+
+def test_bayes_estimate_keeps_nonnegative_values_and_handles_improper_posteriors():
+    assert bayes_estimate(0.37, 5.0, 1.2, PAPER_PRIOR) == 0.37
+    assert bayes_estimate(0.0, 5.0, 1.2, UNIFORM_PRIOR) == 0.0
+    # The uniform prior's shape (k - 2)/2 leaves no posterior mean for k <= 4.
+    assert bayes_estimate(-0.1, 4.0, 1.2, UNIFORM_PRIOR) == math.inf
+    # V' = 0 (all releases equal): the limit c/(a - 1), finite and positive.
+    assert bayes_estimate(-1.2, 5.0, 1.2, PAPER_PRIOR) == pytest.approx(1.2 / 2.5, rel=1e-12)
+
+
+@pytest.mark.parametrize(("a", "x"), [(0.5, 0.2), (2.0, 1.5), (3.5, 4.0), (60.0, 58.0)])
+def test_gamma_series_is_the_scaled_lower_incomplete_gamma(a, x):
+    expected = special.gammainc(a, x) * special.gamma(a) * math.exp(x) * x ** (-a)
+    assert gamma_series(a, x) == pytest.approx(expected, rel=1e-12)
+
+
+def test_regularized_beta_matches_scipy():
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        a, b = rng.uniform(0.05, 3e4) * rng.choice([1e-3, 1.0]), rng.choice([0.5, 2.0, 7.3])
+        x = rng.uniform()
+        assert regularized_beta(a, b, x) == pytest.approx(special.betainc(a, b, x),
+                                                          rel=1e-10, abs=1e-300)
+
+
+def test_welch_decisions_match_the_t_quantile():
+    """The bounded fast paths and the exact tail agree with scipy's t quantile."""
+    rng = np.random.default_rng(4)
+    theta0 = 0.05
+    checked_near = 0
+    for _ in range(3000):
+        t = int(rng.integers(2, 50_000))
+        t_kappa = int(rng.integers(2, t + 1))
+        own, other = rng.exponential(1e-3), rng.exponential(1e-3)
+        theta = theta0 / math.log1p(t)
+        nu = (own + other) ** 2 / (own**2 / (t - 1) + other**2 / (t_kappa - 1))
+        quantile = stats.t.ppf(1 - theta / 2, nu)
+        # Gaps spread around the threshold, many within 1% of it.
+        gap = quantile * math.sqrt(own + other) * rng.choice([rng.uniform(0, 2),
+                                                              1 + rng.uniform(-0.01, 0.01)])
+        checked_near += abs(gap / (quantile * math.sqrt(own + other)) - 1) < 0.01
+        # Bounds as the simulator makes them for a stretch of time around t.
+        bounds = welch_bounds(theta0, max(t - int(rng.integers(0, 50)), 1), t)
+        expected = gap < quantile * math.sqrt(own + other)
+        assert passes_welch(gap * gap, own, other, t, float(t_kappa), bounds, theta) \
+            == expected
+    assert checked_near > 1000
+
+
+def test_shared_mean_releases_use_half_the_budget():
+    """Sch-Var-1 splits (ε, δ) equally between the mean and the variance releases."""
+    options = dict(n_agents=4, t_max=30, epsilon=0.8, delta=1e-4, checkpoints=1)
+    shared = ColmeConfig.from_options(variance="shared", **options)
+    half = ColmeConfig.from_options(**{**options, "epsilon": 0.4, "delta": 5e-5})
+    assert sigma_dp(shared) == pytest.approx(sigma_dp(half), rel=1e-15)
+    bound = data_bound("uniform", 0.5)
+    assert variance_sigma_dp(shared) ** 2 == pytest.approx(
+        32 * bound**4 * math.log(1.25 / 5e-5) / 0.4**2, rel=1e-12)  # Lemma 3
+    # The noise part of every Var[T] the simulator keeps is that of ε/2.
+    _, with_shared = run_replicate(shared, np.random.SeedSequence(1))
+    _, with_half = run_replicate(half, np.random.SeedSequence(1))
+    np.testing.assert_allclose(with_shared.pair[:, :, NOISE_VAR],
+                               with_half.pair[:, :, NOISE_VAR], rtol=1e-14)
+    with pytest.raises(ValueError, match=r"^epsilon:"):
+        ColmeConfig.from_options(variance="shared", epsilon=2.5)
+    ColmeConfig.from_options(variance="shared", epsilon=2.0)  # ε/2 = 1 per release
+
+
+def dropped_fraction(config: ColmeConfig, t: int) -> float:
+    """Share of peers whose eq. (16) estimate is negative at t (then counted as ∞).
+
+    Under PM-I and RR each pair has k ≈ t/(M - 1) p-sums of length M - 1, so the u_i
+    have variance s² = σ² + σ_DP²/(M - 1) and eq. (16) is about N(σ², 2 s⁴/(k - 1)).
+    """
+    m = config.n_agents
+    s2 = config.sigma**2 + sigma_dp(config) ** 2 / (m - 1)
+    k = t / (m - 1)
+    return stats.norm.cdf(-config.sigma**2 / (s2 * math.sqrt(2 / (k - 1))))
+
+
+@pytest.mark.slow
+def test_inferred_variance_converges_to_known_variance():
+    """The paper's scenario at small scale (M = 30, PM-I, non-MoM, RR), run on to
+    t = 40 000 to see the approach.
+
+    Tolerance: with known variances eq. (3) is optimal (Lemma 4), so the ratio R(t) of
+    mean MSEs (Sch-Var-2 over known) is >= 1 up to Monte-Carlo error. Its excess comes
+    from peers whose estimate is negative and which eq. (5) therefore ignores: dropping
+    a share q of the peers' precision multiplies the MSE by at most 1/(1 - q). So
+    1 - 4.5 SE <= R(t) <= 1/(1 - q(t)) + 4.5 SE, where SE is the standard error of the
+    paired ratio (both runs share seeds, hence data and noise) and q(t) follows from
+    the variance of eq. (16) (:func:`dropped_fraction`): q ≈ 0.23 at t = 5000, where
+    R ≈ 1.17, and q ≈ 0.02 at t = 40 000, where R must be within 5 % of 1.
+    """
+    times = [5000, 40_000]
+    common = dict(replicates=20, seed=11, n_agents=30, t_max=40_000, epsilon=1.0,
+                  delta=1e-6, mechanism="pm1", weights="last", schedule="rr",
+                  checkpoints=times)
+    frames = {v: simulate(variance=v, **common).pivot(index="replicate", columns="t",
+                                                       values="mse")
+              for v in ("known", "inferred")}
+    ratio = frames["inferred"].mean() / frames["known"].mean()
+    error = np.log(frames["inferred"] / frames["known"]).std() / math.sqrt(20)
+    config = ColmeConfig.from_options(n_agents=30, t_max=40_000)
+    for t in times:
+        assert 1 - 4.5 * error[t] <= ratio[t] <= 1 / (1 - dropped_fraction(config, t)) \
+            + 4.5 * error[t]
+    assert abs(ratio[40_000] - 1) < 0.05
+    assert abs(ratio[40_000] - 1) < abs(ratio[5000] - 1)
