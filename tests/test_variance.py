@@ -18,6 +18,7 @@ from sweep.colme.variance import (
     passes_welch,
     regularized_beta,
     welch_bounds,
+    welch_cuts,
 )
 
 from .stats import assert_close_mean
@@ -157,9 +158,10 @@ def test_welch_decisions_match_the_t_quantile():
         checked_near += abs(gap / (quantile * math.sqrt(own + other)) - 1) < 0.01
         # Bounds as the simulator makes them for a stretch of time around t.
         bounds = welch_bounds(theta0, max(t - int(rng.integers(0, 50)), 1), t)
+        accept2, reject2 = welch_cuts(bounds, float(t_kappa))
         expected = gap < quantile * math.sqrt(own + other)
-        assert passes_welch(gap * gap, own, other, t, float(t_kappa), bounds, theta) \
-            == expected
+        assert passes_welch(gap * gap, own, other, t, float(t_kappa), accept2, reject2,
+                            bounds, theta) == expected
     assert checked_near > 1000
 
 

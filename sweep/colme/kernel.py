@@ -36,7 +36,7 @@ import numpy as np
 from .config import KNOWN, NO_MECHANISM, ON_QUERY, ORACLE, RR, SHARED, TEST, TRIANGULAR, UNIFORM
 from .mechanisms import draw_noise
 from .statistic import DATA_COEF, ESTIMATE, LAST_TIME, NOISE_VAR, VAR, T, release
-from .variance import passes_welch, record_p_sum, update_estimate
+from .variance import passes_welch, record_p_sum, update_estimate, welch_cuts
 
 # Columns of the metrics row measured at a checkpoint.
 MSE, FALSE_EXCLUSION, FALSE_INCLUSION, LOCAL_MSE, IDEAL_MSE = range(5)
@@ -72,15 +72,17 @@ def decide(
     t: int,
     t_kappa: float,
     z2: float,
+    accept2: float,
+    reject2: float,
     bounds: np.ndarray,
     theta: float,
     variance: int,
 ) -> bool:
     """The decision rule's test: Sec. III-C1 (known variance, squared) or the Welch test of
-    Sec. III-C2 (estimated variances)."""
+    Sec. III-C2 (estimated variances; ``accept2``, ``reject2`` from ``welch_cuts``)."""
     if variance == KNOWN:
         return gap2 < z2 * (own + other)
-    return passes_welch(gap2, own, other, t, t_kappa, bounds, theta)
+    return passes_welch(gap2, own, other, t, t_kappa, accept2, reject2, bounds, theta)
 
 
 @numba.njit(cache=True, inline="always")
@@ -112,7 +114,10 @@ def in_estimate(
         return True
     if refresh == ON_QUERY:
         return stored != 0
-    return decide(gap2, own, other, t, t_kappa, z2, bounds, theta, variance)
+    accept2 = reject2 = 0.0
+    if variance != KNOWN:
+        accept2, reject2 = welch_cuts(bounds, t_kappa)
+    return decide(gap2, own, other, t, t_kappa, z2, accept2, reject2, bounds, theta, variance)
 
 
 class Scheme(NamedTuple):
@@ -206,6 +211,9 @@ def compile_scheme(scheme: Scheme) -> Kernels:
             z2_now = z2[t - t_first + 1]
             theta_now = theta0 / math.log1p(t)
             inv_t = 1.0 / t
+            accept2 = reject2 = 0.0
+            if variance != KNOWN and t > 1:  # every test of this step has t_κ = t
+                accept2, reject2 = welch_cuts(bounds, t)
             for a in range(n_agents):
                 b = target[a]
                 if b < 0:
@@ -235,7 +243,7 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                     chi[a, b] = other == math.inf or decide(
                         (data_sum[a] * inv_t - pair[a, b, T]) ** 2,
                         own_variance(data_sum[a], square_sum[a], t, sigma2, variance),
-                        other, t, t, z2_now, bounds, theta_now, variance,
+                        other, t, t, z2_now, accept2, reject2, bounds, theta_now, variance,
                     )
 
     @numba.njit(cache=True)

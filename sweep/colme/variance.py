@@ -77,10 +77,11 @@ def welch_bounds(theta0: float, t_first: int, t_last: int) -> np.ndarray:
 def _add_p_sum(
     pair: np.ndarray, a: int, b: int, data: float, length: float, noise: float, wnoise: float
 ) -> None:
+    inverse = 1.0 / length
     pair[a, b, SPLIT_SIZE] += 1.0
-    pair[a, b, INV_LENGTHS] += 1.0 / length
-    pair[a, b, CROSS] += (2.0 * data * noise + noise * noise + (length - 1.0) * wnoise) / length
-    u = (data + noise) / math.sqrt(length)
+    pair[a, b, INV_LENGTHS] += inverse
+    pair[a, b, CROSS] += (2.0 * data * noise + noise * noise + (length - 1.0) * wnoise) * inverse
+    u = (data + noise) * math.sqrt(inverse)
     pair[a, b, U_SUM] += u
     pair[a, b, U_SQUARES] += u * u
 
@@ -170,7 +171,9 @@ def bayes_estimate(raw: float, k: float, noise: float, prior: int) -> float:
     if shape <= 1.0 or noise <= 0.0:
         return math.inf
     x = max((k - 1.0) * (raw + noise) / (2.0 * noise), 0.0)
-    return noise * (gamma_series(shape - 1.0, x) / gamma_series(shape, x) - 1.0)
+    series = gamma_series(shape, x)
+    # S(a - 1, x) = (1 + x S(a, x))/(a - 1): one series gives both.
+    return noise * ((1.0 + x * series) / ((shape - 1.0) * series) - 1.0)
 
 
 @numba.njit(cache=True, inline="always")
@@ -256,26 +259,41 @@ def regularized_beta(a: float, b: float, x: float) -> float:
 
 
 @numba.njit(cache=True, inline="always")
+def welch_cuts(bounds: np.ndarray, t_kappa: float) -> tuple[float, float]:
+    """Squared quantiles that settle most Welch tests without ν: the normal quantile at
+    the stretch's first t (every t quantile is larger) and the t quantile at the least
+    possible ν = t_κ - 1 (Welch-Satterthwaite: ν >= min(t, t_κ) - 1) at its last t."""
+    last = bounds.shape[1] - 1
+    j = min(int(8.0 * math.log2(t_kappa - 1.0)), last - 1)
+    return bounds[0, last] ** 2, bounds[1, j] ** 2
+
+
+@numba.njit(cache=True, inline="always")
 def passes_welch(
     gap2: float,
     own: float,
     other: float,
     t: int,
     t_kappa: float,
+    accept2: float,
+    reject2: float,
     bounds: np.ndarray,
     theta: float,
 ) -> bool:
     """Welch test of Sec. III-C2: |X̄_a - T| < Φ⁻¹_{t,ν}(1 - θ/2) √(V_a/t + Var̂[T]).
 
     ``gap2`` = (X̄_a - T)², ``own`` = V_a^(t)/t, ``other`` = Var̂[T_{b→a}], ν as after
-    eq. (5). The exact comparison, P(|T_ν| >= |gap|/se) > θ with the Student tail
-    I_{ν/(ν+x²)}(ν/2, 1/2), is made only between two cheap bounds of the quantile, which
-    falls with ν and rises with t: ``bounds[0, j + 1]``, the quantile at ν_{j+1} >= ν for
-    the smallest t of the current stretch, and ``bounds[1, j]``, the one at ν_j <= ν for
-    its largest t (see :data:`WELCH_DOF`).
+    eq. (5). ``accept2`` and ``reject2`` come from :func:`welch_cuts`. Between them, the
+    quantile, which falls with ν and rises with t, is bracketed by ``bounds[0, j + 1]``,
+    the quantile at ν_{j+1} >= ν for the smallest t of the current stretch, and
+    ``bounds[1, j]``, the one at ν_j <= ν for its largest t (see :data:`WELCH_DOF`); only
+    inside that bracket is the exact comparison made: P(|T_ν| >= |gap|/se) > θ, with the
+    Student tail I_{ν/(ν+x²)}(ν/2, 1/2).
     """
     se2 = own + other
-    if se2 <= 0.0:
+    if gap2 < accept2 * se2:
+        return True
+    if gap2 >= reject2 * se2:
         return False
     nu = se2 * se2 / (own * own / (t - 1.0) + other * other / (t_kappa - 1.0))
     j = min(max(int(8.0 * math.log2(nu)), 0), bounds.shape[1] - 2)
