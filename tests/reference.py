@@ -255,14 +255,13 @@ def run_reference(config: ColmeConfig, seed: np.random.SeedSequence) -> np.ndarr
             if config.variance == "shared":  # line 11: update V_{b→a}
                 if t >= 2:
                     raw = sender.shared_variance(samples[b], releases[-1])
-                    sender.estimate = raw if raw >= 0 else math.inf
+                    sender.estimate = raw if raw > 0 else math.inf
             elif not known:
                 raw, k, noise = sender.inferred_variance(samples[b], config.inferred_form)
                 if k >= 2:  # otherwise a keeps its previous estimate
                     if config.variance == "inferred_bayes":
-                        sender.estimate = bayes(raw, k, noise, config.prior)
-                    else:
-                        sender.estimate = raw if raw >= 0 else math.inf
+                        raw = bayes(raw, k, noise, config.prior)
+                    sender.estimate = raw if raw > 0 else math.inf
             variance_b = sigma2 if known else sender.estimate
             var[a, b] = (statistic_variance(sender, config.weights, variance_b, sigma_dp)
                          if variance_b < math.inf else math.inf)

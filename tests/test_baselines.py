@@ -70,7 +70,7 @@ def test_oracle_with_a_single_class_is_the_pooled_precision():
 @pytest.mark.parametrize("classes", [1, 3, 4])
 def test_inverse_class_size_enumerated(m, classes):
     config = ColmeConfig.from_options(n_agents=m, n_classes=classes,
-                                      class_means=[0.0] * classes)
+                                      class_means=[float(c) for c in range(classes)])
     p = 1.0 / classes
     expected = sum(
         math.comb(m - 1, k) * p**k * (1 - p) ** (m - 1 - k) / (k + 1) for k in range(m)

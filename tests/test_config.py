@@ -1,5 +1,6 @@
 """Acceptance 7: bad input raises one clear, one-line error naming the field."""
 
+import numpy as np
 import pytest
 
 from sweep.colme import ConfigError, simulate
@@ -21,6 +22,8 @@ SMALL = {"n_agents": 3, "t_max": 5}
         ({"t_max": 0}, "t_max"),
         ({"n_classes": 2}, "class_means"),
         ({"class_means": [0.1, 0.2]}, "class_means"),
+        ({"class_means": [0.2, 0.2, 0.8]}, "class_means"),
+        ({"mechanism": "pm2", "epsilon": 20.0}, "epsilon"),
         ({"color": "red"}, "color"),
         ({"decision": {"theta": 0.1}}, "decision.theta"),
         ({"decision": {"theta0": 2.0}}, "decision.theta0"),
@@ -74,11 +77,25 @@ def test_release_budget_follows_section_vii():
     assert ColmeConfig.from_options(mechanism="pm1").release_budget() == (1.0, 1e-6)
 
 
-def test_checkpoints_are_log_spaced_and_include_both_ends():
-    times = ColmeConfig.from_options(t_max=30_000).checkpoint_times()
-    assert times[0] == 1 and times[-1] == 30_000
-    assert 80 <= times.size <= 100
+@pytest.mark.parametrize(("t_max", "count"), [(30_000, 100), (1000, 100), (50, 100), (7, 3)])
+def test_checkpoints_are_log_spaced_and_include_both_ends(t_max, count):
+    times = ColmeConfig.from_options(t_max=t_max, checkpoints=count).checkpoint_times()
+    assert times[0] == 1 and times[-1] == t_max
+    assert times.size == min(count, t_max)
     assert (times[1:] > times[:-1]).all()
+    if t_max >= 100 * count:  # sparse enough for rounding not to matter at the top
+        step = t_max ** (1 / (times.size - 1))
+        assert times[-1] / times[-2] == pytest.approx(step, rel=0.01)
+
+
+def test_numpy_values_are_accepted_like_python_values():
+    config = ColmeConfig.from_options(
+        t_max=np.int64(1000), n_agents=np.int32(5), epsilon=np.float64(0.5),
+        mechanism="pm2", checkpoints=np.array([1, 10, 1000]),
+        class_means=np.array([0.1, 0.5, 0.9]),
+    )
+    assert config.release_budget() == (0.05, 1e-7)
+    assert config.checkpoint_times().tolist() == [1, 10, 1000]
 
 
 def test_a_single_checkpoint_is_t_max():

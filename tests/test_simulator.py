@@ -99,3 +99,11 @@ def test_frame_layout():
     assert frame["class_means"].eq("0.2,0.4,0.8").all()
     colme = frame[frame.method == "colme"]
     assert colme[["false_exclusion", "false_inclusion"]].notna().all().all()
+
+
+@pytest.mark.parametrize("variance", ["shared", "inferred", "inferred_bayes"])
+def test_degenerate_data_without_noise_gives_finite_results(variance):
+    """Two-point data without noise can make a variance estimate exactly 0."""
+    frame = simulate(replicates=4, seed=0, n_agents=3, t_max=8, distribution="two_point",
+                     mechanism="none", variance=variance)
+    assert np.isfinite(frame.mse).all()

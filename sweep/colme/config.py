@@ -132,6 +132,9 @@ class ColmeConfig:
             options["decision"] = DecisionConfig(**decision)
         elif not isinstance(decision, DecisionConfig):
             _fail("decision", "a mapping", decision)
+        for key, value in options.items():  # numpy scalars and arrays as plain Python
+            if isinstance(value, np.generic | np.ndarray):
+                options[key] = value.tolist()
         for key in ("class_means", "checkpoints"):
             value = options.get(key)
             if isinstance(value, Sequence) and not isinstance(value, str):
@@ -155,6 +158,9 @@ class ColmeConfig:
                 f"a list of n_classes = {self.n_classes} numbers",
                 list(self.class_means),
             )
+        if len(set(self.class_means)) != len(self.class_means):
+            # A class is the set of agents with the same mean (Sec. III).
+            _fail("class_means", "distinct numbers", list(self.class_means))
         _choice("class_assignment", self.class_assignment, CLASS_ASSIGNMENTS)
         if not _real(self.sigma) or not 0.0 < self.sigma < math.inf:
             _fail("sigma", "a finite number > 0", self.sigma)
@@ -175,7 +181,12 @@ class ColmeConfig:
             if epsilon > 1.0:
                 # Lemmas 1 and 3 hold for 0 < ε <= 1 only; this is the ε each p-sum is
                 # calibrated with (after the splits of PM-II and Sch-Var-1, if any).
-                _fail("epsilon", "in (0, 1] for noise=gaussian (Lemma 1)", self.epsilon)
+                parts = self.epsilon / epsilon
+                allowed = "in (0, 1] for noise=gaussian (Lemma 1)" if parts == 1 else (
+                    f"at most {parts:g} for noise=gaussian: each p-sum gets ε/{parts:g}, "
+                    "which Lemma 1 needs in (0, 1]"
+                )
+                _fail("epsilon", allowed, self.epsilon)
         _choice("weights", self.weights, WEIGHTS)
         _choice("schedule", self.schedule, SCHEDULES)
         _choice("class_estimator", self.class_estimator, CLASS_ESTIMATORS)
@@ -209,13 +220,21 @@ class ColmeConfig:
         return self.epsilon / parts, self.delta / parts
 
     def checkpoint_times(self) -> np.ndarray:
-        """Times at which metrics are recorded, always including t_max."""
+        """Times at which metrics are recorded, always including t_max.
+
+        A count n gives min(n, t_max) distinct times: log-spaced from 1 to t_max, pushed
+        apart where rounding would merge them (so the first ones are 1, 2, 3, ...).
+        """
         if isinstance(self.checkpoints, tuple):
             return np.asarray(self.checkpoints, dtype=np.int64)
-        if self.checkpoints == 1:
+        n = min(self.checkpoints, self.t_max)
+        if n == 1:
             return np.array([self.t_max], dtype=np.int64)
-        grid = np.geomspace(1.0, self.t_max, min(self.checkpoints, self.t_max))
-        return np.unique(np.rint(grid).astype(np.int64))
+        times = np.rint(np.geomspace(1.0, self.t_max, n)).astype(np.int64)
+        times = np.maximum(times, np.arange(1, n + 1))  # at least i + 1 at position i
+        for i in range(1, n):
+            times[i] = max(times[i], times[i - 1] + 1)
+        return times
 
     def as_columns(self) -> dict[str, Any]:
         """The options as flat result columns (nested groups joined with '.')."""

@@ -27,9 +27,9 @@ eq. (16) when the lengths are equal, and mirrors eq. (8) with k - 1 in place of 
 Eq. (19) then uses its noise term c = σ_DP² (Σ 1/ℓ_i - k/t)/(k - 1) in place of K σ_DP²
 (the two agree for equal lengths).
 
-A negative estimate counts as +∞, as does one not available yet: b then stays in C_a
-with weight 0. The decision rule becomes the Welch test of Sec. III-C2 and the weights
-follow eq. (5).
+A negative estimate counts as +∞, as do one of exactly 0 (noiseless releases of
+degenerate data) and one not available yet: b then stays in C_a with weight 0. The
+decision rule becomes the Welch test of Sec. III-C2 and the weights follow eq. (5).
 """
 
 from __future__ import annotations
@@ -158,7 +158,10 @@ def bayes_estimate(raw: float, k: float, noise: float, prior: int) -> float:
     :func:`gamma_series`, computed without overflow for any k). The shape a is (k + 2)/2
     (``paper``), (k + 1)/2 (``jeffreys``) or (k - 2)/2 (``uniform``), footnote 3; the mean
     is +∞ when a <= 1. The paper derives it for PM-I and RR (k = κ, ℓ_i = M - 1); other
-    mechanisms and schedules enter through K.
+    mechanisms and schedules enter through K. (With the stated prior and the likelihood
+    of the sample variance V', whose k - 1 degrees of freedom give (σ² + c)^(-(k-1)/2),
+    the shape would be (k + 1)/2, the ``jeffreys`` option; the printed (k + 2)/2 is the
+    default.)
     """
     if raw >= 0.0:
         return raw
@@ -213,9 +216,10 @@ def update_estimate(
         raw = (pair[a, b, U_SQUARES] - t * released * released) / (k - 1.0) - noise
     pair[a, b, RAW_ESTIMATE] = raw
     if variance == INFERRED_BAYES:
-        pair[a, b, ESTIMATE] = bayes_estimate(raw, k, noise, prior)
-    else:
-        pair[a, b, ESTIMATE] = raw if raw >= 0.0 else math.inf
+        raw = bayes_estimate(raw, k, noise, prior)
+    # Negative counts as ∞ (Sec. V); so does 0, which only noiseless releases of
+    # degenerate data reach and which would give b infinite weight.
+    pair[a, b, ESTIMATE] = raw if raw > 0.0 else math.inf
 
 
 @numba.njit(cache=True)
