@@ -48,6 +48,13 @@ def thresholds(theta0: float, t_first: int, t_last: int) -> np.ndarray:
     return z2
 
 
+def _no_bounds(theta0: float, t_first: int, t_last: int) -> np.ndarray:
+    return _EMPTY_BOUNDS
+
+
+_EMPTY_BOUNDS = np.zeros((2, 2))
+
+
 def draw_labels(config: ColmeConfig, rng: np.random.Generator) -> np.ndarray:
     """Class of each agent: uniform and independent (``random``, the model of Prop. 3) or
     a random arrangement of sizes that differ by at most one (``balanced``)."""
@@ -102,6 +109,8 @@ def run_replicate(
     sigma2 = float(config.sigma) ** 2
     kernels = compile_scheme(scheme_of(config))
     theta0 = config.decision.theta0
+    # The Welch test's quantile bounds; known variances never read them.
+    bounds = welch_bounds if config.variance != "known" else _no_bounds
     constants = (sigma2, data_bound(config.distribution, config.sigma), sigma_dp(config),
                  variance_sigma_dp(config), theta0)
     metrics = np.empty((times.size, N_METRICS))
@@ -110,12 +119,12 @@ def run_replicate(
         while done < checkpoint:
             stop = min(int(checkpoint), done + _MAX_SPAN)
             kernels.advance(done + 1, stop, thresholds(theta0, done, stop),
-                            welch_bounds(theta0, done, stop), rng, state.data_sum, state.square_sum,
+                            bounds(theta0, done, stop), rng, state.data_sum, state.square_sum,
                             means, labels, state.last, kappa, pair, levels, state.chi,
                             *constants)
             done = stop
         metrics[c] = kernels.measure(done, thresholds(theta0, done, done)[0],
-                                     welch_bounds(theta0, done, done), theta0, state.data_sum,
+                                     bounds(theta0, done, done), theta0, state.data_sum,
                                      state.square_sum, means, labels, config.n_classes, pair,
                                      state.chi, sigma2)
     return metrics, state

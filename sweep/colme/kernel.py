@@ -148,7 +148,9 @@ def compile_scheme(scheme: Scheme) -> Kernels:
     (distribution, noise, mechanism, weights, schedule, estimator, refresh, variance,
      prior, form) = scheme
 
-    @numba.njit(cache=True)
+    # IEEE division (error_model="numpy"): every division by a possible zero is guarded
+    # above, and Python's zero checks would keep unused divisions alive.
+    @numba.njit(cache=True, error_model="numpy")
     def advance(
         t_first: int,
         t_last: int,
@@ -187,8 +189,10 @@ def compile_scheme(scheme: Scheme) -> Kernels:
             for a in range(n_agents):
                 target[a] = -1
                 b = last[a]
-                mean_a = data_sum[a] / prev if prev > 0 else 0.0
-                own = own_variance(data_sum[a], square_sum[a], prev, sigma2, variance)
+                mean_a = own = 0.0
+                if schedule != RR and prev > 0:
+                    mean_a = data_sum[a] / prev
+                    own = own_variance(data_sum[a], square_sum[a], prev, sigma2, variance)
                 for _ in range(n_agents):
                     b = b + 1 if b + 1 < n_agents else 0
                     if b == a:
@@ -246,7 +250,7 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                         other, t, t, z2_now, accept2, reject2, bounds, theta_now, variance,
                     )
 
-    @numba.njit(cache=True)
+    @numba.njit(cache=True, error_model="numpy")
     def measure(
         t: int,
         z2: float,

@@ -34,6 +34,7 @@ decision rule becomes the Welch test of Sec. III-C2 and the weights follow eq. (
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numba
@@ -63,14 +64,18 @@ from .statistic import (
 WELCH_DOF = np.append(2.0 ** (np.arange(160) / 8.0), np.inf)
 
 
+@functools.lru_cache(maxsize=4096)
 def welch_bounds(theta0: float, t_first: int, t_last: int) -> np.ndarray:
     """Quantiles Φ⁻¹_{t,ν_j}(1 - θ_t/2) at t = t_first (row 0) and t = t_last (row 1).
 
-    The test is only made from t = 2 on, so row 0 uses t >= 2.
+    The test is only made from t = 2 on, so row 0 uses t >= 2. Replicates run the same
+    stretches of time, so the (read-only) result is cached.
     """
     times = np.array([max(t_first, 2), max(t_last, 2)], dtype=np.float64)
     level = 1.0 - theta0 / np.log1p(times) / 2.0
-    return stdtrit(WELCH_DOF[None, :], level[:, None])
+    bounds = stdtrit(WELCH_DOF[None, :], level[:, None])
+    bounds.flags.writeable = False
+    return bounds
 
 
 @numba.njit(cache=True, inline="always")
@@ -201,10 +206,9 @@ def update_estimate(
         if t < 2:
             return
         raw = (  # eq. (8)
-            (square_sum + pair[a, b, CROSS]) / (t - 1.0)
-            - t / (t - 1.0) * released * released
-            - sigma2_dp / (t - 1.0) * (inv_lengths - k / t)
-        )
+            square_sum + pair[a, b, CROSS] - t * released * released
+            - sigma2_dp * (inv_lengths - k / t)
+        ) / (t - 1.0)
     elif k < 2.0:
         return
     elif form == EQ16:
