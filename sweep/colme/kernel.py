@@ -35,7 +35,7 @@ import numpy as np
 
 from .config import KNOWN, NO_MECHANISM, ON_QUERY, ORACLE, RR, SHARED, TEST, TRIANGULAR, UNIFORM
 from .mechanisms import draw_noise
-from .statistic import DATA_COEF, ESTIMATE, LAST_TIME, NOISE_VAR, VAR, T, release
+from .statistic import ESTIMATE, VAR, T, release, release_time, set_variance
 from .variance import passes_welch, record_p_sum, update_estimate, welch_cuts
 
 # Columns of the metrics row measured at a checkpoint.
@@ -175,7 +175,7 @@ def compile_scheme(scheme: Scheme) -> Kernels:
         """Run time steps t_first..t_last of Algorithm 1 for every agent.
 
         ``z2[t - t_first + 1]`` is z_t² for t_first - 1 <= t <= t_last; ``bounds`` holds
-        the Welch bounds for t_first - 1 <= t <= t_last. ``last[a]`` is the agent a queried last (-1
+        the Welch bounds for the same times. ``last[a]`` is the agent a queried last (-1
         before the first query).
         """
         n_agents = data_sum.size
@@ -199,9 +199,8 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                         continue
                     if schedule == RR or in_estimate(
                         labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2,
-                        own, pair[a, b, VAR], prev, pair[a, b, LAST_TIME]
-                        if variance != KNOWN else 0.0, z2_prev, bounds, theta_prev,
-                        estimator, refresh, variance,
+                        own, pair[a, b, VAR], prev, release_time(pair, a, b, variance == KNOWN),
+                        z2_prev, bounds, theta_prev, estimator, refresh, variance,
                     ):
                         target[a] = b
                         break
@@ -241,7 +240,7 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                     update_estimate(pair, a, b, t, released, square_sum[b], sigma2_dp,
                                     variance, prior, form)
                     sigma2_b = pair[a, b, ESTIMATE]
-                pair[a, b, VAR] = sigma2_b * pair[a, b, DATA_COEF] + pair[a, b, NOISE_VAR]
+                set_variance(pair, a, b, sigma2_b)
                 if estimator == TEST and refresh == ON_QUERY:
                     other = pair[a, b, VAR]
                     chi[a, b] = other == math.inf or decide(
@@ -291,7 +290,7 @@ def compile_scheme(scheme: Scheme) -> Kernels:
             for b in range(n_agents):
                 member[b] = b != a and in_estimate(
                     labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2, own,
-                    pair[a, b, VAR], t, pair[a, b, LAST_TIME] if variance != KNOWN else 0.0,
+                    pair[a, b, VAR], t, release_time(pair, a, b, variance == KNOWN),
                     z2, bounds, theta, estimator, refresh, variance,
                 )
                 if member[b] and pair[a, b, VAR] < math.inf:

@@ -56,7 +56,7 @@ CROSS = 15  # Σ_i [(2 S_i Z_i + Z_i²) + (τ_i - τ_{i-1} - 1) W_i]/(τ_i - τ_
 U_SUM = 16  # Σ_i (S_i + Z_i)/√(τ_i - τ_{i-1}), eq. (16)
 U_SQUARES = 17  # Σ_i (S_i + Z_i)²/(τ_i - τ_{i-1})
 RAW_ESTIMATE = 18  # V_{b→a} as eq. (8) or (16) gives it (NaN before it exists)
-ESTIMATE = 19  # the σ_b² estimate in use: +inf when unavailable or negative
+ESTIMATE = 19  # the σ_b² estimate in use: +inf when unavailable or not positive
 N_FIELDS_UNKNOWN = 20
 
 # Planes of the PM-II per-level state ``levels[a, b, plane, level]``.
@@ -177,6 +177,18 @@ def release(
     return released
 
 
+@numba.njit(cache=True, inline="always")
+def set_variance(pair: np.ndarray, a: int, b: int, sigma2_b: float) -> None:
+    """Var[T_{b→a}] = σ_b² DATA_COEF + NOISE_VAR with the known or estimated σ_b²."""
+    pair[a, b, VAR] = sigma2_b * pair[a, b, DATA_COEF] + pair[a, b, NOISE_VAR]
+
+
+@numba.njit(cache=True, inline="always")
+def release_time(pair: np.ndarray, a: int, b: int, known: bool) -> float:
+    """t_κ of b's latest release to a; only the unknown-variance state records it (0)."""
+    return 0.0 if known else pair[a, b, LAST_TIME]
+
+
 @numba.njit(cache=True)
 def schedule_variances(
     period: int,
@@ -214,6 +226,6 @@ def schedule_variances(
                 break
             kappa += 1
             release(pair, levels, 0, 0, kappa, 1.0 / t, 0.0, 0.0, sigma2_dp, mechanism, weights)
-            pair[0, 0, VAR] = sigma2 * pair[0, 0, DATA_COEF] + pair[0, 0, NOISE_VAR]
+            set_variance(pair, 0, 0, sigma2)
             t += period
     return out
