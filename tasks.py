@@ -2,7 +2,7 @@
 
 Usage::
 
-    python3 tasks.py quickstart      # install into .venv, run one small simulation
+    python3 tasks.py quickstart      # install into .venv, run the quickstart sweep
     python3 tasks.py test [--quick] [PYTEST_ARGS...]
     python3 tasks.py lint
 
@@ -40,7 +40,7 @@ def ensure_env() -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="task", required=True)
-    sub.add_parser("quickstart", help="install and run one small simulation")
+    sub.add_parser("quickstart", help="install and run the quickstart sweep (about a minute)")
     test = sub.add_parser("test", help="install and run the test suite (slow tests included)")
     test.add_argument("--quick", action="store_true", help="skip tests marked slow")
     sub.add_parser("lint", help="install and run ruff")
@@ -51,7 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     if (code := ensure_env()) != 0:
         return code
     if args.task == "quickstart":
-        return run([str(PY), "-m", "sweep.colme"])
+        code = run([str(PY), "-m", "sweep", "-m", "+experiment=quickstart"])
+        if code == 0:
+            print("Results: the Parquet dataset in results/ "
+                  "(pandas.read_parquet('results') gives the tidy table).")
+        return code
     if args.task == "test":
         marker = "not slow" if args.quick else "slow or not slow"
         return run([str(PY), "-m", "pytest", "-m", marker, *extra])

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ConfigError
+
 NOISES = ("gaussian", "laplace")
 MECHANISMS = ("pm1", "pm2", "none")
 WEIGHTS = ("last", "mom", "wmom")
@@ -27,10 +29,6 @@ DISTRIBUTIONS = ("uniform", "triangular", "two_point")
 VARIANCES = ("known", "shared", "inferred", "inferred_bayes")
 PRIORS = ("paper", "jeffreys", "uniform")
 INFERRED_FORMS = ("eq16", "weighted")
-
-
-class ConfigError(ValueError):
-    """An option is unknown or outside its allowed range."""
 
 
 def _fail(name: str, allowed: str, value: Any) -> None:

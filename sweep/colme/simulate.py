@@ -36,18 +36,20 @@ def tabulate(
     seeds: Sequence[np.random.SeedSequence],
     baselines: Sequence[str] = (),
     replicate_ids: Sequence[int] | None = None,
+    analytic: bool = True,
 ) -> pd.DataFrame:
     """Simulate one replicate per seed and lay the results out as a tidy table.
 
     Rows: method × source × replicate × checkpoint. ``method`` is ``colme`` (or ``oracle``
     with ``class_estimator=oracle``) for Algorithm 1 and the baseline's name otherwise;
     ``source`` is ``simulated`` or ``analytic``. Simulated local and ideal use the same
-    data streams as Algorithm 1. Analytic rows have no replicate.
+    data streams as Algorithm 1. Analytic rows have no replicate; ``analytic=False`` leaves
+    them out, so that blocks of replicates can be simulated apart and concatenated.
     """
     times = config.checkpoint_times()
     ids = range(len(seeds)) if replicate_ids is None else replicate_ids
     method = "colme" if config.class_estimator == "test" else "oracle"
-    if "oracle" in baselines:
+    if analytic and "oracle" in baselines:
         ANALYTIC["oracle"](config, times[:1])  # rejects unsupported settings before any work
     blocks = []
     for replicate, seed in zip(ids, seeds, strict=True):
@@ -58,8 +60,10 @@ def tabulate(
             if name in _SIMULATED:
                 blocks.append(_block(name, "simulated", replicate, times,
                                      metrics[:, _SIMULATED[name]]))
-    for name in baselines:
+    for name in baselines if analytic else ():
         blocks.append(_block(name, "analytic", pd.NA, times, ANALYTIC[name](config, times)))
+    if not blocks:
+        raise ConfigError("replicates: must be >= 1 unless analytic baselines are requested")
     frame = pd.concat(blocks, ignore_index=True)
     frame["replicate"] = frame["replicate"].astype("Int64")
     for column, value in config.as_columns().items():

@@ -1,0 +1,6 @@
+"""``python -m sweep``: see :mod:`sweep.cli`."""
+
+from .cli import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""The command line: ``python -m sweep [-m] [key=value ...]`` (also ``dpsweep``).
+
+Without ``-m`` it runs the one composed cell; with ``-m`` Hydra expands the grid and the
+platform's sweeper (``hydra_plugins/dpsweep``) runs it. Exit codes: 0 when every cell is
+present at the end, 1 when a cell failed (see ``results_dir/_failures``), 2 on bad input,
+reported in one line that names the key before any work starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .execute import Summary, execute
+from .plan import plan
+
+#: The configuration directory (conf/ of the project checkout).
+CONF = Path(__file__).resolve().parent.parent / "conf"
+
+
+class CellsFailed(RuntimeError):
+    """Some cells raised; the others were stored."""
+
+
+def run_configs(configs: Sequence[Mapping[str, Any]], progress: bool = True) -> Summary:
+    """Plan, validate and run resolved configurations; print the summary.
+
+    This is the one path every entry point takes (single run, the platform's sweeper and
+    launcher, and jobs of any other Hydra launcher).
+    """
+    cells, execution = plan(configs)
+    summary = execute(cells, execution, progress=progress)
+    print(summary, flush=True)
+    return summary
+
+
+def raise_for_failures(summary: Summary) -> Summary:
+    """:class:`CellsFailed` if any cell of ``summary`` failed."""
+    if summary.failed:
+        raise CellsFailed(
+            f"{len(summary.failed)} of {summary.cells} cells failed; their errors are in "
+            f"{os.path.join(summary.results_dir, '_failures')}"
+        )
+    return summary
+
+
+def _task(cfg: Any) -> None:
+    from omegaconf import OmegaConf
+
+    # Reported here: Hydra would add its own line about the failed job.
+    with _reported():
+        raise_for_failures(run_configs([OmegaConf.to_container(cfg, resolve=True)]))
+
+
+def _one_line(error: BaseException) -> str:
+    """A Hydra or OmegaConf composition error as ``key: message``."""
+    from hydra.errors import MissingConfigException
+    from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+
+    if isinstance(error, MissingConfigException) and error.options is not None:
+        group, _, choice = (error.missing_cfg_file or "").rpartition("/")
+        return f"{group}: must be one of {', '.join(error.options)}; got {choice!r}"
+    cause = error.__cause__
+    if isinstance(cause, ConfigAttributeError | ConfigKeyError) and cause.full_key:
+        return f"{cause.full_key}: unknown key"
+    if isinstance(cause, OmegaConfBaseException) and getattr(cause, "full_key", None):
+        return f"{cause.full_key}: {str(cause.msg).splitlines()[0]}"
+    if isinstance(error, OmegaConfBaseException) and getattr(error, "full_key", None):
+        return f"{error.full_key}: {str(error.msg).splitlines()[0]}"
+    return " ".join(str(error).split())
+
+
+@contextlib.contextmanager
+def _reported() -> Iterator[None]:
+    """Bad input and failed cells end the process with one line and exit code 2 or 1."""
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    try:
+        yield
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    except (HydraException, OmegaConfBaseException) as error:
+        print(f"error: {_one_line(error)}", file=sys.stderr)
+        sys.exit(2)
+    except CellsFailed as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)
+
+
+def main() -> None:
+    """Entry point of ``python -m sweep`` and of the ``dpsweep`` script."""
+    import hydra
+
+    from .schema import register
+
+    register()
+    # Hydra then raises instead of printing its own multi-line report, so that bad input
+    # gets one line naming the key; unexpected errors keep their full traceback.
+    os.environ["HYDRA_FULL_ERROR"] = "1"
+    entry = hydra.main(version_base="1.3", config_path=str(CONF), config_name="config")(_task)
+    with _reported():
+        entry()

@@ -1,0 +1,90 @@
+"""Private-ColME as a simulation family of the sweep engine (see :mod:`sweep.family`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError
+from .baselines import ANALYTIC
+from .config import ColmeConfig
+from .simulate import check_baselines, tabulate
+
+# Agent-steps per second of one core, and the cost of one checkpoint's M² class-error
+# count in agent-steps; rough figures from benchmarks/bench_colme.py, used only to size
+# tasks (results never depend on them).
+_AGENT_STEPS_PER_SECOND = 2.5e7
+_CHECKPOINT_PAIR_COST = 4.0
+_TABLE_SECONDS = 2e-3
+
+
+@dataclass(frozen=True)
+class ColmeOptions(ColmeConfig):
+    """The simulator's options and the baselines tabulated next to Algorithm 1."""
+
+    baselines: tuple[str, ...] = ("local", "ideal")
+
+
+@dataclass(frozen=True)
+class ColmeCell:
+    """A validated Private-ColME cell: the simulator's options and the baselines asked for."""
+
+    config: ColmeConfig
+    baselines: tuple[str, ...]
+
+
+class ColmeFamily:
+    """Algorithm 1 of the Private-ColME paper and its local, ideal and oracle baselines."""
+
+    name = "colme"
+    options = ColmeOptions
+
+    def prepare(self, options: Mapping[str, Any], replicates: int) -> ColmeCell:
+        options = dict(options)
+        baselines = check_baselines(options.pop("baselines", ()))
+        cell = ColmeCell(ColmeConfig.from_options(**options), baselines)
+        if replicates == 0 and not self.has_analytic(cell):
+            raise ConfigError("replicates: must be >= 1 unless analytic baselines are requested")
+        if "oracle" in baselines:
+            ANALYTIC["oracle"](cell.config, cell.config.checkpoint_times()[:1])
+        return cell
+
+    def identity(self, prepared: ColmeCell) -> dict[str, Any]:
+        return {**dataclasses.asdict(prepared.config), "baselines": list(prepared.baselines)}
+
+    def columns(self, prepared: ColmeCell) -> dict[str, Any]:
+        return {**prepared.config.as_columns(), "baselines": ",".join(prepared.baselines)}
+
+    def cost(self, prepared: ColmeCell) -> float:
+        config = prepared.config
+        steps = config.n_agents * config.t_max
+        if config.variance != "known":
+            steps *= 1.5
+        if config.mechanism == "pm2":
+            steps *= 2.0
+        checkpoints = len(config.checkpoint_times()) * config.n_agents**2
+        return (steps + _CHECKPOINT_PAIR_COST * checkpoints) / _AGENT_STEPS_PER_SECOND + (
+            _TABLE_SECONDS
+        )
+
+    def has_analytic(self, prepared: ColmeCell) -> bool:
+        return bool(prepared.baselines)
+
+    def run(
+        self,
+        prepared: ColmeCell,
+        seeds: Sequence[np.random.SeedSequence],
+        replicate_ids: Sequence[int],
+        analytic: bool,
+    ) -> pd.DataFrame:
+        frame = tabulate(prepared.config, seeds, prepared.baselines, replicate_ids, analytic)
+        frame["baselines"] = ",".join(prepared.baselines)
+        return frame
+
+
+FAMILY = ColmeFamily()

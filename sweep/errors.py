@@ -1,0 +1,8 @@
+"""Errors the platform reports to its users in one line."""
+
+
+class ConfigError(ValueError):
+    """An option is unknown or outside its allowed range.
+
+    The message is one line that starts with the option's name (``key: must be ...``).
+    """

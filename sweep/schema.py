@@ -1,0 +1,84 @@
+"""Hydra structured configs, derived from the dataclasses that define the options.
+
+The simulators and the engine define their options once, as (frozen) dataclasses. This
+module turns them into the mutable, OmegaConf-typed dataclasses Hydra validates against,
+so a new option appears on the command line, with its type checked, without being
+declared twice.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import types
+import typing
+from dataclasses import MISSING, dataclass, field
+from typing import Any, Optional, Union
+
+from .family import get_family
+from .plan import Execution
+
+#: Name of the primary schema in Hydra's ConfigStore (see conf/config.yaml).
+SCHEMA_NAME = "sweep_schema"
+
+
+@dataclass
+class CellKeys:
+    """The engine's own keys of a cell (the family's options come next to them)."""
+
+    family: str = "colme"
+    replicates: int = 20
+    seed: int = 0
+
+
+def _omegaconf_type(hint: Any) -> Any:
+    """The closest type OmegaConf supports: tuples become lists, other unions ``Any``."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if dataclasses.is_dataclass(hint):
+        return structured(hint)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return list[_omegaconf_type(args[0])]
+    if origin in (Union, types.UnionType):
+        others = [a for a in args if a is not type(None)]
+        if len(others) == 1 and len(others) < len(args):
+            return Optional[_omegaconf_type(others[0])]  # noqa: UP045 (OmegaConf needs it)
+        return Any
+    if origin is dict:
+        return dict[_omegaconf_type(args[0]), _omegaconf_type(args[1])]
+    return hint
+
+
+def _plain(value: Any) -> Any:
+    """A default value as the structured config holds it."""
+    if dataclasses.is_dataclass(value):
+        fields = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return structured(type(value))(**fields)
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+@functools.cache
+def structured(*classes: type) -> type:
+    """One mutable dataclass with the fields of ``classes``, typed for OmegaConf."""
+    specs = []
+    for cls in classes:
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            default = _plain(f.default if f.default is not MISSING else f.default_factory())
+            if isinstance(default, list | dict) or dataclasses.is_dataclass(default):
+                spec = field(default_factory=functools.partial(copy.deepcopy, default))
+            else:
+                spec = field(default=default)
+            specs.append((f.name, _omegaconf_type(hints[f.name]), spec))
+    name = "".join(c.__name__ for c in classes) + "Schema"
+    return dataclasses.make_dataclass(name, specs)
+
+
+def register(family: str = "colme") -> None:
+    """Store the schema of ``family`` (engine keys and the family's options) for Hydra."""
+    from hydra.core.config_store import ConfigStore
+
+    options = get_family(family).options
+    ConfigStore.instance().store(name=SCHEMA_NAME, node=structured(CellKeys, Execution, options))
