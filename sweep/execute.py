@@ -34,6 +34,7 @@ class PieceResult:
     piece: Piece
     frame: pd.DataFrame | None
     error: str | None
+    started: float  # UNIX time at which the piece started
     seconds: float
 
 
@@ -41,16 +42,16 @@ def run_task(task: Task) -> list[PieceResult]:
     """Run every piece of a task; an exception fails its piece only."""
     results = []
     for piece in task:
-        start = time.perf_counter()
+        started, start = time.time(), time.perf_counter()
         try:
             cell = piece.cell
             frame = get_family(cell.family).run(
                 cell.prepared, cell.seeds(piece.start, piece.stop),
                 range(piece.start, piece.stop), piece.analytic,
             )
-            results.append(PieceResult(piece, frame, None, time.perf_counter() - start))
+            results.append(PieceResult(piece, frame, None, started, time.perf_counter() - start))
         except Exception as error:  # recorded with the cell; the sweep goes on
-            results.append(PieceResult(piece, None, format_error(error),
+            results.append(PieceResult(piece, None, format_error(error), started,
                                        time.perf_counter() - start))
     return results
 
@@ -193,8 +194,9 @@ class _Collector:
         if len(parts) < self.expected[cell.cell_id]:
             return False
         del self.parts[cell.cell_id]
-        seconds = sum(p.seconds for p in parts)
-        record = provenance(cell, self.version, self.commit, seconds)
+        record = provenance(cell, self.version, self.commit,
+                            started=min(p.started for p in parts),
+                            seconds=sum(p.seconds for p in parts))
         errors = [p.error for p in parts if p.error is not None]
         if errors:
             family = get_family(cell.family)
@@ -235,7 +237,8 @@ def execute(cells: Sequence[Cell], execution: Execution, progress: bool = True) 
             collector.expect(task_list)
             for task, results in executor.map(task_list):
                 if isinstance(results, str):  # the whole task was lost
-                    results = [PieceResult(piece, None, results, 0.0) for piece in task]
+                    results = [PieceResult(piece, None, results, time.time(), 0.0)
+                               for piece in task]
                 for result in results:
                     if collector.add(result):
                         bar.update(1)

@@ -115,8 +115,14 @@ class ResultsStore:
         )
 
 
-def provenance(cell: Cell, version: str, commit: str | None, seconds: float) -> dict[str, Any]:
-    """What travels inside a cell's file: its resolved configuration and how it was made."""
+def provenance(
+    cell: Cell, version: str, commit: str | None, started: float, seconds: float
+) -> dict[str, Any]:
+    """What travels inside a cell's file: its resolved configuration and how it was made.
+
+    ``started`` is the UNIX time its first piece started; ``seconds`` the compute time of
+    its pieces, summed.
+    """
     import yaml
 
     return {
@@ -124,6 +130,7 @@ def provenance(cell: Cell, version: str, commit: str | None, seconds: float) -> 
         "config": yaml.safe_dump(cell.settings, sort_keys=False),
         "version": version,
         "git_commit": commit,
+        "started": started,
         "wall_seconds": seconds,
     }
 

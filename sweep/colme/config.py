@@ -51,6 +51,17 @@ def _real(value: Any) -> bool:
     )
 
 
+def _as_floats(cls: type, options: dict[str, Any]) -> dict[str, Any]:
+    """Integers given for float options as floats: equal values, one spelling (and cell id)."""
+    return {
+        key: float(value)
+        if dataclasses.is_dataclass(cls) and key in cls.__dataclass_fields__
+        and cls.__dataclass_fields__[key].type == "float" and _real(value)
+        else value
+        for key, value in options.items()
+    }
+
+
 @dataclass(frozen=True)
 class DecisionConfig:
     """Decision rule of Sec. III-C1.
@@ -127,7 +138,7 @@ class ColmeConfig:
                         f"decision.{name}: unknown option; allowed: "
                         + ", ".join(f"decision.{a}" for a in sorted(allowed))
                     )
-            options["decision"] = DecisionConfig(**decision)
+            options["decision"] = DecisionConfig(**_as_floats(DecisionConfig, decision))
         elif not isinstance(decision, DecisionConfig):
             _fail("decision", "a mapping", decision)
         for key, value in options.items():  # numpy scalars and arrays as plain Python
@@ -137,7 +148,11 @@ class ColmeConfig:
             value = options.get(key)
             if isinstance(value, Sequence) and not isinstance(value, str):
                 options[key] = tuple(value)
-        config = cls(**options)
+        if isinstance(options.get("class_means"), tuple):
+            options["class_means"] = tuple(
+                float(m) if _real(m) else m for m in options["class_means"]
+            )
+        config = cls(**_as_floats(cls, options))
         config.validate()
         return config
 

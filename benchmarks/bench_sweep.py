@@ -1,0 +1,218 @@
+"""Overhead, startup, scaling and peak memory of the sweep platform (``python -m sweep``).
+
+Run: ``python benchmarks/bench_sweep.py [--quick]`` (about 5 minutes in full, 1 with
+``--quick``). Every command runs as a subprocess launched from a fresh helper process, with
+its working directory and ``results_dir`` in temporary directories that are deleted
+afterwards; every figure comes from one run. A warm-up command runs first so that numba's
+on-disk cache is warm for everything measured. Printed figures:
+
+* overhead: wall time of a grid of N tiny cells (``-m seed=range(0,N) n_agents=2 t_max=2
+  replicates=1 checkpoints=1 baselines=[]``, N = 1000, or 200 with ``--quick``) through the
+  command line, on the default local Ray (all cores) and with ``executor=serial``, against
+  the same N cells (``make_cell`` + ``Family.run``) in one plain loop in one warm process;
+  overhead per cell = (command − loop) / N, target < 20 ms. ``compute s`` is the sum of the
+  cells' own ``wall_seconds`` as recorded in their files;
+* startup: seconds from launching the command to the first piece starting on a worker, i.e.
+  min(``started`` in the files' metadata) − the launch time, for the N-cell grid and for a
+  single tiny cell (no ``-m``), on both executors;
+* scaling: a grid of heavier cells run with ``ray.num_cpus=1`` and ``ray.num_cpus=2``;
+  compute span = wall − startup, speed-up = span(1 core) / span(2 cores), target ≥ 1.8;
+* peak memory: peak resident memory (MiB) of the driver of the N-cell runs, as
+  ``ru_maxrss`` of the helper's children (the driver and whatever it reaped, i.e. Ray's
+  processes), and the driver's own high-water mark (``VmHWM``, polled every 0.1 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+#: The smallest cell there is: its simulation takes a few milliseconds.
+TINY: dict[str, Any] = {
+    "n_agents": 2, "t_max": 2, "replicates": 1, "checkpoints": 1, "baselines": [],
+}
+#: About 4.5 s of compute per cell on one core (8 cells: ~40 s on one core).
+HEAVY: dict[str, Any] = {"n_agents": 200, "t_max": 200_000, "replicates": 4, "baselines": []}
+HEAVY_QUICK: dict[str, Any] = {**HEAVY, "t_max": 50_000}
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """What one command did, as seen from outside and from its results files."""
+
+    wall: float  # launch to exit
+    startup: float  # launch to the first piece starting
+    compute: float  # the cells' compute seconds, summed
+    cells: int
+    children_mib: float  # ru_maxrss of the helper's children
+    driver_mib: float  # the driver's own VmHWM
+
+    @property
+    def span(self) -> float:
+        """Seconds from the first piece starting to the command's exit."""
+        return self.wall - self.startup
+
+
+def _overrides(options: dict[str, Any]) -> list[str]:
+    """``key=value`` arguments of the command line (lists in Hydra's ``[a,b]`` syntax)."""
+    def text(value: Any) -> str:
+        if isinstance(value, list | tuple):
+            return "[" + ",".join(map(str, value)) + "]"
+        return str(value)
+
+    return [f"{key}={text(value)}" for key, value in options.items()]
+
+
+def _high_water_mib(pid: int) -> float | None:
+    """Peak RSS (VmHWM) of a live process, in MiB; None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def _launch(arguments: list[str], cwd: str) -> tuple[float, float, float, float]:
+    """Run ``python -m sweep arguments`` from this (fresh) process.
+
+    Returns the launch and exit UNIX times, ``ru_maxrss`` of this process's children and
+    the driver's last polled VmHWM, both in MiB.
+    """
+    log_path = os.path.join(cwd, "command.log")
+    with open(log_path, "wb") as log:
+        launch = time.time()
+        child = subprocess.Popen([sys.executable, "-m", "sweep", *arguments], cwd=cwd,
+                                 stdout=log, stderr=subprocess.STDOUT)
+        driver = 0.0
+        # VmHWM never decreases, so the last read before exit misses at most 0.1 s of growth;
+        # ru_maxrss alone would also count any Ray process larger than the driver.
+        while child.poll() is None:
+            driver = max(driver, _high_water_mib(child.pid) or 0.0)
+            time.sleep(0.1)
+        end = time.time()
+    if child.returncode != 0:
+        tail = Path(log_path).read_text(errors="replace").splitlines()[-20:]
+        raise RuntimeError(f"exit code {child.returncode}: {' '.join(arguments)}\n"
+                           + "\n".join(tail))
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return launch, end, children, driver
+
+
+def _plain_loop(options: dict[str, Any], seeds: int) -> float:
+    """Seconds to build and simulate ``seeds`` cells in a loop, in this (fresh) process."""
+    from sweep.family import get_family
+    from sweep.plan import make_cell
+
+    def one(seed: int) -> None:
+        cell = make_cell({**options, "seed": seed})
+        get_family(cell.family).run(cell.prepared, cell.seeds(0, cell.replicates),
+                                    range(cell.replicates), True)
+
+    one(10**6)  # loads the numba kernels from the cache and imports everything lazily used
+    start = time.perf_counter()
+    for seed in range(seeds):
+        one(seed)
+    return time.perf_counter() - start
+
+
+def _fresh(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` in a new spawned process, so its rusage figures are its own."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(function, args)
+
+
+def _metadata(results_dir: Path) -> tuple[float, float, int]:
+    """Earliest ``started``, summed ``wall_seconds`` and count of the cells' files."""
+    import pyarrow.parquet as pq
+
+    started, compute, count = float("inf"), 0.0, 0
+    for path in results_dir.glob("[!._]*.parquet"):
+        record = json.loads(pq.read_schema(path).metadata[b"dpsweep"])
+        started = min(started, record["started"])
+        compute += record["wall_seconds"]
+        count += 1
+    return started, compute, count
+
+
+def cli(arguments: list[str], expected: int) -> CliRun:
+    """Run one command into a fresh results directory and measure it."""
+    with tempfile.TemporaryDirectory(prefix="bench_sweep_") as scratch:
+        results = Path(scratch) / "results"
+        launch, end, children, driver = _fresh(
+            _launch, [*arguments, f"results_dir={results}"], scratch
+        )
+        started, compute, count = _metadata(results)
+    if count != expected:
+        raise RuntimeError(f"{count} result files instead of {expected}: {' '.join(arguments)}")
+    return CliRun(end - launch, started - launch, compute, count, children, driver)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer tiny cells, lighter grid")
+    args = parser.parse_args()
+    n = 200 if args.quick else 1000
+    heavy, heavy_cells = (HEAVY_QUICK, 4) if args.quick else (HEAVY, 8)
+    tiny = _overrides(TINY)
+    grid = ["-m", f"seed=range(0,{n})", *tiny]
+
+    # Fills numba's on-disk cache (and the OS page cache of Ray and the libraries), so that
+    # neither the command nor the plain loop below pays for compilation.
+    cli(tiny, expected=1)
+
+    loop = _fresh(_plain_loop, TINY, n)
+    runs = {
+        "ray": cli(grid, expected=n),
+        "serial": cli([*grid, "executor=serial"], expected=n),
+    }
+    print(f"{f'overhead, {n} tiny cells':<36}{'command s':>10}{'compute s':>10}{'loop s':>8}"
+          f"{'ms/cell':>9}  (target < 20)")
+    for name, run in runs.items():
+        label = "ray, all cores" if name == "ray" else "executor=serial"
+        overhead = (run.wall - loop) / n * 1000
+        print(f"{label:<36}{run.wall:>10.2f}{run.compute:>10.2f}{loop:>8.2f}{overhead:>9.1f}")
+
+    print(f"\n{'startup: launch to first task':<36}{'seconds':>10}")
+    for name in ("ray", "serial"):
+        extra = [] if name == "ray" else ["executor=serial"]
+        single = cli([*tiny, *extra], expected=1)
+        print(f"{f'{name}, {n}-cell grid':<36}{runs[name].startup:>10.2f}")
+        print(f"{f'{name}, single cell':<36}{single.startup:>10.2f}")
+
+    shape = ", ".join(f"{k}={v}" for k, v in heavy.items() if k != "baselines")
+    scaling = {}
+    for cpus in (1, 2):
+        scaling[cpus] = cli(
+            ["-m", f"seed=range(0,{heavy_cells})", *_overrides(heavy), f"ray.num_cpus={cpus}"],
+            expected=heavy_cells,
+        )
+    print(f"\n{f'scaling, {heavy_cells} cells ({shape})':<52}{'wall s':>8}{'startup s':>10}"
+          f"{'span s':>8}{'compute s':>10}")
+    for cpus, run in scaling.items():
+        print(f"{f'ray.num_cpus={cpus}':<52}{run.wall:>8.2f}{run.startup:>10.2f}{run.span:>8.2f}"
+              f"{run.compute:>10.2f}")
+    print(f"speed-up 1 -> 2 cores (span): {scaling[1].span / scaling[2].span:.2f} (target >= 1.8)")
+
+    print(f"\n{f'peak RSS of the driver, {n}-cell grid':<36}{'MiB':>10}{'own VmHWM':>10}")
+    for name, run in runs.items():
+        print(f"{name:<36}{run.children_mib:>10.0f}{run.driver_mib:>10.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+"""A family that fails on purpose, to test failure handling (``family=tests.faulty_family:FAMILY``).
+
+It is Private-ColME except that its cells with ``epsilon = 0.5`` raise while simulating,
+after validation has passed, as a bug in a family would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from sweep.colme.family import ColmeCell, ColmeFamily
+
+
+class FaultyFamily(ColmeFamily):
+    name = "faulty"
+
+    def run(
+        self,
+        prepared: ColmeCell,
+        seeds: Sequence[np.random.SeedSequence],
+        replicate_ids: Sequence[int],
+        analytic: bool,
+    ) -> pd.DataFrame:
+        if seeds and prepared.config.epsilon == 0.5:
+            raise RuntimeError("injected failure at epsilon = 0.5")
+        return super().run(prepared, seeds, replicate_ids, analytic)
+
+
+FAMILY = FaultyFamily()

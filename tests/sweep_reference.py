@@ -1,0 +1,68 @@
+"""The small regression grid of the sweep platform and its key statistics.
+
+Regenerate the stored reference values (after a deliberate change of results) with::
+
+    python -m tests.sweep_reference
+
+which runs the grid through the command line into a temporary directory and rewrites
+tests/data/sweep_reference.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = Path(__file__).resolve().parent / "data" / "sweep_reference.json"
+
+#: A 2 × 2 × 2 grid (ε × mechanism × weights) of small, fast cells.
+GRID = [
+    "epsilon=0.5,1", "mechanism=pm1,pm2", "weights=last,mom",
+    "n_agents=6", "t_max=300", "replicates=3", "checkpoints=4", "seed=7",
+    "baselines=[local,oracle]",
+]
+KEYS = ["epsilon", "mechanism", "weights"]
+
+
+def run_cli(arguments: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``python -m sweep ARGUMENTS`` in ``cwd``, with this checkout importable by workers."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "sweep", *arguments], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def statistics(frame: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Per cell: mean final MSE of each simulated method, analytic values at t_max."""
+    final = frame[frame.t == frame.t.max()]
+    result: dict[str, dict[str, float]] = {}
+    for values, rows in final.groupby(KEYS):
+        key = ",".join(f"{k}={v}" for k, v in zip(KEYS, values, strict=True))
+        stats = {}
+        for (method, source), part in rows.groupby(["method", "source"]):
+            stats[f"{method}_{source}_mse"] = float(part.mse.mean())
+        colme = rows[rows.method == "colme"]
+        stats["colme_false_inclusion"] = float(colme.false_inclusion.mean())
+        stats["colme_false_exclusion"] = float(colme.false_exclusion.mean())
+        result[key] = stats
+    return result
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        done = run_cli(["-m", *GRID, "results_dir=results"], Path(directory))
+        if done.returncode:
+            sys.exit(done.stderr)
+        stats = statistics(pd.read_parquet(Path(directory) / "results"))
+    REFERENCE.write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {REFERENCE.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

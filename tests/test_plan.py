@@ -1,0 +1,162 @@
+"""Planning, composition and storage of the sweep platform, in process."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from hydra.types import HydraContext
+from omegaconf import OmegaConf
+
+from hydra_plugins.dpsweep.compose import CellComposer
+from sweep.cli import CONF
+from sweep.errors import ConfigError
+from sweep.execute import run_task
+from sweep.plan import make_cell, pieces, plan, tasks
+from sweep.schema import register
+from sweep.store import ResultsStore
+
+SMALL = {"n_agents": 5, "t_max": 60, "replicates": 5, "checkpoints": 4,
+         "baselines": ["local", "oracle"], "seed": 3}
+
+
+def test_cell_id_depends_on_what_changes_results_only() -> None:
+    cell = make_cell(SMALL)
+    # Equal values in other spellings, and how to run, leave the id alone.
+    assert make_cell({**SMALL, "epsilon": 1, "results_dir": "elsewhere"}).cell_id == cell.cell_id
+    assert make_cell({**SMALL, "ray": {"num_cpus": 1}}).cell_id == cell.cell_id
+    for change in ({"seed": 4}, {"replicates": 6}, {"epsilon": 0.5}, {"baselines": ["local"]},
+                   {"decision": {"theta0": 0.01}}):
+        assert make_cell({**SMALL, **change}).cell_id != cell.cell_id, change
+    assert cell.cell_id == make_cell(dict(reversed(SMALL.items()))).cell_id
+    # Ids name the files of existing results directories: a change of the recipe, or of
+    # the options a family hashes, makes every earlier result look missing. Bump
+    # FORMAT_VERSION (and this value) when that is intended.
+    assert cell.cell_id == "7b07c533565fdd57"
+
+
+def test_plan_validates_every_cell_and_deduplicates() -> None:
+    cells, execution = plan([SMALL, {**SMALL, "epsilon": 0.5}, dict(SMALL)])
+    assert len(cells) == 2 and execution.results_dir == "results"
+    with pytest.raises(ConfigError, match="^epsilon: "):
+        plan([SMALL, {**SMALL, "epsilon": -1.0}])
+    with pytest.raises(ConfigError, match="^results_dir: must be the same"):
+        plan([SMALL, {**SMALL, "results_dir": "other"}])
+    with pytest.raises(ConfigError, match="^replicates: must be >= 1 unless analytic"):
+        plan([{**SMALL, "replicates": 0, "baselines": []}])
+    with pytest.raises(ConfigError, match="^family: "):
+        plan([{**SMALL, "family": "nonexistent"}])
+
+
+def _run(task_list: list) -> pd.DataFrame:
+    results = sorted((r for task in task_list for r in run_task(task)),
+                     key=lambda r: (r.piece.analytic, r.piece.start))
+    assert all(r.error is None for r in results)
+    return pd.concat([r.frame for r in results], ignore_index=True)
+
+
+def test_cutting_a_cell_into_pieces_does_not_change_its_rows() -> None:
+    cell = make_cell(SMALL)
+    whole = pieces(cell, math.inf)
+    assert [(p.start, p.stop, p.analytic) for p in whole] == [(0, 5, False), (0, 0, True)]
+    cut = pieces(cell, 1e-9)
+    assert [(p.start, p.stop) for p in cut if not p.analytic] == [(r, r + 1) for r in range(5)]
+    pd.testing.assert_frame_equal(_run([whole]), _run(tasks([cell], 1e-9, workers=2)),
+                                  check_exact=True)
+
+
+def test_tasks_batch_small_pieces_and_keep_every_piece_once() -> None:
+    cells, _ = plan([{**SMALL, "seed": s} for s in range(20)])
+    task_list = tasks(cells, task_seconds=2.0, workers=2)
+    assert 1 < len(task_list) < 2 * len(cells)
+    flat = [(p.cell.cell_id, p.start, p.analytic) for task in task_list for p in task]
+    assert sorted(flat) == sorted((p.cell.cell_id, p.start, p.analytic)
+                                  for c in cells for p in pieces(c, 2.0))
+
+
+def test_failing_piece_is_reported_not_raised() -> None:
+    cell = make_cell({**SMALL, "family": "tests.faulty_family:FAMILY", "epsilon": 0.5})
+    (result, analytic) = run_task(pieces(cell, math.inf))
+    assert result.frame is None and "injected failure" in result.error
+    assert analytic.error is None  # only the simulation raises in that family
+
+
+def test_store_writes_atomically_and_cleans_dead_writers(tmp_path: Path) -> None:
+    store = ResultsStore(tmp_path)
+    store.prepare()
+    cell = make_cell(SMALL)
+    dead = tmp_path / f".{cell.cell_id}.{store.host}.999999999.tmp"
+    live = tmp_path / f".{cell.cell_id}.{store.host}.{os.getppid()}.tmp"
+    other = tmp_path / f".{cell.cell_id}.another-host.1.tmp"
+    for path in (dead, live, other):
+        path.write_bytes(b"partial")
+    assert store.present() == set()
+    store.prepare()
+    assert not dead.exists() and live.exists() and other.exists()
+    with pytest.raises(Exception, match="object"):  # a write that fails midway
+        store.write(cell, pd.DataFrame({"bad": [object()]}), {})
+    assert store.present() == set()
+    assert not (tmp_path / f".{cell.cell_id}.{store.host}.{os.getpid()}.tmp").exists()
+    store.write(cell, pd.DataFrame({"t": [1]}), {"format": 1})
+    assert store.present() == {cell.cell_id}
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path), pd.DataFrame({"t": [1]}))
+
+
+@pytest.fixture(scope="module")
+def hydra_context() -> HydraContext:
+    register()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        yield HydraContext(config_loader=GlobalHydra.instance().hydra.config_loader,
+                           callbacks=None)
+    GlobalHydra.instance().clear()
+
+
+def _full(overrides: list[str]) -> dict:
+    config = compose("config", overrides=overrides)
+    return OmegaConf.to_container(config, resolve=True)
+
+
+@pytest.mark.parametrize("overrides", [
+    [],
+    ["epsilon=0.5", "mechanism=pm2", "pm2_split=false"],
+    ["+experiment=fig4", "noise=laplace", "decision.theta0=0.1", "class_means=[0.1,0.5,0.9]"],
+    ["variance=inferred_bayes", "prior=jeffreys", "+experiment=fig3", "ray.num_cpus=1"],
+])
+def test_cheap_composition_equals_hydra_composition(
+    hydra_context: HydraContext, overrides: list[str]
+) -> None:
+    master = compose("config", overrides=[], return_hydra_config=True)
+    composer = CellComposer(hydra_context, master)
+    assert composer.compose(overrides) == _full(overrides)
+
+
+@pytest.mark.parametrize(("name", "cells", "expected"), [
+    ("fig2_left", 8, {"n_agents": 200, "t_max": 30000, "replicates": 20, "epsilon": 1.0}),
+    ("fig2_oracle", 12, {"t_max": 30000, "replicates": 0, "schedule": "rr"}),
+    ("fig3", 8, {"n_agents": 200, "replicates": 20, "mechanism": "pm1", "schedule": "rr"}),
+    ("fig4", 4, {"n_agents": 15, "replicates": 100, "weights": "last", "schedule": "rr"}),
+    ("quickstart", 8, {"n_agents": 30, "t_max": 5000, "replicates": 8}),
+])
+def test_presets_set_paper_parameters_and_valid_grids(
+    hydra_context: HydraContext, name: str, cells: int, expected: dict
+) -> None:
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    master = compose("config", overrides=[f"+experiment={name}"], return_hydra_config=True)
+    params = [f"{k}={v}" for k, v in master.hydra.sweeper.params.items()]
+    parser = OverridesParser.create(config_loader=hydra_context.config_loader)
+    jobs = BasicSweeper.split_arguments(parser.parse_overrides(params), None)[0]
+    composer = CellComposer(hydra_context, master)
+    configs = [composer.compose([f"+experiment={name}", *job]) for job in jobs]
+    planned, _ = plan(configs)
+    assert len(planned) == cells
+    for config in configs:
+        assert {k: config[k] for k in expected} == expected
+        assert config["class_means"] == [0.2, 0.4, 0.8] and config["delta"] == 1e-6

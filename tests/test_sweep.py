@@ -1,0 +1,165 @@
+"""The sweep platform end to end through its command line, with a local Ray.
+
+Acceptance of issue 4: a small grid's dataset (cells, rows, columns, reference values),
+resume after a normal run and after SIGKILL, determinism across worker counts and
+between a cell alone and in a grid, failure recording, and rejection of bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from sweep.store import FAILURES
+
+from .sweep_reference import GRID, KEYS, REFERENCE, ROOT, run_cli, statistics
+
+CELLS = 8
+REPLICATES, CHECKPOINTS = 3, 4
+# Per cell: colme and local simulated for every replicate, local and oracle analytic once.
+ROWS_PER_CELL = 2 * REPLICATES * CHECKPOINTS + 2 * CHECKPOINTS
+COLUMNS = {
+    "method", "source", "replicate", "t", "mse", "false_exclusion", "false_inclusion",
+    "n_agents", "t_max", "n_classes", "class_means", "class_assignment", "sigma",
+    "distribution", "epsilon", "delta", "noise", "mechanism", "pm2_split", "weights",
+    "schedule", "class_estimator", "variance", "prior", "inferred_form", "decision.theta0",
+    "decision.refresh", "baselines", "family", "seed", "replicates", "cell_id",
+}
+
+
+def _ok(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _dataset(directory: Path) -> pd.DataFrame:
+    return pd.read_parquet(directory)
+
+
+def _files(directory: Path) -> dict[str, float]:
+    return {p.name: p.stat().st_mtime_ns for p in directory.glob("*.parquet")}
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The regression grid, run once with two workers."""
+    cwd = tmp_path_factory.mktemp("grid")
+    _ok(run_cli(["-m", *GRID, "results_dir=two", "ray.num_cpus=2"], cwd))
+    return cwd
+
+
+def test_grid_dataset_has_expected_cells_rows_and_columns(grid: Path) -> None:
+    frame = _dataset(grid / "two")
+    assert set(frame.columns) == COLUMNS
+    assert frame.cell_id.nunique() == CELLS == len(_files(grid / "two"))
+    assert len(frame) == CELLS * ROWS_PER_CELL
+    assert frame.groupby(KEYS).cell_id.nunique().eq(1).all()
+    assert set(frame.epsilon) == {0.5, 1.0}
+    assert set(frame.method) == {"colme", "local", "oracle"}
+    simulated = frame[frame.source == "simulated"]
+    assert set(simulated.replicate) == set(range(REPLICATES))
+    assert frame[frame.source == "analytic"].replicate.isna().all()
+    assert not list((grid / "two" / FAILURES).glob("*.parquet"))
+
+
+def test_grid_matches_stored_reference_values(grid: Path) -> None:
+    # The pipeline is deterministic: the tolerance only absorbs floating-point differences
+    # between platforms' math libraries. Regenerate with `python -m tests.sweep_reference`.
+    reference = json.loads(REFERENCE.read_text())
+    measured = statistics(_dataset(grid / "two"))
+    assert measured.keys() == reference.keys()
+    for key, stats in reference.items():
+        assert measured[key] == pytest.approx(stats, rel=1e-9, abs=1e-15), key
+
+
+def test_rerun_computes_nothing(grid: Path) -> None:
+    before = _files(grid / "two")
+    out = _ok(run_cli(["-m", *GRID, "results_dir=two"], grid))
+    assert f"{CELLS} cells: 0 done, {CELLS} skipped" in out
+    assert _files(grid / "two") == before
+
+
+def test_one_and_two_workers_and_serial_give_identical_datasets(grid: Path) -> None:
+    _ok(run_cli(["-m", *GRID, "results_dir=one", "ray.num_cpus=1"], grid))
+    _ok(run_cli(["-m", *GRID, "results_dir=serial", "executor=serial"], grid))
+    two = _dataset(grid / "two")
+    pd.testing.assert_frame_equal(_dataset(grid / "one"), two, check_exact=True)
+    pd.testing.assert_frame_equal(_dataset(grid / "serial"), two, check_exact=True)
+
+
+def test_cell_alone_equals_cell_in_grid(grid: Path) -> None:
+    # One replicate per task: the cell is cut differently from the grid run.
+    single = ["epsilon=0.5", "mechanism=pm2", "weights=mom", *GRID[len(KEYS):]]
+    _ok(run_cli([*single, "results_dir=alone", "ray.task_seconds=0.001"], grid))
+    alone = _dataset(grid / "alone")
+    assert alone.cell_id.nunique() == 1
+    in_grid = _dataset(grid / "two")
+    in_grid = in_grid[in_grid.cell_id == alone.cell_id[0]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(alone, in_grid, check_exact=True)
+
+
+def test_sigkill_then_rerun_equals_uninterrupted_run(grid: Path) -> None:
+    arguments = ["-m", "seed=range(0,6)", "n_agents=20", "t_max=4000", "replicates=4",
+                 "checkpoints=10", "baselines=[local]", "ray.num_cpus=2"]
+    _ok(run_cli([*arguments, "results_dir=whole"], grid))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    driver = subprocess.Popen([sys.executable, "-m", "sweep", *arguments, "results_dir=killed"],
+                              cwd=grid, env=env, start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    killed = grid / "killed"
+    deadline = time.monotonic() + 300
+    while len(_files(killed) if killed.is_dir() else {}) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    driver.send_signal(signal.SIGKILL)
+    driver.wait()
+    os.killpg(driver.pid, signal.SIGKILL)  # the local Ray it started, if still there
+    present = len(_files(killed))
+    assert 2 <= present < 6, "the kill should land mid-sweep"
+    out = _ok(run_cli([*arguments, "results_dir=killed"], grid))
+    assert f"6 cells: {6 - present} done, {present} skipped" in out
+    assert not list(killed.glob(".*.tmp"))
+    pd.testing.assert_frame_equal(_dataset(killed), _dataset(grid / "whole"), check_exact=True)
+
+
+def test_failing_cell_is_recorded_and_others_finish(tmp_path: Path) -> None:
+    done = run_cli(["-m", "family=tests.faulty_family:FAMILY", "epsilon=0.5,1", "n_agents=4",
+                    "t_max=50", "replicates=2", "checkpoints=3", "ray.num_cpus=2"], tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1].startswith("error: 1 of 2 cells failed")
+    frame = _dataset(tmp_path / "results")
+    assert set(frame.epsilon) == {1.0}
+    failures = pd.read_parquet(tmp_path / "results" / FAILURES)
+    assert len(failures) == 1
+    assert failures.epsilon[0] == 0.5
+    assert failures.error[0] == "RuntimeError: injected failure at epsilon = 0.5"
+    assert "Traceback" in failures.traceback[0]
+
+
+@pytest.mark.parametrize(("arguments", "key"), [
+    (["epsilon=-1"], "epsilon"),
+    (["n_agents=1"], "n_agents"),
+    (["mechanism=pm3"], "mechanism"),
+    (["delta=2"], "delta"),
+    (["n_agents=many"], "n_agents"),
+    (["unknown_key=1"], "unknown_key"),
+    (["-m", "epsilon=1,-1", "n_agents=3,4"], "epsilon"),
+    (["-m", "mechanism=pm1,pm3"], "mechanism"),
+    (["-m", "replicates=-2"], "replicates"),
+    (["-m", "ray.task_seconds=0"], "ray.task_seconds"),
+])
+def test_bad_values_are_rejected_before_any_work(
+    tmp_path: Path, arguments: list[str], key: str
+) -> None:
+    done = run_cli([*arguments, "t_max=10"], tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {key}: "), done.stderr
+    assert list(tmp_path.iterdir()) == []
