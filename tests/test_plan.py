@@ -43,13 +43,13 @@ def test_cell_id_depends_on_what_changes_results_only() -> None:
 def test_plan_validates_every_cell_and_deduplicates() -> None:
     cells, execution = plan([SMALL, {**SMALL, "epsilon": 0.5}, dict(SMALL)])
     assert len(cells) == 2 and execution.results_dir == "results"
-    with pytest.raises(ConfigError, match="^epsilon: "):
+    with pytest.raises(ConfigError, match=r"^epsilon: "):
         plan([SMALL, {**SMALL, "epsilon": -1.0}])
-    with pytest.raises(ConfigError, match="^results_dir: must be the same"):
+    with pytest.raises(ConfigError, match=r"^results_dir: must be the same"):
         plan([SMALL, {**SMALL, "results_dir": "other"}])
-    with pytest.raises(ConfigError, match="^replicates: must be >= 1 unless analytic"):
+    with pytest.raises(ConfigError, match=r"^replicates: must be >= 1 unless analytic"):
         plan([{**SMALL, "replicates": 0, "baselines": []}])
-    with pytest.raises(ConfigError, match="^family: "):
+    with pytest.raises(ConfigError, match=r"^family: "):
         plan([{**SMALL, "family": "nonexistent"}])
 
 
