@@ -108,6 +108,12 @@ def _launch(arguments: list[str], cwd: str) -> tuple[float, float, float, float]
         end = time.time()
     if child.returncode != 0:
         tail = Path(log_path).read_text(errors="replace").splitlines()[-20:]
+        # A failed cell's traceback is only in its failure record, deleted with the directory.
+        for failure in Path(cwd).glob("results/_failures/*.parquet"):
+            import pandas as pd
+
+            tail.append(str(pd.read_parquet(failure)["traceback"].iloc[0]))
+            break
         raise RuntimeError(f"exit code {child.returncode}: {' '.join(arguments)}\n"
                            + "\n".join(tail))
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -202,10 +208,10 @@ def main() -> None:
             ["-m", f"seed=range(0,{heavy_cells})", *_overrides(heavy), f"ray.num_cpus={cpus}"],
             expected=heavy_cells,
         )
-    print(f"\n{f'scaling, {heavy_cells} cells ({shape})':<52}{'wall s':>8}{'startup s':>10}"
+    print(f"\n{f'scaling, {heavy_cells} cells ({shape})':<60}{'wall s':>8}{'startup s':>10}"
           f"{'span s':>8}{'compute s':>10}")
     for cpus, run in scaling.items():
-        print(f"{f'ray.num_cpus={cpus}':<52}{run.wall:>8.2f}{run.startup:>10.2f}{run.span:>8.2f}"
+        print(f"{f'ray.num_cpus={cpus}':<60}{run.wall:>8.2f}{run.startup:>10.2f}{run.span:>8.2f}"
               f"{run.compute:>10.2f}")
     print(f"speed-up 1 -> 2 cores (span): {scaling[1].span / scaling[2].span:.2f} (target >= 1.8)")
 

@@ -77,7 +77,7 @@ def _one_line(error: BaseException) -> str:
 
 @contextlib.contextmanager
 def _reported() -> Iterator[None]:
-    """Bad input and failed cells end the process with one line and exit code 2 or 1."""
+    """Bad input, failed cells and Ctrl-C end the process with one line (exit 2, 1, 130)."""
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
@@ -92,6 +92,10 @@ def _reported() -> Iterator[None]:
     except CellsFailed as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
+    except KeyboardInterrupt:
+        print("interrupted: finished cells are stored; rerun the command to resume",
+              file=sys.stderr)
+        sys.exit(130)
 
 
 def main() -> None:

@@ -95,6 +95,8 @@ class RayExecutor:
                 import sweep
 
                 runtime_env.setdefault("py_modules", [sweep])
+                # numba's on-disk cache is per machine; workers rebuild their own.
+                runtime_env.setdefault("excludes", ["__pycache__/"])
                 ray.init(address=address, runtime_env=runtime_env, logging_level="WARNING")
             else:
                 ray.init(num_cpus=self.settings.num_cpus, include_dashboard=False,
