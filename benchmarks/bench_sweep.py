@@ -32,6 +32,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -99,13 +100,22 @@ def _launch(arguments: list[str], cwd: str) -> tuple[float, float, float, float]
         launch = time.time()
         child = subprocess.Popen([sys.executable, "-m", "sweep", *arguments], cwd=cwd,
                                  stdout=log, stderr=subprocess.STDOUT)
-        driver = 0.0
-        # VmHWM never decreases, so the last read before exit misses at most 0.1 s of growth;
-        # ru_maxrss alone would also count any Ray process larger than the driver.
-        while child.poll() is None:
-            driver = max(driver, _high_water_mib(child.pid) or 0.0)
-            time.sleep(0.1)
+        peaks = [0.0]
+        done = threading.Event()
+
+        def poll() -> None:
+            # VmHWM never decreases, so the last read before exit misses at most 0.1 s of
+            # growth; ru_maxrss alone would also count any Ray process larger than the driver.
+            while not done.wait(0.1):
+                peaks.append(_high_water_mib(child.pid) or 0.0)
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        child.wait()  # the exit time is exact, whatever the polling period
         end = time.time()
+        done.set()
+        poller.join()
+        driver = max(peaks)
     if child.returncode != 0:
         tail = Path(log_path).read_text(errors="replace").splitlines()[-20:]
         # A failed cell's traceback is only in its failure record, deleted with the directory.
