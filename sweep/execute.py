@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
+import pyarrow as pa
 
 from .family import get_family
 from .plan import Cell, Execution, Piece, RaySettings, pieces, tasks
@@ -32,14 +32,18 @@ class PieceResult:
     """A piece's rows, or the traceback of the exception it raised."""
 
     piece: Piece
-    frame: pd.DataFrame | None
+    table: pa.Table | None
     error: str | None
     started: float  # UNIX time at which the piece started
     seconds: float
 
 
 def run_task(task: Task) -> list[PieceResult]:
-    """Run every piece of a task; an exception fails its piece only."""
+    """Run every piece of a task; an exception fails its piece only.
+
+    The rows come back as Arrow tables with the engine's columns, so that the driver,
+    the one serial part of a sweep, only concatenates and writes them.
+    """
     results = []
     for piece in task:
         started, start = time.time(), time.perf_counter()
@@ -49,7 +53,12 @@ def run_task(task: Task) -> list[PieceResult]:
                 cell.prepared, cell.seeds(piece.start, piece.stop),
                 range(piece.start, piece.stop), piece.analytic,
             )
-            results.append(PieceResult(piece, frame, None, started, time.perf_counter() - start))
+            frame["family"] = cell.family
+            frame["seed"] = cell.seed
+            frame["replicates"] = cell.replicates
+            frame["cell_id"] = cell.cell_id
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            results.append(PieceResult(piece, table, None, started, time.perf_counter() - start))
         except Exception as error:  # recorded with the cell; the sweep goes on
             results.append(PieceResult(piece, None, format_error(error), started,
                                        time.perf_counter() - start))
@@ -206,12 +215,7 @@ class _Collector:
             self.summary.failed.append(cell.cell_id)
             return True
         parts.sort(key=lambda p: (p.piece.analytic, p.piece.start))
-        frame = pd.concat([p.frame for p in parts], ignore_index=True)
-        frame["family"] = cell.family
-        frame["seed"] = cell.seed
-        frame["replicates"] = cell.replicates
-        frame["cell_id"] = cell.cell_id
-        self.store.write(cell, frame, record)
+        self.store.write(cell, pa.concat_tables([p.table for p in parts]), record)
         self.summary.done += 1
         return True
 

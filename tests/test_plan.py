@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
@@ -57,7 +58,7 @@ def _run(task_list: list) -> pd.DataFrame:
     results = sorted((r for task in task_list for r in run_task(task)),
                      key=lambda r: (r.piece.analytic, r.piece.start))
     assert all(r.error is None for r in results)
-    return pd.concat([r.frame for r in results], ignore_index=True)
+    return pa.concat_tables([r.table for r in results]).to_pandas()
 
 
 def test_cutting_a_cell_into_pieces_does_not_change_its_rows() -> None:
@@ -82,11 +83,13 @@ def test_tasks_batch_small_pieces_and_keep_every_piece_once() -> None:
 def test_failing_piece_is_reported_not_raised() -> None:
     cell = make_cell({**SMALL, "family": "tests.faulty_family:FAMILY", "epsilon": 0.5})
     (result, analytic) = run_task(pieces(cell, math.inf))
-    assert result.frame is None and "injected failure" in result.error
+    assert result.table is None and "injected failure" in result.error
     assert analytic.error is None  # only the simulation raises in that family
 
 
-def test_store_writes_atomically_and_cleans_dead_writers(tmp_path: Path) -> None:
+def test_store_writes_atomically_and_cleans_dead_writers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = ResultsStore(tmp_path)
     store.prepare()
     cell = make_cell(SMALL)
@@ -98,11 +101,15 @@ def test_store_writes_atomically_and_cleans_dead_writers(tmp_path: Path) -> None
     assert store.present() == set()
     store.prepare()
     assert not dead.exists() and live.exists() and other.exists()
-    with pytest.raises(Exception, match="object"):  # a write that fails midway
-        store.write(cell, pd.DataFrame({"bad": [object()]}), {})
+    def full_disk(descriptor: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch, pytest.raises(OSError, match="No space"):
+        patch.setattr(os, "fsync", full_disk)  # the data is written, then the sync fails
+        store.write(cell, pa.table({"t": [1]}), {"format": 1})
     assert store.present() == set()
     assert not (tmp_path / f".{cell.cell_id}.{store.host}.{os.getpid()}.tmp").exists()
-    store.write(cell, pd.DataFrame({"t": [1]}), {"format": 1})
+    store.write(cell, pa.table({"t": [1]}), {"format": 1})
     assert store.present() == {cell.cell_id}
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path), pd.DataFrame({"t": [1]}))
 
@@ -122,18 +129,22 @@ def _full(overrides: list[str]) -> dict:
     return OmegaConf.to_container(config, resolve=True)
 
 
-@pytest.mark.parametrize("overrides", [
+CELLS_OVERRIDES = [
     [],
     ["epsilon=0.5", "mechanism=pm2", "pm2_split=false"],
     ["+experiment=fig4", "noise=laplace", "decision.theta0=0.1", "class_means=[0.1,0.5,0.9]"],
     ["variance=inferred_bayes", "prior=jeffreys", "+experiment=fig3", "ray.num_cpus=1"],
-])
-def test_cheap_composition_equals_hydra_composition(
-    hydra_context: HydraContext, overrides: list[str]
-) -> None:
+    ["epsilon=0.25", "+ray.runtime_env.env_vars={A:'1'}"],  # adds a mapping: full path
+    ["epsilon=0.25", "~baselines"],  # deletes a key: full path
+    ["epsilon=0.5", "mechanism=pm1"],
+]
+
+
+def test_cheap_composition_equals_hydra_composition(hydra_context: HydraContext) -> None:
     master = compose("config", overrides=[], return_hydra_config=True)
-    composer = CellComposer(hydra_context, master)
-    assert composer.compose(overrides) == _full(overrides)
+    composer = CellComposer(hydra_context, master)  # one composer: its caches are shared
+    for overrides in CELLS_OVERRIDES:
+        assert composer.compose(overrides) == _full(overrides), overrides
 
 
 @pytest.mark.parametrize(("name", "cells", "expected"), [
