@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from .family import get_family
+from .family import get_family, with_constants
 from .plan import Cell, Execution, Piece, RaySettings, pieces, tasks
 from .store import ResultsStore, format_error, provenance
 
@@ -53,10 +53,9 @@ def run_task(task: Task) -> list[PieceResult]:
                 cell.prepared, cell.seeds(piece.start, piece.stop),
                 range(piece.start, piece.stop), piece.analytic,
             )
-            frame["family"] = cell.family
-            frame["seed"] = cell.seed
-            frame["replicates"] = cell.replicates
-            frame["cell_id"] = cell.cell_id
+            frame = with_constants(frame, {"family": cell.family, "seed": cell.seed,
+                                           "replicates": cell.replicates,
+                                           "cell_id": cell.cell_id})
             table = pa.Table.from_pandas(frame, preserve_index=False)
             results.append(PieceResult(piece, table, None, started, time.perf_counter() - start))
         except Exception as error:  # recorded with the cell; the sweep goes on
@@ -207,6 +206,7 @@ class _Collector:
         del self.parts[cell.cell_id]
         record = provenance(cell, self.version, self.commit,
                             started=min(p.started for p in parts),
+                            finished=max(p.started + p.seconds for p in parts),
                             seconds=sum(p.seconds for p in parts))
         errors = [p.error for p in parts if p.error is not None]
         if errors:

@@ -66,6 +66,15 @@ class Family(Protocol):
         """
 
 
+def with_constants(frame: pd.DataFrame, columns: Mapping[str, Any]) -> pd.DataFrame:
+    """``frame`` with one more column per item of ``columns``, each repeating its value.
+
+    Built in one step: adding columns one at a time costs pandas a copy each, which
+    dominates the time of small cells.
+    """
+    return pd.concat([frame, pd.DataFrame(dict(columns), index=frame.index)], axis=1)
+
+
 def get_family(spec: str) -> Family:
     """The family named ``spec``: a key of :data:`FAMILIES` or ``module:attribute``."""
     path = FAMILIES.get(spec, spec)

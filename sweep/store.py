@@ -116,12 +116,13 @@ class ResultsStore:
 
 
 def provenance(
-    cell: Cell, version: str, commit: str | None, started: float, seconds: float
+    cell: Cell, version: str, commit: str | None, started: float, finished: float,
+    seconds: float,
 ) -> dict[str, Any]:
     """What travels inside a cell's file: its resolved configuration and how it was made.
 
-    ``started`` is the UNIX time its first piece started; ``seconds`` the compute time of
-    its pieces, summed.
+    ``started`` and ``finished`` are the UNIX times its first piece started and its last
+    piece ended; ``seconds`` is the compute time of its pieces, summed.
     """
     import yaml
 
@@ -133,6 +134,7 @@ def provenance(
         "version": version,
         "git_commit": commit,
         "started": started,
+        "finished": finished,
         "wall_seconds": seconds,
     }
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
+from ..family import with_constants
 from .baselines import ANALYTIC
 from .config import ColmeConfig
 from .simulate import check_baselines, tabulate
@@ -83,8 +84,7 @@ class ColmeFamily:
         analytic: bool,
     ) -> pd.DataFrame:
         frame = tabulate(prepared.config, seeds, prepared.baselines, replicate_ids, analytic)
-        frame["baselines"] = ",".join(prepared.baselines)
-        return frame
+        return with_constants(frame, {"baselines": ",".join(prepared.baselines)})
 
 
 FAMILY = ColmeFamily()

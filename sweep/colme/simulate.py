@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..family import with_constants
 from .baselines import ANALYTIC
 from .config import ColmeConfig, ConfigError
 from .engine import run_replicate
@@ -66,9 +67,7 @@ def tabulate(
         raise ConfigError("replicates: must be >= 1 unless analytic baselines are requested")
     frame = pd.concat(blocks, ignore_index=True)
     frame["replicate"] = frame["replicate"].astype("Int64")
-    for column, value in config.as_columns().items():
-        frame[column] = value
-    return frame
+    return with_constants(frame, config.as_columns())
 
 
 def _block(
