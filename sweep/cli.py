@@ -50,11 +50,21 @@ def raise_for_failures(summary: Summary) -> Summary:
 
 
 def _task(cfg: Any) -> None:
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
     from omegaconf import OmegaConf
 
+    config = OmegaConf.to_container(cfg, resolve=True)
+    # In a multirun, this runs only as a job of another Hydra launcher, which provides the
+    # parallelism: the job computes its cell in its own process instead of starting a Ray
+    # of its own, unless a cluster address is given.
+    if HydraConfig.get().mode == RunMode.MULTIRUN and not (config.get("ray") or {}).get(
+        "address"
+    ):
+        config["executor"] = "serial"
     # Reported here: Hydra would add its own line about the failed job.
     with _reported():
-        raise_for_failures(run_configs([OmegaConf.to_container(cfg, resolve=True)]))
+        raise_for_failures(run_configs([config]))
 
 
 def _one_line(error: BaseException) -> str:

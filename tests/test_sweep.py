@@ -106,6 +106,17 @@ def test_cell_alone_equals_cell_in_grid(grid: Path) -> None:
     pd.testing.assert_frame_equal(alone, in_grid, check_exact=True)
 
 
+def test_another_hydra_launcher_runs_the_same_cells(grid: Path) -> None:
+    # Hydra's basic launcher: one job per cell, each computing its cell in its process.
+    cells = ["epsilon=0.5", "mechanism=pm1", "weights=last,mom", *GRID[len(KEYS):]]
+    out = _ok(run_cli(["-m", "hydra/launcher=basic", *cells, "results_dir=basic"], grid))
+    assert out.count("1 cells: 1 done") == 2
+    basic = _dataset(grid / "basic")
+    in_grid = _dataset(grid / "two")
+    in_grid = in_grid[in_grid.cell_id.isin(basic.cell_id)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(basic, in_grid, check_exact=True)
+
+
 def test_sigkill_then_rerun_equals_uninterrupted_run(grid: Path) -> None:
     arguments = ["-m", "seed=range(0,6)", "n_agents=20", "t_max=4000", "replicates=4",
                  "checkpoints=10", "baselines=[local]", "ray.num_cpus=2"]
