@@ -20,7 +20,8 @@ on-disk cache is warm for everything measured. Printed figures:
   also from the first piece's start to the last piece's end (``busy``, which leaves out
   Ray's shutdown), split into the scheduler's efficiency (compute / (2 × busy)) and the
   slowdown of each core when both are busy (compute at 2 cores / compute at 1), which no
-  scheduler can remove;
+  scheduler can remove; and, for reference, the speed-up two warm plain processes get
+  over one on the same cells (what this machine's cores allow);
 * peak memory: peak resident memory (MiB) of the driver of the N-cell runs, as
   ``ru_maxrss`` of the helper's children (the driver and whatever it reaped, i.e. Ray's
   processes), and the driver's own high-water mark (``VmHWM``, polled every 0.1 s).
@@ -33,6 +34,7 @@ import json
 import multiprocessing
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -186,6 +188,27 @@ def cli(arguments: list[str], expected: int) -> CliRun:
                   driver)
 
 
+def _plain_cells(options: dict[str, Any], cells: int) -> float:
+    return _plain_loop(options, cells)
+
+
+def hardware_speedup(options: dict[str, Any], cells: int, rounds: int = 4) -> float:
+    """Median speed-up of two warm plain processes over one on the same cells.
+
+    Alone and paired runs alternate in the same two warm processes, so the drift of this
+    machine's core speed (up to 30% between runs) hits both alike. This is what the cores
+    allow any scheduler, Ray included.
+    """
+    ratios = []
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pool.starmap(_plain_cells, [(options, 1)] * 2)  # imports and kernels, in both
+        for _ in range(rounds):
+            alone = pool.apply(_plain_cells, (options, cells))
+            paired = max(pool.starmap(_plain_cells, [(options, cells)] * 2))
+            ratios.append(2 * alone / paired)
+    return statistics.median(ratios)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer tiny cells, lighter grid")
@@ -238,6 +261,8 @@ def main() -> None:
     efficiency = scaling[2].compute / (2 * scaling[2].busy)
     print(f"  = 2 x scheduling efficiency {efficiency:.2f} (compute / (2 x busy) at 2 cores)"
           f" / per-core slowdown {slowdown:.2f} (compute at 2 cores / at 1)")
+    print(f"hardware reference, two warm plain processes vs one (median of 4): "
+          f"{hardware_speedup({**heavy, 'replicates': 1}, 2):.2f}")
 
     print(f"\n{f'peak RSS of the driver, {n}-cell grid':<36}{'MiB':>10}{'own VmHWM':>10}")
     for name, run in runs.items():
