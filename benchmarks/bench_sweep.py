@@ -188,10 +188,6 @@ def cli(arguments: list[str], expected: int) -> CliRun:
                   driver)
 
 
-def _plain_cells(options: dict[str, Any], cells: int) -> float:
-    return _plain_loop(options, cells)
-
-
 def hardware_speedup(options: dict[str, Any], cells: int, rounds: int = 4) -> float:
     """Median speed-up of two warm plain processes over one on the same cells.
 
@@ -201,10 +197,10 @@ def hardware_speedup(options: dict[str, Any], cells: int, rounds: int = 4) -> fl
     """
     ratios = []
     with multiprocessing.get_context("spawn").Pool(2) as pool:
-        pool.starmap(_plain_cells, [(options, 1)] * 2)  # imports and kernels, in both
+        pool.starmap(_plain_loop, [(options, 1)] * 2)  # imports and kernels, in both
         for _ in range(rounds):
-            alone = pool.apply(_plain_cells, (options, cells))
-            paired = max(pool.starmap(_plain_cells, [(options, cells)] * 2))
+            alone = pool.apply(_plain_loop, (options, cells))
+            paired = max(pool.starmap(_plain_loop, [(options, cells)] * 2))
             ratios.append(2 * alone / paired)
     return statistics.median(ratios)
 
