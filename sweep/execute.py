@@ -149,7 +149,6 @@ class Summary:
     skipped: int = 0
     failed: list[str] = field(default_factory=list)
     seconds: float = 0.0
-
     estimate: float | None = None  # CPU seconds of the missing cells, for dry runs
 
     def __str__(self) -> str:
