@@ -1,0 +1,146 @@
+"""Reading sweep results and aggregating them over replicates.
+
+The results directory is a plain Parquet dataset (see ``sweep.store``); this module reads
+it with pyarrow's dataset API, so that filters and column selections are applied while
+reading and a large directory never has to fit in memory whole.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow.dataset as ds
+
+#: Columns that vary within a cell; every other column is constant over a cell.
+ROW_COLUMNS = ("method", "source", "replicate", "t", "mse", "false_exclusion",
+               "false_inclusion")
+METRICS = ("mse", "false_exclusion", "false_inclusion")
+#: Columns that identify a series (one curve) within a cell.
+SERIES = ("cell_id", "method", "source")
+Z95 = 1.959963984540054
+
+
+def _expression(filters: Mapping[str, Any]) -> ds.Expression | None:
+    expression = None
+    for column, value in filters.items():
+        if isinstance(value, str) or not isinstance(value, Iterable):
+            term = ds.field(column) == value
+        else:
+            term = ds.field(column).isin(list(value))
+        expression = term if expression is None else expression & term
+    return expression
+
+
+def load(
+    results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    columns: Sequence[str] | None = None,
+    **filters: Any,
+) -> pd.DataFrame:
+    """The rows of one or several results directories.
+
+    Parameters
+    ----------
+    results : path or list of paths
+        Results directories. A cell present in several of them is read once (from the
+        first that holds it): cells are content-addressed, so the copies are identical.
+    columns : list of str, optional
+        Columns to read (``cell_id`` is always added); all by default.
+    **filters
+        ``column=value`` or ``column=[values]``, applied while reading, e.g.
+        ``load("results", mechanism="pm1", n_agents=[30, 200])``.
+    """
+    paths = [results] if isinstance(results, str | os.PathLike) else list(results)
+    wanted = None if columns is None else list(dict.fromkeys([*columns, "cell_id"]))
+    frames, seen = [], set()
+    for path in paths:
+        dataset = ds.dataset(path, format="parquet")
+        missing = set(filters) - set(dataset.schema.names)
+        if missing:
+            raise KeyError(f"no column {sorted(missing)[0]!r} in {path}")
+        table = dataset.to_table(columns=wanted, filter=_expression(filters))
+        frame = table.to_pandas()
+        frames.append(frame[~frame.cell_id.isin(seen)])
+        seen.update(frame.cell_id.unique())
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def summarize(frame: pd.DataFrame, interval: str = "se") -> pd.DataFrame:
+    """Mean of each metric over replicates, per cell, method, source and checkpoint.
+
+    Adds, for each metric present, ``<metric>_low`` and ``<metric>_high``: mean ± one
+    standard error (``interval="se"``) or the normal 95% interval (``"ci95"``), and the
+    number of replicates ``n``. Analytic rows pass through with a zero-width band. Every
+    cell-constant column of ``frame`` is kept.
+    """
+    if interval not in ("se", "ci95"):
+        raise ValueError(f"interval: must be 'se' or 'ci95'; got {interval!r}")
+    width = 1.0 if interval == "se" else Z95
+    metrics = [m for m in METRICS if m in frame.columns]
+    keys = [*SERIES, "t"]
+    grouped = frame.groupby(keys, sort=True, observed=True)[metrics]
+    summary = grouped.mean()
+    count = grouped.size()
+    deviation = grouped.std(ddof=1).fillna(0.0)  # one replicate (or analytic): no spread
+    summary["n"] = count
+    for metric in metrics:
+        spread = deviation[metric] / np.sqrt(count)
+        summary[f"{metric}_low"] = summary[metric] - width * spread
+        summary[f"{metric}_high"] = summary[metric] + width * spread
+    summary = summary.reset_index()
+    constant = [c for c in frame.columns if c not in ROW_COLUMNS and c != "cell_id"]
+    cells = frame.drop_duplicates("cell_id")[["cell_id", *constant]]
+    return summary.merge(cells, on="cell_id", how="left")
+
+
+def summaries(
+    results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    interval: str = "se",
+    **filters: Any,
+) -> pd.DataFrame:
+    """:func:`summarize` of the results directories, one file (cell) at a time.
+
+    A cell's rows are all in its own file, so summarizing file by file gives the same
+    table as summarizing everything at once, with the memory of one cell: this is how
+    large directories are read (see :func:`load` for ``results`` and ``filters``).
+    """
+    paths = [results] if isinstance(results, str | os.PathLike) else list(results)
+    parts, seen = [], set()
+    for path in paths:
+        dataset = ds.dataset(path, format="parquet")
+        missing = set(filters) - set(dataset.schema.names)
+        if missing:
+            raise KeyError(f"no column {sorted(missing)[0]!r} in {path}")
+        for fragment in dataset.get_fragments(filter=_expression(filters)):
+            frame = fragment.to_table(filter=_expression(filters),
+                                      schema=dataset.schema).to_pandas()
+            frame = frame[~frame.cell_id.isin(seen)]
+            if len(frame):
+                seen.update(frame.cell_id.unique())
+                parts.append(summarize(frame, interval))
+    if not parts:
+        return pd.DataFrame(columns=[*SERIES, "t", "mse"])
+    return pd.concat(parts, ignore_index=True)
+
+
+def swept(frame: pd.DataFrame) -> list[str]:
+    """The cell-constant columns that take more than one value: what the sweep varied."""
+    skip = {*ROW_COLUMNS, "cell_id", "seed", "n"}
+    skip.update(c for c in frame.columns if c.endswith(("_low", "_high")))
+    return [c for c in frame.columns if c not in skip and frame[c].nunique(dropna=False) > 1]
+
+
+def first_time_below(summary: pd.DataFrame, target: float) -> pd.Series:
+    """Per series, the first checkpoint t at which the mean MSE is at most ``target``.
+
+    NaN where a series never reaches it. Indexed like ``summary.groupby(SERIES)``.
+    """
+    def first(series: pd.DataFrame) -> float:
+        hits = series.t[series.mse <= target]
+        return float(hits.min()) if len(hits) else math.nan
+
+    return summary.groupby(list(SERIES), sort=True)[["t", "mse"]].apply(first)
