@@ -6,6 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+import matplotlib
+
+matplotlib.use("Agg")  # the command writes files; it never opens a window
+
 from .figures import FIGURES, VIEWS
 from .load import summaries
 from .plot import MissingData, save

@@ -12,15 +12,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
 
-matplotlib.use("Agg")  # files only: no display is needed or assumed
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
-
-from .labels import AXES, add_scheme, name  # noqa: E402
+from .labels import AXES, add_scheme, name
 
 DASHES = ["-", "--", ":", "-."]
 BASELINE_STYLE = {"local": ("0.35", (0, (1, 1))), "ideal": ("0.0", (0, (6, 2))),
@@ -105,6 +101,11 @@ def curves(
     if col or row:
         grid.set_titles(col_template="{col_name}", row_template="{row_name}")
     legend: dict[str, object] = {}
+    references = {name("method", m) for m in baselines}
+    for ax in grid.axes.flat:  # the series of every panel first, the baselines last
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            if label not in references:
+                legend.setdefault(label, handle)
     for ax in grid.axes.flat:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             legend.setdefault(label, handle)

@@ -1,0 +1,177 @@
+"""The analysis package: summaries, labels, curves, paper figures and the report."""
+
+from __future__ import annotations
+
+import html.parser
+import itertools
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from matplotlib.collections import PolyCollection
+
+from analysis.figures import FIGURES
+from analysis.labels import add_scheme, name
+from analysis.load import load, summaries, summarize
+from analysis.plot import MissingData, curves
+
+from .sweep_reference import ROOT
+
+T = np.array([1, 10, 100, 1000])
+OPTIONS = {"n_agents": 200, "t_max": 30000, "class_means": "0.2,0.4,0.8", "sigma": 0.5,
+           "distribution": "uniform", "epsilon": 1.0, "delta": 1e-6, "noise": "gaussian",
+           "mechanism": "pm1", "weights": "last", "schedule": "rr", "variance": "known",
+           "class_estimator": "test", "seed": 0}
+
+
+def _cell(cell_id: str, replicates: int = 3, **options: object) -> pd.DataFrame:
+    """Rows of one synthetic cell: MSE = scale / t per replicate, plus analytic baselines."""
+    rows = []
+    scale = 1.0 + 0.5 * (options.get("mechanism") == "pm2") + 0.25 * (
+        options.get("schedule") == "rrr")
+    for r in range(replicates):
+        rows.append(pd.DataFrame({"method": "colme", "source": "simulated", "replicate": r,
+                                  "t": T, "mse": scale * (1 + 0.1 * r) / T,
+                                  "false_exclusion": 0.0, "false_inclusion": 0.1 * r}))
+    for method, value in (("local", 2.0), ("ideal", 0.5)):
+        rows.append(pd.DataFrame({"method": method, "source": "analytic", "replicate": pd.NA,
+                                  "t": T, "mse": value / T}))
+    frame = pd.concat(rows, ignore_index=True)
+    frame["replicate"] = frame.replicate.astype("Int64")
+    return frame.assign(**{**OPTIONS, **options}, cell_id=cell_id)
+
+
+def _grid() -> pd.DataFrame:
+    cells = [
+        _cell(f"c{i}", mechanism=m, weights=w, schedule=s)
+        for i, (m, w, s) in enumerate(itertools.product(("pm1", "pm2"), ("last", "mom"),
+                                                         ("rr", "rrr")))
+    ]
+    return pd.concat(cells, ignore_index=True)
+
+
+def test_summarize_gives_mean_and_standard_error_per_checkpoint() -> None:
+    summary = summarize(_cell("a"))
+    colme = summary[summary.method == "colme"].set_index("t")
+    # Replicates hold 1.0, 1.1 and 1.2 times 1/t.
+    np.testing.assert_allclose(colme.mse, 1.1 / T, rtol=1e-12)
+    se = np.std([1.0, 1.1, 1.2], ddof=1) / np.sqrt(3) / T
+    np.testing.assert_allclose(colme.mse_high - colme.mse, se, rtol=1e-9)
+    assert (colme.n == 3).all()
+    wide = summarize(_cell("a"), interval="ci95").set_index(["method", "t"]).loc["colme"]
+    np.testing.assert_allclose(wide.mse_high - wide.mse, 1.959963984540054 * se, rtol=1e-9)
+    local = summary[summary.method == "local"]
+    assert (local.mse_low == local.mse).all() and (local.mse_high == local.mse).all()
+    assert set(summary.mechanism) == {"pm1"}  # cell constants carried along
+
+
+def _write(directory: Path, frame: pd.DataFrame) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for cell_id, rows in frame.groupby("cell_id"):
+        pq.write_table(pa.Table.from_pandas(rows, preserve_index=False),
+                       directory / f"{cell_id}.parquet")
+
+
+def test_load_filters_while_reading_and_reads_cells_once(tmp_path: Path) -> None:
+    _write(tmp_path / "a", _grid())
+    _write(tmp_path / "b", _grid()[lambda f: f.cell_id == "c0"])  # the same cell again
+    both = load([tmp_path / "a", tmp_path / "b"])
+    assert len(both) == len(_grid())
+    pm2 = load(tmp_path / "a", columns=["t", "mse"], mechanism="pm2", schedule=["rr"])
+    assert set(pm2.columns) == {"t", "mse", "cell_id"}
+    assert set(pm2.cell_id) == {"c4", "c6"}
+    streamed = summaries(tmp_path / "a").sort_values(["cell_id", "method", "t"])
+    direct = summarize(_grid()).sort_values(["cell_id", "method", "t"])
+    pd.testing.assert_frame_equal(streamed.reset_index(drop=True),
+                                  direct[streamed.columns].reset_index(drop=True))
+    with pytest.raises(KeyError, match="nonexistent"):
+        load(tmp_path / "a", nonexistent=1)
+
+
+def test_scheme_labels_use_the_papers_words() -> None:
+    labels = add_scheme(summarize(_grid()))
+    assert set(labels[labels.method == "colme"].scheme) == {
+        f"{m}, {w}, {s}" for m in ("PM-I", "PM-II") for w in ("non-MoM", "MoM")
+        for s in ("RR", "rRR")}
+    assert set(labels[labels.method != "colme"].scheme) == {"local (analytic)",
+                                                            "ideal (analytic)"}
+    assert name("variance", "inferred") == "Sch-Var-2" and name("epsilon", 0.5) == "ε = 0.5"
+
+
+def test_curves_draw_the_promised_series_axes_and_bands() -> None:
+    summary = add_scheme(summarize(_grid()), parts=("mechanism", "weights"))
+    grid = curves(summary, style="schedule", col="mechanism")
+    assert grid.axes.shape == (1, 2)
+    assert [ax.get_title() for ax in grid.axes.flat] == ["PM-I", "PM-II"]
+    for ax in grid.axes.flat:
+        assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+        assert ax.get_xlabel() == "time t"
+        # 2 weights × 2 schedules in this panel, and the two baselines.
+        labels = [line.get_label() for line in ax.lines]
+        assert len(labels) == 6 and labels[-2:] == ["local", "ideal"]
+        assert sum(isinstance(c, PolyCollection) for c in ax.collections) == 4  # bands
+    assert grid.axes[0, 0].get_ylabel() == "average mean squared error"
+    legend = [t.get_text() for t in grid.legend.texts]
+    assert "PM-I, non-MoM, rRR" in legend and legend[-2:] == ["local", "ideal"]
+    first = grid.axes[0, 0].lines[0]  # hues sorted; the cell (pm1, mom, rr) is c2
+    assert first.get_label() == "PM-I, MoM, RR"
+    np.testing.assert_allclose(first.get_ydata(), summary.loc[
+        (summary.cell_id == "c2") & (summary.method == "colme"), "mse"].to_numpy())
+
+
+def test_curves_refuse_ambiguous_series() -> None:
+    summary = add_scheme(summarize(_grid()), parts=("mechanism",))
+    with pytest.raises(ValueError, match="several cells share one curve"):
+        curves(summary)
+
+
+def test_paper_figure_draws_its_panel_or_says_what_is_missing() -> None:
+    summary = summarize(_grid())
+    grid = FIGURES["fig2_left"].draw(summary)
+    legend = [t.get_text() for t in grid.legend.texts]
+    assert legend == ["PM-I, MoM, RR", "PM-I, MoM, rRR", "PM-I, non-MoM, RR",
+                      "PM-I, non-MoM, rRR", "PM-II, MoM, RR", "PM-II, MoM, rRR",
+                      "PM-II, non-MoM, RR", "PM-II, non-MoM, rRR", "local", "ideal"]
+    with pytest.raises(MissingData, match="schedule = rRR"):
+        FIGURES["fig2_left"].draw(summary[summary.schedule == "rr"])
+    with pytest.raises(MissingData, match="experiment=fig4"):
+        FIGURES["fig4_left"].draw(summary)
+
+
+class _Html(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.images: list[str] = []
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        if tag == "img":
+            self.images.append(dict(attrs)["src"] or "")
+
+
+def test_report_on_a_quickstart_sweep(tmp_path: Path) -> None:
+    sweep = subprocess.run(
+        [sys.executable, "-m", "sweep", "-m", "+experiment=quickstart", "t_max=300",
+         "n_agents=12", "replicates=3", "checkpoints=8", "executor=serial",
+         "results_dir=results"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert sweep.returncode == 0, sweep.stderr
+    done = subprocess.run([sys.executable, "-m", "analysis", "report", "results", "--out",
+                           "report"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=600, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "report"
+    assert "drew overview" in done.stdout and "drew privacy_utility" in done.stdout
+    assert "could not draw fig2_left: " in done.stdout  # a quickstart is not Fig. 2
+    page = _Html()
+    page.feed((out / "index.html").read_text())
+    assert {"html", "table", "img"} <= set(page.tags)
+    assert "overview.png" in page.images and "privacy_utility.png" in page.images
+    for image in page.images:
+        assert (out / image).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (out / image).with_suffix(".pdf").read_bytes()[:5] == b"%PDF-"
