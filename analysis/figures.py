@@ -23,18 +23,25 @@ PAPER = {"class_means": "0.2,0.4,0.8", "sigma": 0.5, "distribution": "uniform",
 
 @dataclass(frozen=True)
 class Figure:
-    """A figure: what it shows, the rows it reads, and how it draws them."""
+    """A figure: what it shows, the rows it reads, and how it draws them.
+
+    ``filters`` select the figure's series; ``parameters`` are the paper's settings of the
+    scenario, also required unless ``draw(..., paper=False)`` (for the same figure from a
+    smaller run, e.g. in tests and notebooks).
+    """
 
     name: str
     caption: str
     filters: dict[str, Any]
     draw_summary: Callable[[pd.DataFrame], sns.FacetGrid]
     requires: dict[str, set[Any]] = field(default_factory=dict)
+    parameters: dict[str, Any] = field(default_factory=lambda: dict(PAPER))
 
-    def draw(self, summary: pd.DataFrame) -> sns.FacetGrid:
+    def draw(self, summary: pd.DataFrame, paper: bool = True) -> sns.FacetGrid:
         """Draw from a summary that may hold more than this figure needs."""
         rows = summary
-        for column, value in self.filters.items():
+        wanted = {**self.parameters, **self.filters} if paper else self.filters
+        for column, value in wanted.items():
             if column not in rows:
                 raise MissingData(f"{self.name}: the results have no column {column!r}")
             allowed = value if isinstance(value, list | set | tuple) else [value]
@@ -77,12 +84,13 @@ def _fig4_left(rows: pd.DataFrame) -> sns.FacetGrid:
     return curves(rows, title="Fig. 4 (left): M = 15, non-MoM, RR")
 
 
-FIG2 = {**PAPER, "n_agents": 200, "noise": "gaussian", "variance": "known",
+# n_agents selects as much as the schemes do: cells of other figures share the rest.
+FIG2 = {"n_agents": 200, "noise": "gaussian", "variance": "known", "class_estimator": "test"}
+FIG2_ORACLE = {"noise": "gaussian", "variance": "known", "schedule": "rr"}
+FIG3 = {"n_agents": 200, "noise": "gaussian", "mechanism": "pm1", "schedule": "rr",
         "class_estimator": "test"}
-FIG2_ORACLE = {**PAPER, "noise": "gaussian", "variance": "known", "schedule": "rr"}
-FIG3 = {**PAPER, "n_agents": 200, "noise": "gaussian", "mechanism": "pm1", "schedule": "rr",
-        "class_estimator": "test"}
-FIG4 = {**PAPER, "n_agents": 15, "weights": "last", "schedule": "rr", "variance": "known"}
+FIG4 = {"n_agents": 15, "weights": "last", "schedule": "rr", "variance": "known"}
+
 
 FIGURES: dict[str, Figure] = {f.name: f for f in [
     Figure("fig2_left", "+experiment=fig2_left; PM-I and PM-II, MoM and non-MoM, RR and rRR",
