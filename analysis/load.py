@@ -69,13 +69,15 @@ def load(
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
-def summarize(frame: pd.DataFrame, interval: str = "se") -> pd.DataFrame:
+def summarize(frame: pd.DataFrame, interval: str = "se",
+              cells: pd.DataFrame | None = None) -> pd.DataFrame:
     """Mean of each metric over replicates, per cell, method, source and checkpoint.
 
     Adds, for each metric present, ``<metric>_low`` and ``<metric>_high``: mean ± one
     standard error (``interval="se"``) or the normal 95% interval (``"ci95"``), and the
-    number of replicates ``n``. Analytic rows pass through with a zero-width band. Every
-    cell-constant column of ``frame`` is kept.
+    number of replicates ``n``. Analytic rows pass through with a zero-width band. The
+    cell-constant columns come from ``cells`` (one row per ``cell_id``) if given, and from
+    ``frame`` otherwise.
     """
     if interval not in ("se", "ci95"):
         raise ValueError(f"interval: must be 'se' or 'ci95'; got {interval!r}")
@@ -92,8 +94,9 @@ def summarize(frame: pd.DataFrame, interval: str = "se") -> pd.DataFrame:
         summary[f"{metric}_low"] = summary[metric] - width * spread
         summary[f"{metric}_high"] = summary[metric] + width * spread
     summary = summary.reset_index()
-    constant = [c for c in frame.columns if c not in ROW_COLUMNS and c != "cell_id"]
-    cells = frame.drop_duplicates("cell_id")[["cell_id", *constant]]
+    if cells is None:
+        constant = [c for c in frame.columns if c not in ROW_COLUMNS and c != "cell_id"]
+        cells = frame.drop_duplicates("cell_id")[["cell_id", *constant]]
     return summary.merge(cells, on="cell_id", how="left")
 
 
@@ -105,8 +108,9 @@ def summaries(
     """:func:`summarize` of the results directories, one file (cell) at a time.
 
     A cell's rows are all in its own file, so summarizing file by file gives the same
-    table as summarizing everything at once, with the memory of one cell: this is how
-    large directories are read (see :func:`load` for ``results`` and ``filters``).
+    table as summarizing everything at once, with the memory of one cell; of the columns
+    constant over a cell, only the first row is read. This is how large directories are
+    read (see :func:`load` for ``results`` and ``filters``).
     """
     paths = [results] if isinstance(results, str | os.PathLike) else list(results)
     parts, seen = [], set()
@@ -115,13 +119,20 @@ def summaries(
         missing = set(filters) - set(dataset.schema.names)
         if missing:
             raise KeyError(f"no column {sorted(missing)[0]!r} in {path}")
-        for fragment in dataset.get_fragments(filter=_expression(filters)):
-            frame = fragment.to_table(filter=_expression(filters),
+        expression = _expression(filters)
+        names = dataset.schema.names
+        varying = [c for c in (*ROW_COLUMNS, "cell_id") if c in names]
+        constant = [c for c in names if c not in ROW_COLUMNS]
+        for fragment in dataset.get_fragments(filter=expression):
+            # The rows' own columns in full, the cell's constants from its first row.
+            frame = fragment.to_table(columns=varying, filter=expression,
                                       schema=dataset.schema).to_pandas()
             frame = frame[~frame.cell_id.isin(seen)]
             if len(frame):
                 seen.update(frame.cell_id.unique())
-                parts.append(summarize(frame, interval))
+                cells = fragment.scanner(schema=dataset.schema, columns=constant,
+                                         filter=expression).head(1).to_pandas()
+                parts.append(summarize(frame, interval, cells))
     if not parts:
         return pd.DataFrame(columns=[*SERIES, "t", "mse"])
     return pd.concat(parts, ignore_index=True)
