@@ -175,3 +175,54 @@ def test_report_on_a_quickstart_sweep(tmp_path: Path) -> None:
     for image in page.images:
         assert (out / image).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (out / image).with_suffix(".pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def _views_grid() -> pd.DataFrame:
+    """Cells over ε and M for two mechanisms, with analytic ideal and oracle rows."""
+    cells = []
+    for i, (m, eps, agents) in enumerate(itertools.product(("pm1", "pm2"), (0.5, 1.0),
+                                                             (30, 200))):
+        cell = _cell(f"v{i}", mechanism=m, epsilon=eps, n_agents=agents)
+        oracle = cell[cell.method == "ideal"].assign(method="oracle", mse=0.8 / T)
+        cells += [cell, oracle]
+    return pd.concat(cells, ignore_index=True)
+
+
+def _data_lines(ax: object) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(x, y) of the lines that hold data (seaborn's legend proxies are empty)."""
+    return [(np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float))
+            for line in ax.lines if len(line.get_xdata())]
+
+
+def test_views_draw_what_they_promise() -> None:
+    from analysis.figures import class_errors, privacy_utility, ratio, time_to_target
+
+    summary = summarize(_views_grid())
+    grid = privacy_utility(summary[summary.n_agents == 200])
+    ax = grid.axes.flat[0]
+    assert ax.get_xlabel() == "privacy level ε" and ax.get_xscale() == "log"
+    assert [t.get_text() for t in grid.legend.texts] == ["PM-I", "PM-II"]
+    lines = _data_lines(ax)
+    assert len(lines) == 2 and all(np.allclose(x, [0.5, 1.0]) for x, _ in lines)
+    # MSE at t_max = 1000: 1.1/t for PM-I, 1.5 times that for PM-II, whatever ε.
+    assert sorted(y[0] for _, y in lines) == pytest.approx([1.1e-3, 1.65e-3])
+
+    grid = class_errors(summary)
+    assert [a.get_title() for a in grid.axes.flat] == ["false-exclusion rate (type I)",
+                                                      "false-inclusion rate (type II)"]
+
+    grid = ratio(summary[(summary.epsilon == 1.0) & (summary.n_agents == 200)], "ideal")
+    lines = _data_lines(grid.axes.flat[0])
+    curves_ = [y for _, y in lines if not np.allclose(y, 1.0)]  # not the line at 1
+    assert all(np.allclose(y, y[0]) for y in curves_)  # (c/t) / (0.5/t) is constant
+    assert sorted(y[0] for y in curves_) == pytest.approx([1.1 / 0.5, 1.5 * 1.1 / 0.5])
+
+    grid = time_to_target(summary[summary.epsilon == 1.0], target=0.0012)
+    lines = _data_lines(grid.axes.flat[0])
+    # Mean MSE 1.1/t (PM-I) first reaches 0.0012 at t = 1000; 1.65/t never (t <= 1000).
+    reached = [(x, y) for x, y in lines if np.isfinite(y).all()]
+    assert len(reached) == 1
+    np.testing.assert_allclose(reached[0][0], [30, 200])
+    np.testing.assert_allclose(reached[0][1], [1000, 1000])
+    with pytest.raises(MissingData, match="two values of epsilon"):
+        privacy_utility(summary[summary.epsilon == 1.0])
