@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,20 @@ def _expression(filters: Mapping[str, Any]) -> ds.Expression | None:
     return expression
 
 
+def _datasets(
+    results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    filters: Mapping[str, Any],
+) -> Iterator[ds.Dataset]:
+    """The results directories as datasets; ``KeyError`` if a filter names no column."""
+    paths = [results] if isinstance(results, str | os.PathLike) else list(results)
+    for path in paths:
+        dataset = ds.dataset(path, format="parquet")
+        missing = set(filters) - set(dataset.schema.names)
+        if missing:
+            raise KeyError(f"no column {sorted(missing)[0]!r} in {path}")
+        yield dataset
+
+
 def load(
     results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     columns: Sequence[str] | None = None,
@@ -54,14 +68,9 @@ def load(
         ``column=value`` or ``column=[values]``, applied while reading, e.g.
         ``load("results", mechanism="pm1", n_agents=[30, 200])``.
     """
-    paths = [results] if isinstance(results, str | os.PathLike) else list(results)
     wanted = None if columns is None else list(dict.fromkeys([*columns, "cell_id"]))
     frames, seen = [], set()
-    for path in paths:
-        dataset = ds.dataset(path, format="parquet")
-        missing = set(filters) - set(dataset.schema.names)
-        if missing:
-            raise KeyError(f"no column {sorted(missing)[0]!r} in {path}")
+    for dataset in _datasets(results, filters):
         table = dataset.to_table(columns=wanted, filter=_expression(filters))
         frame = table.to_pandas()
         frames.append(frame[~frame.cell_id.isin(seen)])
@@ -112,13 +121,8 @@ def summaries(
     constant over a cell, only the first row is read. This is how large directories are
     read (see :func:`load` for ``results`` and ``filters``).
     """
-    paths = [results] if isinstance(results, str | os.PathLike) else list(results)
     parts, seen = [], set()
-    for path in paths:
-        dataset = ds.dataset(path, format="parquet")
-        missing = set(filters) - set(dataset.schema.names)
-        if missing:
-            raise KeyError(f"no column {sorted(missing)[0]!r} in {path}")
+    for dataset in _datasets(results, filters):
         expression = _expression(filters)
         names = dataset.schema.names
         varying = [c for c in (*ROW_COLUMNS, "cell_id") if c in names]
