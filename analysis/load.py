@@ -7,6 +7,7 @@ reading and a large directory never has to fit in memory whole.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -14,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.dataset as ds
 
 #: Columns that vary within a cell; every other column is constant over a cell.
@@ -23,6 +25,24 @@ METRICS = ("mse", "false_exclusion", "false_inclusion")
 #: Columns that identify a series (one curve) within a cell.
 SERIES = ("cell_id", "method", "source")
 Z95 = 1.959963984540054
+#: Parquet reading that verifies the page checksums the sweep writes: damaged data raises
+#: instead of being read.
+CHECKED = ds.ParquetFileFormat(
+    default_fragment_scan_options=ds.ParquetFragmentScanOptions(page_checksum_verification=True)
+)
+
+
+class DamagedResults(OSError):
+    """A results file is unreadable or fails its checksums."""
+
+
+@contextlib.contextmanager
+def _checked(path: object) -> Iterator[None]:
+    try:
+        yield
+    except (OSError, pa.ArrowException) as error:
+        raise DamagedResults(f"damaged results file under {path} ({error}); rerun the sweep "
+                             "command: it sets damaged files aside and recomputes them") from None
 
 
 def _expression(filters: Mapping[str, Any]) -> ds.Expression | None:
@@ -43,7 +63,8 @@ def _datasets(
     """The results directories as datasets; ``KeyError`` if a filter names no column."""
     paths = [results] if isinstance(results, str | os.PathLike) else list(results)
     for path in paths:
-        dataset = ds.dataset(path, format="parquet")
+        with _checked(path):
+            dataset = ds.dataset(path, format=CHECKED)
         missing = set(filters) - set(dataset.schema.names)
         if missing:
             raise KeyError(f"no column {sorted(missing)[0]!r} in {path}")
@@ -71,8 +92,8 @@ def load(
     wanted = None if columns is None else list(dict.fromkeys([*columns, "cell_id"]))
     frames, seen = [], set()
     for dataset in _datasets(results, filters):
-        table = dataset.to_table(columns=wanted, filter=_expression(filters))
-        frame = table.to_pandas()
+        with _checked(dataset.files[:1]):
+            frame = dataset.to_table(columns=wanted, filter=_expression(filters)).to_pandas()
         frames.append(frame[~frame.cell_id.isin(seen)])
         seen.update(frame.cell_id.unique())
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -129,13 +150,15 @@ def summaries(
         constant = [c for c in names if c not in ROW_COLUMNS]
         for fragment in dataset.get_fragments(filter=expression):
             # The rows' own columns in full, the cell's constants from its first row.
-            frame = fragment.to_table(columns=varying, filter=expression,
-                                      schema=dataset.schema).to_pandas()
+            with _checked(fragment.path):
+                frame = fragment.to_table(columns=varying, filter=expression,
+                                          schema=dataset.schema).to_pandas()
             frame = frame[~frame.cell_id.isin(seen)]
             if len(frame):
                 seen.update(frame.cell_id.unique())
-                cells = fragment.scanner(schema=dataset.schema, columns=constant,
-                                         filter=expression).head(1).to_pandas()
+                with _checked(fragment.path):
+                    cells = fragment.scanner(schema=dataset.schema, columns=constant,
+                                             filter=expression).head(1).to_pandas()
                 parts.append(summarize(frame, interval, cells))
     if not parts:
         return pd.DataFrame(columns=[*SERIES, "t", "mse"])

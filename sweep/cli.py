@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from .errors import ConfigError, StoreError
 from .execute import Summary, execute
 from .plan import plan
 
@@ -99,7 +99,7 @@ def _reported() -> Iterator[None]:
     except (HydraException, OmegaConfBaseException) as error:
         print(f"error: {_one_line(error)}", file=sys.stderr)
         sys.exit(2)
-    except CellsFailed as error:
+    except (CellsFailed, StoreError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
     except KeyboardInterrupt:

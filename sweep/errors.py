@@ -6,3 +6,11 @@ class ConfigError(ValueError):
 
     The message is one line that starts with the option's name (``key: must be ...``).
     """
+
+
+class StoreError(RuntimeError):
+    """The results directory cannot be written (missing, unwritable or full).
+
+    Nothing partial is left behind: the cells stored before the error stay, and a rerun
+    resumes from them.
+    """

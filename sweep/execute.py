@@ -150,16 +150,20 @@ class Summary:
     failed: list[str] = field(default_factory=list)
     seconds: float = 0.0
     estimate: float | None = None  # CPU seconds of the missing cells, for dry runs
+    damaged: int = 0  # damaged files found, set aside and recomputed
 
     def __str__(self) -> str:
+        damaged = f" ({self.damaged} damaged files set aside)" if self.damaged else ""
         if self.estimate is not None:
             return (
                 f"{self.cells} cells: {self.skipped} present, {self.cells - self.skipped} to "
-                f"compute (about {self.estimate:.0f} CPU-seconds); results in {self.results_dir}"
+                f"compute (about {self.estimate:.0f} CPU-seconds){damaged}; results in "
+                f"{self.results_dir}"
             )
         return (
             f"{self.cells} cells: {self.done} done, {self.skipped} skipped (already present), "
-            f"{len(self.failed)} failed in {self.seconds:.1f} s; results in {self.results_dir}"
+            f"{len(self.failed)} failed in {self.seconds:.1f} s{damaged}; results in "
+            f"{self.results_dir}"
         )
 
 
@@ -225,12 +229,14 @@ def execute(cells: Sequence[Cell], execution: Execution, progress: bool = True) 
 
     start = time.perf_counter()
     store = ResultsStore(execution.results_dir)
-    present = store.present()
+    present, damaged = store.scan()
     todo = [cell for cell in cells if cell.cell_id not in present]
-    summary = Summary(str(execution.results_dir), len(cells), skipped=len(cells) - len(todo))
+    summary = Summary(str(execution.results_dir), len(cells), skipped=len(cells) - len(todo),
+                      damaged=len(damaged))
     if execution.dry_run:
         summary.estimate = sum(p.cost for cell in todo for p in pieces(cell, math.inf))
     elif todo:
+        store.set_aside(damaged)
         store.prepare()
         collector = _Collector(store, todo, summary)
         executor = SerialExecutor() if execution.executor == "serial" else RayExecutor(

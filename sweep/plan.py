@@ -16,6 +16,7 @@ import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -100,6 +101,9 @@ def execution_of(config: Mapping[str, Any]) -> Execution:
     )
     if not isinstance(settings.results_dir, str | os.PathLike) or not str(settings.results_dir):
         raise ConfigError(f"results_dir: must be a directory path; got {settings.results_dir!r}")
+    if ".." in Path(settings.results_dir).parts:
+        # Relative paths stay below the working directory; absolute ones are taken as given.
+        raise ConfigError(f"results_dir: must not contain '..'; got {settings.results_dir!r}")
     if settings.executor not in EXECUTORS:
         raise ConfigError(
             f"executor: must be one of {', '.join(EXECUTORS)}; got {settings.executor!r}"

@@ -4,12 +4,14 @@ Layout of ``results_dir``::
 
     <cell id>.parquet             every row of one cell (readable as one dataset)
     _failures/<cell id>.parquet   one row per cell that raised, with its error
+    _corrupt/                     damaged files found on resume, set aside
     .<cell id>.<host>.<pid>.tmp   a file being written; renamed when complete
 
 Readers (pandas, pyarrow, polars, duckdb) skip names that start with ``_`` or ``.``, so
 ``pandas.read_parquet(results_dir)`` returns exactly the finished cells, whatever state a
 killed sweep left. A cell is present once its file exists, and the file only ever appears
-complete (``os.replace`` of a fully written, fsynced temporary).
+complete (``os.replace`` of a fully written, fsynced temporary). A file damaged later
+(truncated, overwritten) fails the check of :meth:`ResultsStore.scan` and is recomputed.
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .errors import StoreError
 from .plan import FORMAT_VERSION, Cell
 
 #: Key of the provenance record in each file's key-value metadata.
 METADATA_KEY = b"dpsweep"
 FAILURES = "_failures"
+CORRUPT = "_corrupt"
 SUFFIX = ".parquet"
 
 
@@ -44,6 +48,14 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _names_its_cell(path: Path) -> bool:
+    try:
+        record = pq.read_metadata(path).metadata or {}
+        return json.loads(record[METADATA_KEY])["cell_id"] == path.stem
+    except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
+        return False
+
+
 class ResultsStore:
     """A results directory shared by any number of sweeps."""
 
@@ -51,18 +63,40 @@ class ResultsStore:
         self.root = Path(root)
         self.host = socket.gethostname()
 
-    def present(self) -> set[str]:
-        """Ids of the cells whose results file exists."""
+    def scan(self) -> tuple[set[str], list[Path]]:
+        """Ids of the cells whose results file is intact, and the damaged files.
+
+        A file is intact when its Parquet footer reads and names its own cell. A damaged
+        file (truncated, overwritten, or not a results file) is never taken as a result.
+        """
         if not self.root.is_dir():
-            return set()
-        return {p.name[: -len(SUFFIX)] for p in self.root.glob("[!._]*" + SUFFIX)}
+            return set(), []
+        intact, damaged = set(), []
+        for path in self.root.glob("[!._]*" + SUFFIX):
+            if _names_its_cell(path):
+                intact.add(path.stem)
+            else:
+                damaged.append(path)
+        return intact, damaged
+
+    def set_aside(self, damaged: list[Path]) -> None:
+        """Move damaged files to ``_corrupt/`` (kept for inspection, hidden from readers)."""
+        if damaged:
+            (self.root / CORRUPT).mkdir(exist_ok=True)
+        for path in damaged:
+            os.replace(path, self.root / CORRUPT / f"{path.stem}.{time.time_ns()}{SUFFIX}")
 
     def path(self, cell_id: str) -> Path:
         return self.root / f"{cell_id}{SUFFIX}"
 
     def prepare(self) -> None:
         """Create the directory and remove temporaries left by dead writers on this host."""
-        (self.root / FAILURES).mkdir(parents=True, exist_ok=True)
+        try:
+            (self.root / FAILURES).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(f"results_dir: cannot create {self.root} ({error.strerror})") from None
+        if not os.access(self.root, os.W_OK):
+            raise StoreError(f"results_dir: {self.root} is not writable")
         for directory in (self.root, self.root / FAILURES):
             for stale in directory.glob(".*.tmp"):
                 _, _, rest = stale.name[1:].partition(".")
@@ -76,10 +110,14 @@ class ResultsStore:
         temporary = path.with_name(f".{path.stem}.{self.host}.{os.getpid()}.tmp")
         try:
             with open(temporary, "wb") as sink:
-                pq.write_table(table, sink)
+                # Page checksums let readers detect damaged data, not only a damaged footer.
+                pq.write_table(table, sink, write_page_checksum=True)
                 sink.flush()
                 os.fsync(sink.fileno())
             os.replace(temporary, path)
+        except OSError as error:
+            raise StoreError(f"results_dir: cannot write {path} ({error.strerror}); the cells "
+                             "stored so far are kept, rerun to resume") from None
         finally:
             temporary.unlink(missing_ok=True)
 

@@ -226,3 +226,33 @@ def test_views_draw_what_they_promise() -> None:
     np.testing.assert_allclose(reached[0][1], [1000, 1000])
     with pytest.raises(MissingData, match="two values of epsilon"):
         privacy_utility(summary[summary.epsilon == 1.0])
+
+
+def test_damaged_results_are_never_read_silently(tmp_path: Path) -> None:
+    _write(tmp_path / "a", _grid())
+    target = tmp_path / "a" / "c3.parquet"
+    target.write_bytes(target.read_bytes()[:-50])  # truncated
+    with pytest.raises(OSError, match=r"damaged results file .* rerun the sweep"):
+        summaries(tmp_path / "a")
+    with pytest.raises(OSError, match="damaged results file"):
+        load(tmp_path / "a")
+
+
+def test_flipped_bytes_in_a_sweep_file_fail_its_page_checksums(tmp_path: Path) -> None:
+    from sweep.plan import make_cell
+    from sweep.store import ResultsStore
+
+    store = ResultsStore(tmp_path)
+    store.prepare()
+    cell = make_cell({"n_agents": 3, "t_max": 10})
+    frame = _cell(cell.cell_id)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    store.write(cell, table, {"format": 1})
+    pd.testing.assert_frame_equal(load(tmp_path), frame)
+    path = store.path(cell.cell_id)
+    data = bytearray(path.read_bytes())
+    start = data.index(b"colme")  # the dictionary page of the method column
+    data[start + 1] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(OSError, match="damaged results file"):
+        load(tmp_path)

@@ -16,7 +16,7 @@ from omegaconf import OmegaConf
 
 from hydra_plugins.dpsweep.compose import CellComposer
 from sweep.cli import CONF
-from sweep.errors import ConfigError
+from sweep.errors import ConfigError, StoreError
 from sweep.execute import run_task
 from sweep.plan import make_cell, pieces, plan, tasks
 from sweep.schema import register
@@ -98,19 +98,19 @@ def test_store_writes_atomically_and_cleans_dead_writers(
     other = tmp_path / f".{cell.cell_id}.another-host.1.tmp"
     for path in (dead, live, other):
         path.write_bytes(b"partial")
-    assert store.present() == set()
+    assert store.scan() == (set(), [])
     store.prepare()
     assert not dead.exists() and live.exists() and other.exists()
     def full_disk(descriptor: int) -> None:
         raise OSError(28, "No space left on device")
 
-    with monkeypatch.context() as patch, pytest.raises(OSError, match="No space"):
+    with monkeypatch.context() as patch, pytest.raises(StoreError, match="No space left"):
         patch.setattr(os, "fsync", full_disk)  # the data is written, then the sync fails
         store.write(cell, pa.table({"t": [1]}), {"format": 1})
-    assert store.present() == set()
+    assert store.scan() == (set(), [])
     assert not (tmp_path / f".{cell.cell_id}.{store.host}.{os.getpid()}.tmp").exists()
     store.write(cell, pa.table({"t": [1]}), {"format": 1})
-    assert store.present() == {cell.cell_id}
+    assert store.scan() == ({cell.cell_id}, [])
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path), pd.DataFrame({"t": [1]}))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -117,6 +118,20 @@ def test_another_hydra_launcher_runs_the_same_cells(grid: Path) -> None:
     pd.testing.assert_frame_equal(basic, in_grid, check_exact=True)
 
 
+def test_damaged_files_are_set_aside_and_recomputed(grid: Path) -> None:
+    damaged = grid / "damaged"
+    shutil.copytree(grid / "two", damaged)
+    first, second, third = sorted(damaged.glob("*.parquet"))[:3]
+    first.write_bytes(first.read_bytes()[:-100])  # truncated: no footer
+    second.write_bytes(b"not a parquet file")
+    shutil.copy(third, second.with_name("0000000000000000.parquet"))  # another cell's file
+    out = _ok(run_cli(["-m", *GRID, "results_dir=damaged", "executor=serial"], grid))
+    assert f"{CELLS} cells: 2 done, {CELLS - 2} skipped" in out
+    assert "(3 damaged files set aside)" in out
+    assert len(list((damaged / "_corrupt").iterdir())) == 3
+    pd.testing.assert_frame_equal(_dataset(damaged), _dataset(grid / "two"), check_exact=True)
+
+
 def test_sigkill_then_rerun_equals_uninterrupted_run(grid: Path) -> None:
     arguments = ["-m", "seed=range(0,6)", "n_agents=20", "t_max=4000", "replicates=4",
                  "checkpoints=10", "baselines=[local]", "ray.num_cpus=2"]
@@ -165,6 +180,7 @@ def test_failing_cell_is_recorded_and_others_finish(tmp_path: Path) -> None:
     (["-m", "mechanism=pm1,pm3"], "mechanism"),
     (["-m", "replicates=-2"], "replicates"),
     (["-m", "ray.task_seconds=0"], "ray.task_seconds"),
+    (["results_dir=../outside"], "results_dir"),
 ])
 def test_bad_values_are_rejected_before_any_work(
     tmp_path: Path, arguments: list[str], key: str
@@ -174,3 +190,13 @@ def test_bad_values_are_rejected_before_any_work(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {key}: "), done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_unusable_results_directory_is_one_clear_line(tmp_path: Path) -> None:
+    (tmp_path / "a_file").write_text("")
+    done = run_cli(["n_agents=3", "t_max=10", "replicates=1", "executor=serial",
+                    "results_dir=a_file/results"], tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "error: results_dir: cannot create a_file/results (Not a directory)"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
