@@ -69,9 +69,14 @@ def _task(cfg: Any) -> None:
 
 def _one_line(error: BaseException) -> str:
     """A Hydra or OmegaConf composition error as ``key: message``."""
-    from hydra.errors import MissingConfigException
+    from hydra.errors import MissingConfigException, OverrideParseException
     from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
+    if isinstance(error, OverrideParseException):
+        key, _, value = error.override.partition("=")
+        detail = " ".join(error.message.split()).split(" See https://")[0]
+        detail = detail.removeprefix(f"Error parsing override '{error.override}'").strip()
+        return f"{key.lstrip('+~')}: cannot parse {value!r} ({detail})"
     if isinstance(error, MissingConfigException) and error.options is not None:
         group, _, choice = (error.missing_cfg_file or "").rpartition("/")
         return f"{group}: must be one of {', '.join(error.options)}; got {choice!r}"

@@ -200,3 +200,19 @@ def test_unusable_results_directory_is_one_clear_line(tmp_path: Path) -> None:
     assert done.stderr.strip().splitlines() == [
         "error: results_dir: cannot create a_file/results (Not a directory)"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
+
+
+def test_concurrent_sweeps_into_one_directory_neither_corrupt_nor_duplicate(
+    grid: Path,
+) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "sweep", "-m", *GRID, "results_dir=shared",
+               "executor=serial"]
+    sweeps = [subprocess.Popen(command, cwd=grid, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for sweep in sweeps:
+        _, stderr = sweep.communicate(timeout=600)
+        assert sweep.returncode == 0, stderr
+    assert not list((grid / "shared").glob(".*.tmp"))
+    pd.testing.assert_frame_equal(_dataset(grid / "shared"), _dataset(grid / "two"),
+                                  check_exact=True)

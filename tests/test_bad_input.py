@@ -1,0 +1,78 @@
+"""Bad input, key by key: one line naming the key, a non-zero exit, nothing written.
+
+Every key of the command line is tried with wrong types, out-of-range values and unknown
+names, plus a malformed grid, a missing preset and ε > 1 with Gaussian noise. The
+commands run two at a time, each in its own empty directory.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from .sweep_reference import run_cli
+
+# (arguments, key named in the error)
+BAD = [
+    (["n_agents=1"], "n_agents"), (["n_agents=abc"], "n_agents"), (["n_agents=2.5"], "n_agents"),
+    (["t_max=0"], "t_max"), (["t_max=x"], "t_max"),
+    (["n_classes=0"], "n_classes"), (["n_classes=2"], "class_means"),
+    (["class_means=[0.1,0.1,0.2]"], "class_means"), (["class_means=abc"], "class_means"),
+    (["class_means=[0.1,nan,0.3]"], "class_means"),
+    (["class_assignment=fixed"], "class_assignment"),
+    (["sigma=0"], "sigma"), (["sigma=-1"], "sigma"), (["sigma=big"], "sigma"),
+    (["distribution=normal"], "distribution"),
+    (["epsilon=-1"], "epsilon"), (["epsilon=0"], "epsilon"), (["epsilon=inf"], "epsilon"),
+    (["epsilon=2"], "epsilon"),  # ε > 1 with Gaussian noise (Lemma 1)
+    (["mechanism=pm2", "pm2_split=false", "epsilon=1.5"], "epsilon"),
+    (["delta=0"], "delta"), (["delta=1"], "delta"), (["delta=2"], "delta"),
+    (["noise=student"], "noise"), (["mechanism=pm3"], "mechanism"),
+    (["pm2_split=maybe"], "pm2_split"), (["weights=median"], "weights"),
+    (["schedule=random"], "schedule"), (["class_estimator=magic"], "class_estimator"),
+    (["variance=guess"], "variance"), (["prior=flat"], "prior"),
+    (["inferred_form=other"], "inferred_form"),
+    (["decision.theta0=0"], "decision.theta0"), (["decision.theta0=1"], "decision.theta0"),
+    (["decision.refresh=never"], "decision.refresh"),
+    (["checkpoints=0"], "checkpoints"), (["checkpoints=[5,3]"], "checkpoints"),
+    (["checkpoints=[1,20]"], "checkpoints"),  # beyond t_max
+    (["baselines=[oracle2]"], "baselines"),
+    (["baselines=[oracle]", "class_assignment=balanced"], "baselines"),
+    (["replicates=-1"], "replicates"), (["replicates=0", "baselines=[]"], "replicates"),
+    (["seed=-1"], "seed"), (["seed=x"], "seed"),
+    (["results_dir=../outside"], "results_dir"),
+    (["executor=dask"], "executor"), (["dry_run=perhaps"], "dry_run"),
+    (["family=nonexistent"], "family"), (["family=os:nothing"], "family"),
+    (["ray.num_cpus=0"], "ray.num_cpus"), (["ray.max_in_flight=0"], "ray.max_in_flight"),
+    (["ray.task_seconds=-1"], "ray.task_seconds"), (["ray.address=[1]"], "ray.address"),
+    (["unknown=1"], "unknown"), (["ray.unknown=1"], "ray.unknown"),
+    (["decision.unknown=1"], "decision.unknown"), (["+unknown=1"], "unknown"),
+    (["+experiment=fig9"], "experiment"),
+    (["-m", "epsilon=0.5,,1"], "epsilon"), (["-m", "epsilon=range(a)"], "epsilon"),
+    (["-m", "n_agents=[1"], "n_agents"),
+    (["-m", "epsilon=1,-1", "n_agents=3,4"], "epsilon"),
+    (["-m", "mechanism=pm1,pm3"], "mechanism"),
+    (["-m", "+experiment=quickstart", "weights=last,bad"], "weights"),
+]
+
+
+def _check(case: tuple[list[str], str], directory: Path) -> str | None:
+    arguments, key = case
+    directory.mkdir()
+    flags = arguments[:1] if arguments[0] == "-m" else []
+    done = run_cli([*flags, "t_max=10", *arguments[len(flags):]], directory)  # last one wins
+    lines = done.stderr.strip().splitlines()
+    if done.returncode != 2 or len(lines) != 1 or not lines[0].startswith(f"error: {key}: "):
+        return f"{arguments}: exit {done.returncode}, stderr {done.stderr!r}"
+    if any(directory.iterdir()):
+        return f"{arguments}: wrote {[p.name for p in directory.iterdir()]}"
+    return None
+
+
+@pytest.mark.slow
+def test_every_key_rejects_bad_values_in_one_line_before_any_work(tmp_path: Path) -> None:
+    with ThreadPoolExecutor(2) as pool:
+        problems = list(pool.map(_check, BAD, [tmp_path / str(i) for i in range(len(BAD))]))
+    assert [p for p in problems if p] == []
+    assert len(BAD) >= 60
