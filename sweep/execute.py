@@ -102,7 +102,7 @@ class RayExecutor:
             if address:
                 import sweep
 
-                runtime_env.setdefault("py_modules", [sweep])
+                runtime_env["py_modules"] = [sweep, *runtime_env.get("py_modules", [])]
                 # numba's on-disk cache is per machine; workers rebuild their own.
                 runtime_env.setdefault("excludes", ["__pycache__/"])
                 ray.init(address=address, runtime_env=runtime_env, logging_level="WARNING")
