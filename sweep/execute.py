@@ -107,7 +107,10 @@ class RayExecutor:
                 runtime_env.setdefault("excludes", ["__pycache__/"])
                 ray.init(address=address, runtime_env=runtime_env, logging_level="WARNING")
             else:
-                ray.init(num_cpus=self.settings.num_cpus, include_dashboard=False,
+                # Token authentication stays as Ray sets it (on); the dashboard, if asked
+                # for, listens on the loopback interface only.
+                ray.init(num_cpus=self.settings.num_cpus,
+                         include_dashboard=self.settings.dashboard, dashboard_host="127.0.0.1",
                          runtime_env=runtime_env or None, logging_level="WARNING")
             self.started = True
         self.workers = max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -41,6 +41,7 @@ class RaySettings:
     max_in_flight: int | None = None
     task_seconds: float = 2.0
     runtime_env: dict[str, Any] = field(default_factory=dict)
+    dashboard: bool = False  # a local Ray's dashboard, bound to 127.0.0.1
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,8 @@ def execution_of(config: Mapping[str, Any]) -> Execution:
         raise ConfigError(
             f"executor: must be one of {', '.join(EXECUTORS)}; got {settings.executor!r}"
         )
+    if not isinstance(settings.ray.dashboard, bool):
+        raise ConfigError(f"ray.dashboard: must be true or false; got {settings.ray.dashboard!r}")
     if not isinstance(settings.dry_run, bool):
         raise ConfigError(f"dry_run: must be true or false; got {settings.dry_run!r}")
     for name in ("num_cpus", "max_in_flight"):
