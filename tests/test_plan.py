@@ -171,3 +171,12 @@ def test_presets_set_paper_parameters_and_valid_grids(
     for config in configs:
         assert {k: config[k] for k in expected} == expected
         assert config["class_means"] == [0.2, 0.4, 0.8] and config["delta"] == 1e-6
+
+
+def test_unwritable_results_directory_is_refused_before_any_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tests run as root here, which writes anywhere; the permission check is simulated.
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    with pytest.raises(StoreError, match=r"^results_dir: .* is not writable$"):
+        ResultsStore(tmp_path / "results").prepare()
