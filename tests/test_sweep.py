@@ -143,7 +143,10 @@ KILL_POINTS = {
 }
 
 
-@pytest.mark.parametrize("point", KILL_POINTS)
+@pytest.mark.parametrize("point", [
+    pytest.param(point, marks=[pytest.mark.slow] if point != "in_flight" else [])
+    for point in KILL_POINTS
+])
 def test_sigkill_of_the_driver_then_rerun_equals_uninterrupted_run(
     grid: Path, point: str
 ) -> None:
