@@ -37,6 +37,11 @@ class Figure:
     requires: dict[str, set[Any]] = field(default_factory=dict)
     parameters: dict[str, Any] = field(default_factory=lambda: dict(PAPER))
 
+    @property
+    def preset(self) -> str:
+        """The sweep that produces the figure's rows (the caption's first part)."""
+        return self.caption.split(";")[0]
+
     def draw(self, summary: pd.DataFrame, paper: bool = True) -> sns.FacetGrid:
         """Draw from a summary that may hold more than this figure needs."""
         rows = summary
@@ -51,9 +56,9 @@ class Figure:
             if not values <= present:
                 missing = ", ".join(name(column, v) for v in sorted(values - present, key=str))
                 raise MissingData(f"{self.name}: no rows with {column} = {missing} "
-                                  f"(run {self.caption.split(';')[0]})")
+                                  f"(run {self.preset})")
         if rows.empty:
-            raise MissingData(f"{self.name}: no matching rows (run {self.caption.split(';')[0]})")
+            raise MissingData(f"{self.name}: no matching rows (run {self.preset})")
         return self.draw_summary(rows)
 
 

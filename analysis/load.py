@@ -8,7 +8,6 @@ reading and a large directory never has to fit in memory whole.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -170,15 +169,3 @@ def swept(frame: pd.DataFrame) -> list[str]:
     skip = {*ROW_COLUMNS, "cell_id", "seed", "n"}
     skip.update(c for c in frame.columns if c.endswith(("_low", "_high")))
     return [c for c in frame.columns if c not in skip and frame[c].nunique(dropna=False) > 1]
-
-
-def first_time_below(summary: pd.DataFrame, target: float) -> pd.Series:
-    """Per series, the first checkpoint t at which the mean MSE is at most ``target``.
-
-    NaN where a series never reaches it. Indexed like ``summary.groupby(SERIES)``.
-    """
-    def first(series: pd.DataFrame) -> float:
-        hits = series.t[series.mse <= target]
-        return float(hits.min()) if len(hits) else math.nan
-
-    return summary.groupby(list(SERIES), sort=True)[["t", "mse"]].apply(first)

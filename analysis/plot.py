@@ -101,14 +101,11 @@ def curves(
     if col or row:
         grid.set_titles(col_template="{col_name}", row_template="{row_name}")
     legend: dict[str, object] = {}
-    references = {name("method", m) for m in baselines}
-    for ax in grid.axes.flat:  # the series of every panel first, the baselines last
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            if label not in references:
-                legend.setdefault(label, handle)
     for ax in grid.axes.flat:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             legend.setdefault(label, handle)
+    references = {name("method", m) for m in baselines}  # listed after every panel's series
+    legend = dict(sorted(legend.items(), key=lambda item: item[0] in references))
     grid.add_legend(legend_data=legend, label_order=list(legend), title="")
     if title:
         grid.figure.suptitle(title, y=1.02)

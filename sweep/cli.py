@@ -80,13 +80,11 @@ def _one_line(error: BaseException) -> str:
     if isinstance(error, MissingConfigException) and error.options is not None:
         group, _, choice = (error.missing_cfg_file or "").rpartition("/")
         return f"{group}: must be one of {', '.join(error.options)}; got {choice!r}"
-    cause = error.__cause__
-    if isinstance(cause, ConfigAttributeError | ConfigKeyError) and cause.full_key:
-        return f"{cause.full_key}: unknown key"
-    if isinstance(cause, OmegaConfBaseException) and getattr(cause, "full_key", None):
-        return f"{cause.full_key}: {str(cause.msg).splitlines()[0]}"
-    if isinstance(error, OmegaConfBaseException) and getattr(error, "full_key", None):
-        return f"{error.full_key}: {str(error.msg).splitlines()[0]}"
+    for source in (error.__cause__, error):  # Hydra wraps OmegaConf's error, or not
+        if isinstance(source, OmegaConfBaseException) and getattr(source, "full_key", None):
+            if isinstance(source, ConfigAttributeError | ConfigKeyError):
+                return f"{source.full_key}: unknown key"
+            return f"{source.full_key}: {str(source.msg).splitlines()[0]}"
     return " ".join(str(error).split())
 
 

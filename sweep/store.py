@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+import yaml
 
 from .errors import StoreError
 from .plan import FORMAT_VERSION, Cell
@@ -162,8 +163,6 @@ def provenance(
     ``started`` and ``finished`` are the UNIX times its first piece started and its last
     piece ended; ``seconds`` is the compute time of its pieces, summed.
     """
-    import yaml
-
     return {
         "format": FORMAT_VERSION,
         # libyaml's dumper where available: the pure-Python one costs milliseconds a cell.

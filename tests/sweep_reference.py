@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -31,11 +32,22 @@ GRID = [
 KEYS = ["epsilon", "mechanism", "weights"]
 
 
-def run_cli(arguments: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    """``python -m sweep ARGUMENTS`` in ``cwd``, with this checkout importable by workers."""
+def start_cli(arguments: list[str], cwd: Path, **options: Any) -> subprocess.Popen:
+    """``python -m sweep ARGUMENTS`` started in ``cwd``, this checkout importable by workers.
+
+    ``options`` go to :class:`subprocess.Popen`; output is captured as text by default.
+    """
+    options = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **options}
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "sweep", *arguments], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.Popen([sys.executable, "-m", "sweep", *arguments], cwd=cwd, env=env,
+                            **options)
+
+
+def run_cli(arguments: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    """:func:`start_cli`, waited for: its exit code and captured output."""
+    with start_cli(arguments, cwd) as process:
+        stdout, stderr = process.communicate(timeout=timeout)
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def statistics(frame: pd.DataFrame) -> dict[str, dict[str, float]]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ import psutil
 import pytest
 from ray.cluster_utils import Cluster
 
-from .sweep_reference import ROOT, run_cli
+from .sweep_reference import run_cli, start_cli
 
 pytestmark = pytest.mark.slow
 
@@ -50,10 +49,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
 
 
 def _start(cluster: Cluster, cwd: Path) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "sweep", *GRID, "results_dir=results",
-                             f"ray.address={cluster.address}"], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return start_cli([*GRID, "results_dir=results", f"ray.address={cluster.address}"], cwd)
 
 
 def _wait_for_tasks(cwd: Path, driver: subprocess.Popen) -> None:

@@ -13,7 +13,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import pytest
 
 from sweep.store import FAILURES
 
-from .sweep_reference import GRID, KEYS, REFERENCE, ROOT, run_cli, statistics
+from .sweep_reference import GRID, KEYS, REFERENCE, run_cli, start_cli, statistics
 
 CELLS = 8
 REPLICATES, CHECKPOINTS = 3, 4
@@ -154,11 +153,9 @@ def test_sigkill_of_the_driver_then_rerun_equals_uninterrupted_run(
     arguments = ["-m", *cells, "checkpoints=10", "baselines=[local]", "ray.num_cpus=2"]
     whole, killed = grid / f"whole_{point}", grid / f"killed_{point}"
     _ok(run_cli([*arguments, f"results_dir={whole.name}"], grid))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    driver = subprocess.Popen([sys.executable, "-m", "sweep", *arguments,
-                               f"results_dir={killed.name}"], cwd=grid, env=env,
-                              start_new_session=True, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    driver = start_cli([*arguments, f"results_dir={killed.name}"], grid,
+                       start_new_session=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     if files:
         while len(_files(killed) if killed.is_dir() else {}) < files:
@@ -225,11 +222,8 @@ def test_unusable_results_directory_is_one_clear_line(tmp_path: Path) -> None:
 def test_concurrent_sweeps_into_one_directory_neither_corrupt_nor_duplicate(
     grid: Path,
 ) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "sweep", "-m", *GRID, "results_dir=shared",
-               "executor=serial"]
-    sweeps = [subprocess.Popen(command, cwd=grid, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    command = ["-m", *GRID, "results_dir=shared", "executor=serial"]
+    sweeps = [start_cli(command, grid) for _ in range(2)]
     for sweep in sweeps:
         _, stderr = sweep.communicate(timeout=600)
         assert sweep.returncode == 0, stderr
