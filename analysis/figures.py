@@ -1,4 +1,4 @@
-"""The paper's figures (Private-ColME, Sec. VII) and further views of a sweep.
+"""The papers' figures (Private-ColME, Sec. VII; networks, Figs 3–7) and further views.
 
 Each figure is a :class:`Figure`: the rows it needs (``load`` filters, matching the
 ``+experiment=`` preset that produces them) and how to draw them. ``draw(summary)``
@@ -15,6 +15,7 @@ import pandas as pd
 import seaborn as sns
 
 from .labels import AXES, add_scheme, name
+from .network import error_vs_epsilon, error_vs_round
 from .plot import MissingData, curves
 
 PAPER = {"class_means": "0.2,0.4,0.8", "sigma": 0.5, "distribution": "uniform",
@@ -50,7 +51,9 @@ class Figure:
             if column not in rows:
                 raise MissingData(f"{self.name}: the results have no column {column!r}")
             allowed = value if isinstance(value, list | set | tuple) else [value]
-            rows = rows[rows[column].isin(allowed)]
+            # None stands for "does not apply" (a missing value in the results).
+            rows = rows[rows[column].isin(allowed)
+                        | (rows[column].isna() if None in allowed else False)]
         for column, values in self.requires.items():
             present = set(rows[column]) if column in rows else set()
             if not values <= present:
@@ -95,6 +98,8 @@ FIG2_ORACLE = {"noise": "gaussian", "variance": "known", "schedule": "rr"}
 FIG3 = {"n_agents": 200, "noise": "gaussian", "mechanism": "pm1", "schedule": "rr",
         "class_estimator": "test"}
 FIG4 = {"n_agents": 15, "weights": "last", "schedule": "rr", "variance": "known"}
+NETWORK_PAPER = {"rounds": 100, "delta": 0.01, "noise": "laplace", "signal": "lognormal",
+                 "n_nodes": [969, 4941]}
 
 
 FIGURES: dict[str, Figure] = {f.name: f for f in [
@@ -117,6 +122,15 @@ FIGURES: dict[str, Figure] = {f.name: f for f in [
     Figure("fig4_right", "+experiment=fig4; analytic oracle with Laplace noise, M = 15",
            {**FIG4, "noise": "laplace"}, _oracle("Fig. 4 (right): oracle, Laplace, M = 15"),
            {"mechanism": {"pm1", "pm2"}}),
+    Figure("fig7", "+experiment=fig7; networks: error against ε, vs Rizk et al.",
+           {"family": "network", "method": ["mvue", "ol", "rizk", "rizk_ol"],
+            "epsilon": [0.125, 0.25, 0.5, 1.0, 2.0, 4.0], "rizk_start": [None, "zero"]},
+           error_vs_epsilon, {"method": {"mvue", "ol", "rizk"},
+                              "privacy": {"signal", "network"}}, NETWORK_PAPER),
+    Figure("sample_paths", "+experiment=sample_paths; networks: error against t (Figs 3–6)",
+           {"family": "network", "method": ["mvue", "ol"], "epsilon": [1.0, 10.0]},
+           error_vs_round,
+           {"privacy": {"signal", "network"}}, NETWORK_PAPER),
 ]}
 
 
@@ -209,6 +223,8 @@ VIEWS: dict[str, Callable[[pd.DataFrame], sns.FacetGrid]] = {
     "class_errors": class_errors,
     "ratio_to_ideal": ratio,
     "ratio_to_oracle": lambda summary: ratio(summary, "oracle"),
+    "network_error_vs_epsilon": error_vs_epsilon,
+    "network_error_vs_round": error_vs_round,
 }
 __all__ = ["FIGURES", "VIEWS", "Figure", "class_errors", "privacy_utility", "ratio",
            "time_to_target"]

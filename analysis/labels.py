@@ -1,4 +1,5 @@
-"""The paper's vocabulary for series and axes (Private-ColME, Secs. III-VII)."""
+"""The papers' vocabulary for series and axes (Private-ColME, Secs. III-VII; DP
+distributed estimation on networks, Secs. 3-5)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,16 @@ NAMES: dict[str, dict[str, str]] = {
     "variance": {"known": "known variance", "shared": "Sch-Var-1", "inferred": "Sch-Var-2",
                  "inferred_bayes": "Sch-Var-2 (Bayesian)"},
     "noise": {"gaussian": "Gaussian", "laplace": "Laplace"},
-    "method": {"colme": "Algorithm 1", "oracle": "oracle", "local": "local", "ideal": "ideal"},
+    "method": {"colme": "Algorithm 1", "oracle": "oracle", "local": "local", "ideal": "ideal",
+               "mvue": "MVUE", "ol": "OL", "mvue_fresh_noise": "MVUE, noise every round",
+               "ol_alg4": "Alg. 4 under Network DP", "rizk": "Rizk et al. (MVUE)",
+               "rizk_ol": "Rizk et al. (OL)"},
+    "privacy": {"none": "non-private", "signal": "Signal DP", "network": "Network DP"},
+    "source": {"simulated": "simulated", "bound": "bound (Thms 3.1, 4.1, 4.2)",
+               "exact": "exact RMS cost of privacy"},
+    "graph": {"geometric": "random geometric", "newman_watts_strogatz": "Newman–Watts–Strogatz",
+              "watts_strogatz": "Watts–Strogatz", "erdos_renyi": "Erdős–Rényi",
+              "barabasi_albert": "Barabási–Albert", "edgelist": "edge list"},
 }
 AXES = {
     "t": "time t",
@@ -23,13 +33,16 @@ AXES = {
     "false_exclusion": "false-exclusion rate (type I)",
     "false_inclusion": "false-inclusion rate (type II)",
     "ratio": "MSE ratio",
+    "total_error": "total error E‖ν_t − m·1‖₂",
+    "cost_of_privacy": "cost of privacy E‖ν_t − μ_t‖₂",
+    "cost_of_decentralization": "cost of decentralization E‖μ_t − m·1‖₂",
 }
 #: Default parts of a scheme's label, in order.
 SCHEME = ("noise", "mechanism", "weights", "schedule", "variance")
 
 
 SYMBOLS = {"epsilon": "ε", "delta": "δ", "n_agents": "M", "t_max": "t_max", "sigma": "σ",
-           "n_classes": "Γ"}
+           "n_classes": "Γ", "n_nodes": "n", "rounds": "T"}
 
 
 def name(column: str, value: object) -> str:

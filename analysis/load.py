@@ -17,10 +17,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.dataset as ds
 
-#: Columns that vary within a cell; every other column is constant over a cell.
-ROW_COLUMNS = ("method", "source", "replicate", "t", "mse", "false_exclusion",
-               "false_inclusion")
-METRICS = ("mse", "false_exclusion", "false_inclusion")
+#: Columns that vary within a cell in every family; the family's metrics vary too.
+ROW_KEYS = ("method", "source", "replicate", "t")
+#: Metrics of files written before the files marked their metric columns (Private-ColME).
+LEGACY_METRICS = ("mse", "false_exclusion", "false_inclusion")
 #: Columns that identify a series (one curve) within a cell.
 SERIES = ("cell_id", "method", "source")
 Z95 = 1.959963984540054
@@ -55,6 +55,17 @@ def _expression(filters: Mapping[str, Any]) -> ds.Expression | None:
     return expression
 
 
+def metrics_of(schema: pa.Schema) -> list[str]:
+    """The metric columns of a results schema: the fields the sweep marks as metrics."""
+    marked = [f.name for f in schema if (f.metadata or {}).get(b"dpsweep") == b"metric"]
+    return marked or [name for name in LEGACY_METRICS if name in schema.names]
+
+
+def row_columns(schema: pa.Schema) -> list[str]:
+    """The columns of a results schema that vary within a cell."""
+    return [c for c in (*ROW_KEYS, *metrics_of(schema)) if c in schema.names]
+
+
 def _datasets(
     results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     filters: Mapping[str, Any],
@@ -64,6 +75,11 @@ def _datasets(
     for path in paths:
         with _checked(path):
             dataset = ds.dataset(path, format=CHECKED)
+            # Families write different columns: read every file against the union.
+            schemas = [f.physical_schema for f in dataset.get_fragments()]
+            if any(not schema.equals(schemas[0]) for schema in schemas):
+                dataset = ds.dataset(path, format=CHECKED, schema=pa.unify_schemas(
+                    schemas, promote_options="permissive"))
         missing = set(filters) - set(dataset.schema.names)
         if missing:
             raise KeyError(f"no column {sorted(missing)[0]!r} in {path}")
@@ -89,29 +105,36 @@ def load(
         ``load("results", mechanism="pm1", n_agents=[30, 200])``.
     """
     wanted = None if columns is None else list(dict.fromkeys([*columns, "cell_id"]))
-    frames, seen = [], set()
+    frames, seen, metrics = [], set(), {}
     for dataset in _datasets(results, filters):
         with _checked(dataset.files[:1]):
             frame = dataset.to_table(columns=wanted, filter=_expression(filters)).to_pandas()
         frames.append(frame[~frame.cell_id.isin(seen)])
         seen.update(frame.cell_id.unique())
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        metrics.update(dict.fromkeys(m for m in metrics_of(dataset.schema) if m in frame))
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    frame.attrs["metrics"] = list(metrics)
+    return frame
 
 
 def summarize(frame: pd.DataFrame, interval: str = "se",
-              cells: pd.DataFrame | None = None) -> pd.DataFrame:
+              cells: pd.DataFrame | None = None,
+              metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """Mean of each metric over replicates, per cell, method, source and checkpoint.
 
-    Adds, for each metric present, ``<metric>_low`` and ``<metric>_high``: mean ± one
-    standard error (``interval="se"``) or the normal 95% interval (``"ci95"``), and the
-    number of replicates ``n``. Analytic rows pass through with a zero-width band. The
-    cell-constant columns come from ``cells`` (one row per ``cell_id``) if given, and from
-    ``frame`` otherwise.
+    Adds, for each metric, ``<metric>_low`` and ``<metric>_high``: mean ± one standard
+    error (``interval="se"``) or the normal 95% interval (``"ci95"``), and the number of
+    replicates ``n``. Reference rows (one per checkpoint) pass through with a zero-width
+    band. ``metrics`` default to those :func:`load` found (``frame.attrs["metrics"]``).
+    The cell-constant columns come from ``cells`` (one row per ``cell_id``) if given, and
+    from ``frame`` otherwise.
     """
     if interval not in ("se", "ci95"):
         raise ValueError(f"interval: must be 'se' or 'ci95'; got {interval!r}")
     width = 1.0 if interval == "se" else Z95
-    metrics = [m for m in METRICS if m in frame.columns]
+    if metrics is None:
+        metrics = frame.attrs.get("metrics") or [m for m in LEGACY_METRICS if m in frame]
+    metrics = list(metrics)
     keys = [*SERIES, "t"]
     grouped = frame.groupby(keys, sort=True, observed=True)[metrics]
     summary = grouped.mean()
@@ -124,7 +147,8 @@ def summarize(frame: pd.DataFrame, interval: str = "se",
         summary[f"{metric}_high"] = summary[metric] + width * spread
     summary = summary.reset_index()
     if cells is None:
-        constant = [c for c in frame.columns if c not in ROW_COLUMNS and c != "cell_id"]
+        constant = [c for c in frame.columns
+                    if c not in (*ROW_KEYS, *metrics) and c != "cell_id"]
         cells = frame.drop_duplicates("cell_id")[["cell_id", *constant]]
     return summary.merge(cells, on="cell_id", how="left")
 
@@ -144,11 +168,14 @@ def summaries(
     parts, seen = [], set()
     for dataset in _datasets(results, filters):
         expression = _expression(filters)
-        names = dataset.schema.names
-        varying = [c for c in (*ROW_COLUMNS, "cell_id") if c in names]
-        constant = [c for c in names if c not in ROW_COLUMNS]
         for fragment in dataset.get_fragments(filter=expression):
-            # The rows' own columns in full, the cell's constants from its first row.
+            # The rows' own columns in full, the cell's constants from its first row; a
+            # file's metrics are those of its own family.
+            with _checked(fragment.path):
+                own = fragment.physical_schema
+            metrics = metrics_of(own)
+            varying = [*row_columns(own), "cell_id"]
+            constant = [c for c in own.names if c not in varying or c == "cell_id"]
             with _checked(fragment.path):
                 frame = fragment.to_table(columns=varying, filter=expression,
                                           schema=dataset.schema).to_pandas()
@@ -158,14 +185,17 @@ def summaries(
                 with _checked(fragment.path):
                     cells = fragment.scanner(schema=dataset.schema, columns=constant,
                                              filter=expression).head(1).to_pandas()
-                parts.append(summarize(frame, interval, cells))
+                parts.append(summarize(frame, interval, cells, metrics))
     if not parts:
-        return pd.DataFrame(columns=[*SERIES, "t", "mse"])
+        return pd.DataFrame(columns=[*SERIES, "t"])
     return pd.concat(parts, ignore_index=True)
 
 
 def swept(frame: pd.DataFrame) -> list[str]:
     """The cell-constant columns that take more than one value: what the sweep varied."""
-    skip = {*ROW_COLUMNS, "cell_id", "seed", "n"}
+    skip = {*ROW_KEYS, "cell_id", "seed", "n"}
     skip.update(c for c in frame.columns if c.endswith(("_low", "_high")))
-    return [c for c in frame.columns if c not in skip and frame[c].nunique(dropna=False) > 1]
+    skip.update(c[:-4] for c in frame.columns if c.endswith("_low"))  # the metrics
+    # None and NaN both mean "does not apply" (families share one table): count once.
+    return [c for c in frame.columns if c not in skip
+            and frame[c].nunique() + frame[c].isna().any() > 1]

@@ -33,7 +33,8 @@ class Report:
 
 
 def overview(summary: pd.DataFrame) -> sns.FacetGrid:
-    """All series of Algorithm 1, named by every swept option, with the baselines."""
+    """All series of Private-ColME's Algorithm 1, named by every swept option, with the
+    baselines."""
     varying = [c for c in swept(summary) if c not in ("replicates",)]
     parts = [*SCHEME, *(c for c in varying if c not in SCHEME)]
     rows = add_scheme(summary, parts=parts)
@@ -65,9 +66,10 @@ def _table(frame: pd.DataFrame) -> str:
 def _page(summary: pd.DataFrame, done: Report) -> str:
     varying = swept(summary)
     cells = summary.drop_duplicates("cell_id")
+    metrics = [c for c in summary.columns if f"{c}_low" in summary.columns]
     constant = [c for c in cells.columns if c not in varying and c not in (
         "cell_id", "method", "source", "t", "n") and not c.endswith(("_low", "_high"))
-        and c not in ("mse", "false_exclusion", "false_inclusion")]
+        and c not in metrics]
     parameters = pd.DataFrame({"option": constant,
                                "value": [cells[c].iloc[0] for c in constant]})
     swept_table = pd.DataFrame({"swept option": varying,
@@ -75,8 +77,9 @@ def _page(summary: pd.DataFrame, done: Report) -> str:
                                                                      key=str)))
                                            for c in varying]})
     final = add_scheme(summary[summary.t == summary.groupby("cell_id").t.transform("max")])
-    table = final[[*varying, "method", "source", "scheme", "t", "mse", "mse_low", "mse_high",
-                   "n"]].sort_values([*varying, "method", "source"])
+    bands = [c for m in metrics for c in (m, f"{m}_low", f"{m}_high")]
+    table = final[[*varying, "method", "source", "scheme", "t", *bands, "n"]].sort_values(
+        [*varying, "method", "source"]).dropna(axis=1, how="all")
     figures = "\n".join(
         f'<figure><img src="{paths[0].name}" alt="{name}"><figcaption>{html.escape(name)}'
         f' (<a href="{paths[1].name}">PDF</a>)</figcaption></figure>'
@@ -94,6 +97,6 @@ error over replicates.</p>
 <h2>Parameters</h2>{_table(swept_table)}{_table(parameters)}
 <h2>Figures</h2>{figures}
 <h2>Not drawn</h2><ul>{skipped or "<li>none</li>"}</ul>
-<h2>Mean squared error at the last checkpoint</h2>{_table(table)}
+<h2>Metrics at the last checkpoint</h2>{_table(table)}
 </body></html>
 """

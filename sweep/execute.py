@@ -38,6 +38,17 @@ class PieceResult:
     seconds: float
 
 
+#: Field metadata that marks a column as a metric (see :attr:`sweep.family.Family.metrics`).
+METRIC_FIELD = {b"dpsweep": b"metric"}
+
+
+def mark_metrics(table: pa.Table, metrics: Sequence[str]) -> pa.Table:
+    """``table`` with its metric columns marked in the field metadata of the schema."""
+    fields = [field.with_metadata(METRIC_FIELD) if field.name in metrics else field
+              for field in table.schema]
+    return table.cast(pa.schema(fields, metadata=table.schema.metadata))
+
+
 def run_task(task: Task) -> list[PieceResult]:
     """Run every piece of a task; an exception fails its piece only.
 
@@ -49,14 +60,16 @@ def run_task(task: Task) -> list[PieceResult]:
         started, start = time.time(), time.perf_counter()
         try:
             cell = piece.cell
-            frame = get_family(cell.family).run(
+            family = get_family(cell.family)
+            frame = family.run(
                 cell.prepared, cell.seeds(piece.start, piece.stop),
                 range(piece.start, piece.stop), piece.analytic,
             )
             frame = with_constants(frame, {"family": cell.family, "seed": cell.seed,
                                            "replicates": cell.replicates,
                                            "cell_id": cell.cell_id})
-            table = pa.Table.from_pandas(frame, preserve_index=False)
+            table = mark_metrics(pa.Table.from_pandas(frame, preserve_index=False),
+                                 family.metrics)
             results.append(PieceResult(piece, table, None, started, time.perf_counter() - start))
         except Exception as error:  # recorded with the cell; the sweep goes on
             results.append(PieceResult(piece, None, format_error(error), started,

@@ -20,6 +20,7 @@ from .errors import ConfigError
 #: Built-in families by name, as import paths so that naming one imports only it.
 FAMILIES: dict[str, str] = {
     "colme": "sweep.colme.family:FAMILY",
+    "network": "sweep.network.family:FAMILY",
 }
 
 
@@ -34,6 +35,10 @@ class Family(Protocol):
     #: Dataclass whose fields are the family's options, with their defaults; the command
     #: line's schema is derived from it (:mod:`sweep.schema`).
     options: type
+    #: The result columns that are measurements (they vary within a cell, like ``method``,
+    #: ``source``, ``replicate`` and ``t``); the stored files mark them, so readers know
+    #: them without importing the family.
+    metrics: tuple[str, ...]
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> Any:
         """Validated, immutable form of ``options``; :class:`ConfigError` on bad input."""
@@ -62,7 +67,7 @@ class Family(Protocol):
         Must be deterministic in its arguments and must not depend on which other
         replicates are simulated, so that blocks of replicates concatenate to the table
         of the whole cell. Columns: ``method``, ``source``, ``replicate``, ``t``, the
-        family's metrics and every column of :meth:`columns`.
+        family's :attr:`metrics` and every column of :meth:`columns`.
         """
 
 

@@ -16,11 +16,11 @@ import typing
 from dataclasses import MISSING, dataclass, field
 from typing import Any, Optional, Union
 
-from .family import get_family
+from .family import FAMILIES, get_family
 from .plan import Execution
 
-#: Name of the primary schema in Hydra's ConfigStore (see conf/config.yaml).
-SCHEMA_NAME = "sweep_schema"
+#: Config group of the families' schemas in Hydra's ConfigStore (see conf/family/).
+SCHEMA_GROUP = "schema"
 
 
 @dataclass
@@ -76,9 +76,15 @@ def structured(*classes: type) -> type:
     return dataclasses.make_dataclass(name, specs)
 
 
-def register(family: str = "colme") -> None:
-    """Store the schema of ``family`` (engine keys and the family's options) for Hydra."""
+def register() -> None:
+    """Store each built-in family's schema (engine keys and the family's options) for Hydra.
+
+    ``conf/family/<name>.yaml`` starts from ``/schema/<name>``, so choosing ``family=``
+    on the command line chooses the keys, their types and their defaults.
+    """
     from hydra.core.config_store import ConfigStore
 
-    options = get_family(family).options
-    ConfigStore.instance().store(name=SCHEMA_NAME, node=structured(CellKeys, Execution, options))
+    store = ConfigStore.instance()
+    for name in FAMILIES:
+        node = structured(CellKeys, Execution, get_family(name).options)
+        store.store(group=SCHEMA_GROUP, name=name, node=node, package="_global_")

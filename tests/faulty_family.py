@@ -1,4 +1,5 @@
-"""A family that fails on purpose, to test failure handling (``family=tests.faulty_family:FAMILY``).
+"""A family that fails on purpose, to test failure handling (``family=faulty``, with
+``hydra.searchpath=[file://.../tests/conf]``; see tests/conf/family/faulty.yaml).
 
 It is Private-ColME except that its cells with ``epsilon = 0.5`` raise while simulating,
 after validation has passed, as a bug in a family would.

@@ -54,6 +54,23 @@ BAD = [
     (["-m", "epsilon=1,-1", "n_agents=3,4"], "epsilon"),
     (["-m", "mechanism=pm1,pm3"], "mechanism"),
     (["-m", "+experiment=quickstart", "weights=last,bad"], "weights"),
+    # The network family (family=network).
+    (["family=network", "graph=torus"], "graph"), (["family=network", "n_nodes=1"], "n_nodes"),
+    (["family=network", "radius=0"], "radius"), (["family=network", "n_agents=3"], "n_agents"),
+    (["family=network", "graph=erdos_renyi", "n_nodes=100"], "graph"),  # disconnected
+    (["family=network", "graph=ring", "n_nodes=10"], "weights"),  # periodic: β* = 1
+    (["family=network", "graph=grid", "grid_rows=7"], "grid_rows"),
+    (["family=network", "graph=watts_strogatz", "neighbors=3"], "neighbors"),
+    (["family=network", "graph=edgelist"], "edgelist"),
+    (["family=network", "graph=edgelist", "edgelist=missing.txt"], "edgelist"),
+    (["family=network", "method=mvue2"], "method"), (["family=network", "privacy=all"], "privacy"),
+    (["family=network", "method=ol_alg4"], "privacy"),
+    (["family=network", "method=rizk", "noise=gaussian"], "noise"),
+    (["family=network", "method=rizk", "learning_rate=0"], "learning_rate"),
+    (["family=network", "rounds=0"], "rounds"), (["family=network", "delta=0"], "delta"),
+    (["family=network", "signal_sigma=-1"], "signal_sigma"),
+    (["family=network", "references=[exactly]"], "references"),
+    (["family=network", "checkpoints=[1,200]"], "checkpoints"),
 ]
 
 
@@ -61,7 +78,8 @@ def _check(case: tuple[list[str], str], directory: Path) -> str | None:
     arguments, key = case
     directory.mkdir()
     flags = arguments[:1] if arguments[0] == "-m" else []
-    done = run_cli([*flags, "t_max=10", *arguments[len(flags):]], directory)  # last one wins
+    small = "rounds=10" if "family=network" in arguments else "t_max=10"
+    done = run_cli([*flags, small, *arguments[len(flags):]], directory)  # last one wins
     lines = done.stderr.strip().splitlines()
     if done.returncode != 2 or len(lines) != 1 or not lines[0].startswith(f"error: {key}: "):
         return f"{arguments}: exit {done.returncode}, stderr {done.stderr!r}"

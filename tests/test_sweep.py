@@ -179,7 +179,8 @@ def test_sigkill_of_the_driver_then_rerun_equals_uninterrupted_run(
 
 
 def test_failing_cell_is_recorded_and_others_finish(tmp_path: Path) -> None:
-    done = run_cli(["-m", "family=tests.faulty_family:FAMILY", "epsilon=0.5,1", "n_agents=4",
+    searchpath = f"hydra.searchpath=[file://{Path(__file__).parent / 'conf'}]"
+    done = run_cli(["-m", searchpath, "family=faulty", "epsilon=0.5,1", "n_agents=4",
                     "t_max=50", "replicates=2", "checkpoints=3", "ray.num_cpus=2"], tmp_path)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1].startswith("error: 1 of 2 cells failed")

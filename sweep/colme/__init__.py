@@ -3,7 +3,8 @@
 :func:`simulate` runs one configuration and returns a tidy :class:`pandas.DataFrame`.
 """
 
-from .config import ColmeConfig, ConfigError, DecisionConfig
+from ..errors import ConfigError
+from .config import ColmeConfig, DecisionConfig
 from .simulate import BASELINES, simulate, tabulate
 
 __all__ = ["BASELINES", "ColmeConfig", "ConfigError", "DecisionConfig", "simulate", "tabulate"]

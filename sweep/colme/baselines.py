@@ -22,8 +22,9 @@ import math
 import numpy as np
 from scipy import integrate, stats
 
+from ..errors import ConfigError
 from . import config as codes
-from .config import ColmeConfig, ConfigError
+from .config import ColmeConfig
 from .privacy import sigma_dp
 from .statistic import schedule_variances
 

@@ -8,15 +8,22 @@ naming the field and its allowed range.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..options import (
+    check_checkpoints,
+    checkpoint_times,
+    choice,
+    fail,
+    integer,
+    plain_options,
+    real,
+)
 
 NOISES = ("gaussian", "laplace")
 MECHANISMS = ("pm1", "pm2", "none")
@@ -29,37 +36,6 @@ DISTRIBUTIONS = ("uniform", "triangular", "two_point")
 VARIANCES = ("known", "shared", "inferred", "inferred_bayes")
 PRIORS = ("paper", "jeffreys", "uniform")
 INFERRED_FORMS = ("eq16", "weighted")
-
-
-def _fail(name: str, allowed: str, value: Any) -> None:
-    raise ConfigError(f"{name}: must be {allowed}; got {value!r}")
-
-
-def _choice(name: str, value: Any, choices: Sequence[str]) -> None:
-    if value not in choices:
-        _fail(name, "one of " + ", ".join(choices), value)
-
-
-def _integer(name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        _fail(name, f"an integer >= {low}", value)
-
-
-def _real(value: Any) -> bool:
-    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
-        value, bool
-    )
-
-
-def _as_floats(cls: type, options: dict[str, Any]) -> dict[str, Any]:
-    """Integers given for float options as floats: equal values, one spelling (and cell id)."""
-    return {
-        key: float(value)
-        if dataclasses.is_dataclass(cls) and key in cls.__dataclass_fields__
-        and cls.__dataclass_fields__[key].type == "float" and _real(value)
-        else value
-        for key, value in options.items()
-    }
 
 
 @dataclass(frozen=True)
@@ -77,9 +53,9 @@ class DecisionConfig:
 
     def validate(self) -> None:
         # θ_t must stay in (0, 1] for every t >= 1, i.e. θ0 <= ln 2.
-        if not _real(self.theta0) or not 0.0 < self.theta0 <= math.log(2.0):
-            _fail("decision.theta0", "in (0, ln 2]", self.theta0)
-        _choice("decision.refresh", self.refresh, REFRESHES)
+        if not real(self.theta0) or not 0.0 < self.theta0 <= math.log(2.0):
+            fail("decision.theta0", "in (0, ln 2]", self.theta0)
+        choice("decision.refresh", self.refresh, REFRESHES)
 
 
 @dataclass(frozen=True)
@@ -123,72 +99,54 @@ class ColmeConfig:
 
         Nested groups are dicts, e.g. ``decision={"refresh": "every_step"}``.
         """
-        names = {f.name for f in dataclasses.fields(cls)}
-        for name in options:
-            if name not in names:
-                raise ConfigError(
-                    f"{name}: unknown option; allowed: {', '.join(sorted(names))}"
-                )
+        options = plain_options(cls, options)
         decision = options.get("decision", {})
         if isinstance(decision, Mapping):
-            allowed = {f.name for f in dataclasses.fields(DecisionConfig)}
-            for name in decision:
-                if name not in allowed:
-                    raise ConfigError(
-                        f"decision.{name}: unknown option; allowed: "
-                        + ", ".join(f"decision.{a}" for a in sorted(allowed))
-                    )
-            options["decision"] = DecisionConfig(**_as_floats(DecisionConfig, decision))
+            options["decision"] = DecisionConfig(
+                **plain_options(DecisionConfig, decision, prefix="decision."))
         elif not isinstance(decision, DecisionConfig):
-            _fail("decision", "a mapping", decision)
-        for key, value in options.items():  # numpy scalars and arrays as plain Python
-            if isinstance(value, np.generic | np.ndarray):
-                options[key] = value.tolist()
-        for key in ("class_means", "checkpoints"):
-            value = options.get(key)
-            if isinstance(value, Sequence) and not isinstance(value, str):
-                options[key] = tuple(value)
+            fail("decision", "a mapping", decision)
         if isinstance(options.get("class_means"), tuple):
             options["class_means"] = tuple(
-                float(m) if _real(m) else m for m in options["class_means"]
+                float(m) if real(m) else m for m in options["class_means"]
             )
-        config = cls(**_as_floats(cls, options))
+        config = cls(**options)
         config.validate()
         return config
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` on the first option outside its range."""
-        _integer("n_agents", self.n_agents, 2)
-        _integer("t_max", self.t_max, 1)
-        _integer("n_classes", self.n_classes, 1)
+        integer("n_agents", self.n_agents, 2)
+        integer("t_max", self.t_max, 1)
+        integer("n_classes", self.n_classes, 1)
         if not isinstance(self.class_means, tuple) or not all(
-            _real(m) and math.isfinite(m) for m in self.class_means
+            real(m) and math.isfinite(m) for m in self.class_means
         ):
-            _fail("class_means", "a list of finite numbers", self.class_means)
+            fail("class_means", "a list of finite numbers", self.class_means)
         if len(self.class_means) != self.n_classes:
-            _fail(
+            fail(
                 "class_means",
                 f"a list of n_classes = {self.n_classes} numbers",
                 list(self.class_means),
             )
         if len(set(self.class_means)) != len(self.class_means):
             # A class is the set of agents with the same mean (Sec. III).
-            _fail("class_means", "distinct numbers", list(self.class_means))
-        _choice("class_assignment", self.class_assignment, CLASS_ASSIGNMENTS)
-        if not _real(self.sigma) or not 0.0 < self.sigma < math.inf:
-            _fail("sigma", "a finite number > 0", self.sigma)
-        _choice("distribution", self.distribution, DISTRIBUTIONS)
-        if not _real(self.epsilon) or not 0.0 < self.epsilon < math.inf:
-            _fail("epsilon", "a finite number > 0", self.epsilon)
-        if not _real(self.delta) or not 0.0 < self.delta < 1.0:
-            _fail("delta", "in (0, 1)", self.delta)
-        _choice("noise", self.noise, NOISES)
-        _choice("mechanism", self.mechanism, MECHANISMS)
+            fail("class_means", "distinct numbers", list(self.class_means))
+        choice("class_assignment", self.class_assignment, CLASS_ASSIGNMENTS)
+        if not real(self.sigma) or not 0.0 < self.sigma < math.inf:
+            fail("sigma", "a finite number > 0", self.sigma)
+        choice("distribution", self.distribution, DISTRIBUTIONS)
+        if not real(self.epsilon) or not 0.0 < self.epsilon < math.inf:
+            fail("epsilon", "a finite number > 0", self.epsilon)
+        if not real(self.delta) or not 0.0 < self.delta < 1.0:
+            fail("delta", "in (0, 1)", self.delta)
+        choice("noise", self.noise, NOISES)
+        choice("mechanism", self.mechanism, MECHANISMS)
         if not isinstance(self.pm2_split, bool | np.bool_):
-            _fail("pm2_split", "true or false", self.pm2_split)
-        _choice("variance", self.variance, VARIANCES)
-        _choice("prior", self.prior, PRIORS)
-        _choice("inferred_form", self.inferred_form, INFERRED_FORMS)
+            fail("pm2_split", "true or false", self.pm2_split)
+        choice("variance", self.variance, VARIANCES)
+        choice("prior", self.prior, PRIORS)
+        choice("inferred_form", self.inferred_form, INFERRED_FORMS)
         if self.noise == "gaussian" and self.mechanism != "none":
             epsilon, _ = self.release_budget()
             if epsilon > 1.0:
@@ -199,23 +157,12 @@ class ColmeConfig:
                     f"at most {parts:g} for noise=gaussian: each p-sum gets ε/{parts:g}, "
                     "which Lemma 1 needs in (0, 1]"
                 )
-                _fail("epsilon", allowed, self.epsilon)
-        _choice("weights", self.weights, WEIGHTS)
-        _choice("schedule", self.schedule, SCHEDULES)
-        _choice("class_estimator", self.class_estimator, CLASS_ESTIMATORS)
+                fail("epsilon", allowed, self.epsilon)
+        choice("weights", self.weights, WEIGHTS)
+        choice("schedule", self.schedule, SCHEDULES)
+        choice("class_estimator", self.class_estimator, CLASS_ESTIMATORS)
         self.decision.validate()
-        if isinstance(self.checkpoints, tuple):
-            times = self.checkpoints
-            if (
-                not times
-                or not all(isinstance(t, int | np.integer) for t in times)
-                or any(b <= a for a, b in itertools.pairwise(times))
-                or times[0] < 1
-                or times[-1] > self.t_max
-            ):
-                _fail("checkpoints", f"increasing integers in [1, t_max = {self.t_max}]", times)
-        else:
-            _integer("checkpoints", self.checkpoints, 1)
+        check_checkpoints(self.checkpoints, self.t_max, "t_max")
 
     def release_budget(self) -> tuple[float, float]:
         """(ε, δ) each p-sum is calibrated with.
@@ -233,21 +180,8 @@ class ColmeConfig:
         return self.epsilon / parts, self.delta / parts
 
     def checkpoint_times(self) -> np.ndarray:
-        """Times at which metrics are recorded, always including t_max.
-
-        A count n gives min(n, t_max) distinct times: log-spaced from 1 to t_max, pushed
-        apart where rounding would merge them (so the first ones are 1, 2, 3, ...).
-        """
-        if isinstance(self.checkpoints, tuple):
-            return np.asarray(self.checkpoints, dtype=np.int64)
-        n = min(self.checkpoints, self.t_max)
-        if n == 1:
-            return np.array([self.t_max], dtype=np.int64)
-        times = np.rint(np.geomspace(1.0, self.t_max, n)).astype(np.int64)
-        times = np.maximum(times, np.arange(1, n + 1))  # at least i + 1 at position i
-        for i in range(1, n):
-            times[i] = max(times[i], times[i - 1] + 1)
-        return times
+        """Times at which metrics are recorded (see :func:`sweep.options.checkpoint_times`)."""
+        return checkpoint_times(self.checkpoints, self.t_max)
 
     def as_columns(self) -> dict[str, Any]:
         """The options as flat result columns (nested groups joined with '.')."""

@@ -44,6 +44,7 @@ class ColmeFamily:
 
     name = "colme"
     options = ColmeOptions
+    metrics = ("mse", "false_exclusion", "false_inclusion")
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> ColmeCell:
         options = dict(options)

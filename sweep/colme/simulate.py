@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import ConfigError
 from ..family import with_constants
 from .baselines import ANALYTIC
-from .config import ColmeConfig, ConfigError
+from .config import ColmeConfig
 from .engine import run_replicate
 from .kernel import FALSE_EXCLUSION, FALSE_INCLUSION, IDEAL_MSE, LOCAL_MSE, MSE
 

@@ -1,0 +1,194 @@
+"""DP distributed estimation on networks as a simulation family (see :mod:`sweep.family`).
+
+Rows, per replicate and checkpoint t (``source = "simulated"``): ``total_error``
+E‖ν_t − target‖₂, ``cost_of_privacy`` ‖ν_t − μ_t‖₂ and ``cost_of_decentralization``
+‖μ_t − target‖₂ of Sec. 1.1 (Euclidean norms over the agents, not squared; the paper's
+figures call them "MSE"). Reference rows without a replicate: ``source = "bound"``, the
+Theorem 3.1 / 4.1 / 4.2 bounds on the three (for ``mvue`` and ``ol``), and
+``source = "exact"``, the exact root-mean-square cost of privacy √E‖ν_t − μ_t‖²
+(:func:`~sweep.network.algorithms.exact_privacy_cost`). Cell columns add the graph's
+``n_edges``, ``beta_star`` (β*) and ``max_weight`` (a = max_{i≠j} a_ij).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError
+from ..family import with_constants
+from . import graphs
+from .algorithms import Dynamics, bounds, exact_privacy_cost, simulate
+from .config import NetworkConfig
+from .privacy import Calibration, calibration, rizk_calibration
+
+METRICS = ("total_error", "cost_of_privacy", "cost_of_decentralization")
+# Seconds per node and round of one replicate (two sparse products, the draws and
+# norms), from benchmarks/bench_network.py; used only to size tasks.
+_NODE_ROUND_SECONDS = 1.2e-7
+
+
+@dataclass(frozen=True)
+class NetworkCell:
+    """A validated cell: its options, the graph's definition, and the graph itself."""
+
+    config: NetworkConfig
+    spec: graphs.GraphSpec
+    network: graphs.Network
+
+    @property
+    def dynamics(self) -> Dynamics:
+        c = self.config
+        return Dynamics(c.method, c.privacy, c.learning_rate or 0.0, c.rizk_start == "signal")
+
+    @property
+    def calibration(self) -> Calibration:
+        c = self.config
+        smooth = c.signal == "lognormal"
+        if c.method in ("rizk", "rizk_ol"):
+            return rizk_calibration(c.epsilon, c.delta, c.rounds, smooth, c.sensitivity or 1.0)
+        return calibration(c.noise, c.epsilon, c.delta, smooth, c.sensitivity or 1.0)
+
+
+def _signal_draws(config: NetworkConfig) -> tuple[Callable, Callable[[np.ndarray], np.ndarray]]:
+    """How one agent vector of signals is drawn, and ξ of it."""
+    if config.signal == "lognormal":
+        return (lambda rng, n: rng.lognormal(config.signal_mean, config.signal_sigma, n),
+                np.log)
+    return (lambda rng, n: rng.normal(config.signal_mean, config.signal_sigma, n),
+            lambda s: s)
+
+
+class NetworkFamily:
+    """Private consensus (MVUE, OL) under Signal and Network DP, and their baselines."""
+
+    name = "network"
+    options = NetworkConfig
+    metrics = METRICS
+
+    def prepare(self, options: Mapping[str, Any], replicates: int) -> NetworkCell:
+        config = NetworkConfig.from_options(**options)
+        spec = config.graph_spec()
+        cell = NetworkCell(config, spec, graphs.build(spec))
+        if replicates == 0 and not self.has_analytic(cell):
+            raise ConfigError("replicates: must be >= 1 unless reference rows apply "
+                              "(references=[bound, exact])")
+        return cell
+
+    def identity(self, prepared: NetworkCell) -> dict[str, Any]:
+        identity = dataclasses.asdict(prepared.config)
+        if prepared.spec.edgelist_sha256:
+            identity["edgelist"] = prepared.spec.edgelist_sha256  # the content, not the path
+        return identity
+
+    def columns(self, prepared: NetworkCell) -> dict[str, Any]:
+        network = prepared.network
+        return {**prepared.config.as_columns(), "n_nodes": network.n,
+                "n_edges": network.n_edges, "beta_star": network.beta_star,
+                "max_weight": network.max_weight}
+
+    def cost(self, prepared: NetworkCell) -> float:
+        return prepared.network.n * prepared.config.rounds * _NODE_ROUND_SECONDS + 2e-3
+
+    def has_analytic(self, prepared: NetworkCell) -> bool:
+        references = prepared.config.references
+        return "exact" in references or (
+            "bound" in references and prepared.config.method in ("mvue", "ol"))
+
+    def run(
+        self,
+        prepared: NetworkCell,
+        seeds: Sequence[np.random.SeedSequence],
+        replicate_ids: Sequence[int],
+        analytic: bool,
+    ) -> pd.DataFrame:
+        times = prepared.config.checkpoint_times()
+        blocks = []
+        if seeds:
+            metrics = self._simulate(prepared, seeds, times)  # (checkpoints, 3, R)
+            count = len(times)
+            blocks.append(pd.DataFrame({
+                "source": "simulated",
+                "replicate": np.repeat(np.asarray(replicate_ids, dtype=np.int64), count),
+                "t": np.tile(times, len(seeds)),
+                **dict(zip(METRICS, metrics.transpose(2, 0, 1).reshape(-1, 3).T,
+                           strict=True)),
+            }))
+        if analytic:
+            blocks.extend(self._references(prepared, times))
+        frame = pd.concat(blocks, ignore_index=True)
+        frame.insert(0, "method", prepared.config.method)
+        frame["replicate"] = frame["replicate"].astype("Int64")
+        return with_constants(frame, self.columns(prepared))
+
+    def _simulate(self, cell: NetworkCell, seeds: Sequence[np.random.SeedSequence],
+                  times: np.ndarray) -> np.ndarray:
+        config, network, dynamics = cell.config, cell.network, cell.dynamics
+        draw, statistic = _signal_draws(config)
+        streams = [seed.spawn(2) for seed in seeds]  # signals, noise: separate streams
+        signal_rngs = [np.random.default_rng(s) for s, _ in streams]
+        noise_rngs = [np.random.default_rng(s) for _, s in streams]
+        n, calibration = network.n, cell.calibration
+        unit = (lambda rng: rng.laplace(0.0, 1.0, n)) if config.noise == "laplace" else (
+            lambda rng: rng.standard_normal(n))
+
+        def draw_signals(t: int) -> np.ndarray:
+            return np.column_stack([draw(rng, n) for rng in signal_rngs])
+
+        def draw_noise(t: int, signals: np.ndarray) -> np.ndarray:
+            network_part = dynamics.neighbour_weight(t) * network.a_neighbor[:, None]
+            scale = calibration.scale(signals, network_part, dynamics.signal_weight())
+            return np.column_stack([unit(rng) for rng in noise_rngs]) * scale
+
+        return simulate(dynamics, network.matrix(), len(seeds), times, draw_signals,
+                        draw_noise, statistic, config.signal_mean)
+
+    def _references(self, cell: NetworkCell, times: np.ndarray) -> list[pd.DataFrame]:
+        config, network, dynamics = cell.config, cell.network, cell.dynamics
+
+        def variance(t: int) -> np.ndarray:
+            """Expected V[d_{j,t}] of every agent (over the signal it depends on)."""
+            if config.privacy == "none":
+                return np.zeros(network.n)
+            return cell.calibration.expected_variance(
+                dynamics.neighbour_weight(t) * network.a_neighbor, dynamics.signal_weight(),
+                config.signal_mean, config.signal_sigma) * np.ones(network.n)
+
+        rows = []
+        if "bound" in config.references:
+            bound = bounds(dynamics, network.n, network.beta_star, float(variance(1).sum()),
+                           config.signal_sigma, config.signal_mean, times)
+            if bound is not None:
+                rows.append(_reference("bound", times, *bound.T))
+        if "exact" in config.references:
+            eigenvalues, power = network.eigenvalues, _uniform_power(variance)
+            if power is None:  # agents differ in variance: project on the eigenvectors
+                eigenvalues, vectors = graphs.eigendecomposition(cell.spec)
+                squared = vectors**2
+
+                def power(t: int) -> np.ndarray:
+                    return squared.T @ variance(t)
+            cost = exact_privacy_cost(dynamics, eigenvalues, power, times)
+            rows.append(_reference("exact", times, np.nan, cost, np.nan))
+        return rows
+
+
+def _uniform_power(variance: Callable[[int], np.ndarray]) -> Callable[[int], float] | None:
+    """w_i(t) = V[d_t] when every agent's variance is the same (Σ_j q_ji² = 1), else None."""
+    first = variance(1)
+    if np.ptp(first) > 1e-12 * max(float(first.max()), 1e-300) or np.ptp(variance(2)) > 0:
+        return None
+    return lambda t: float(variance(t)[0])
+
+
+def _reference(source: str, times: np.ndarray, *metrics: Any) -> pd.DataFrame:
+    return pd.DataFrame({"source": source, "replicate": pd.NA, "t": times,
+                         **dict(zip(METRICS, metrics, strict=True))})
+
+
+FAMILY = NetworkFamily()

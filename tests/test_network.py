@@ -1,0 +1,231 @@
+"""The network family against the paper's closed forms (dp-distributed-estimation).
+
+Tolerances come from the Monte-Carlo standard error (tests/stats.py); seeds are fixed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.linalg
+from scipy.special import ndtr
+
+from analysis import load, report, summaries
+from sweep.errors import ConfigError
+from sweep.network import graphs
+from sweep.network.family import FAMILY
+from sweep.network.privacy import calibration, gaussian_sigma
+from sweep.plan import make_cell
+
+from .stats import Z, assert_close_mean
+from .sweep_reference import run_cli
+
+SMALL = {"graph": "geometric", "n_nodes": 30, "radius": 0.4, "graph_seed": 3, "rounds": 40,
+         "checkpoints": [1, 2, 5, 10, 20, 40]}
+
+
+def _run(replicates: int, seed: int = 0, **options: object):
+    """(cell, rows) of a network cell computed in process, references included."""
+    cell = make_cell({"family": "network", "replicates": replicates, "seed": seed,
+                      **SMALL, **options})
+    frame = FAMILY.run(cell.prepared, cell.seeds(0, replicates), range(replicates), True)
+    return cell.prepared, frame
+
+
+def _per_t(frame, source: str, column: str) -> dict[int, np.ndarray]:
+    rows = frame[frame.source == source]
+    return {int(t): part[column].to_numpy() for t, part in rows.groupby("t")}
+
+
+def _spectral_cost(prepared, variances: np.ndarray, t: int) -> float:
+    """Σ_j V[d_j] Σ_i λ_i^{2t} q_ij² (proof of Thm 3.1), from a dense eigendecomposition."""
+    values, vectors = scipy.linalg.eigh(prepared.network.matrix().toarray())
+    return float(np.sum(variances[:, None] * vectors**2 * values[None, :] ** (2 * t)))
+
+
+@pytest.mark.parametrize("options", [
+    {"signal": "gaussian", "sensitivity": 0.1, "privacy": "signal"},
+    {"signal": "gaussian", "sensitivity": 0.1, "privacy": "network"},  # V_j differ by a_j
+    {"signal": "lognormal", "signal_mean": 2.0, "signal_sigma": 0.3, "privacy": "network"},
+])
+def test_mvue_cost_of_privacy_matches_the_spectral_formula(options: dict) -> None:
+    prepared, frame = _run(4000, method="mvue", epsilon=0.5, **options)
+    network, config = prepared.network, prepared.config
+    a = network.a_neighbor if config.privacy == "network" else 0.0
+    if config.signal == "gaussian":  # Laplace, global sensitivity: V = 2 (max(a_j, Δ)/ε)²
+        variances = 2 * (np.maximum(a, config.sensitivity) / config.epsilon) ** 2
+    else:  # smooth sensitivity: Monte Carlo over the signal, independent of the family
+        rng = np.random.default_rng(7)
+        s = rng.lognormal(config.signal_mean, config.signal_sigma, (200_000, 1))
+        smooth = 2 * math.log(2 / config.delta) / (math.e * config.epsilon * s)
+        variances = 2 * (2 * np.maximum(a, smooth) / config.epsilon) ** 2
+        variances = variances.mean(axis=0)
+    variances = np.broadcast_to(variances, (network.n,))
+    simulated = _per_t(frame, "simulated", "cost_of_privacy")
+    exact = _per_t(frame, "exact", "cost_of_privacy")
+    for t, cost in simulated.items():
+        formula = _spectral_cost(prepared, variances, t)
+        tolerance = 1e-9 if config.signal == "gaussian" else 5e-3  # MC over s above
+        assert exact[t][0] ** 2 == pytest.approx(formula, rel=tolerance)
+        assert_close_mean(cost**2, exact[t][0] ** 2)
+
+
+@pytest.mark.parametrize("graph", [
+    {},
+    {"graph": "ring", "n_nodes": 16, "weights": "lazy_metropolis"},
+    {"graph": "complete", "n_nodes": 12, "weights": "max_degree"},
+])
+@pytest.mark.parametrize("privacy", ["signal", "network"])
+def test_online_learning_stays_under_theorems_4_1_and_4_2(graph: dict, privacy: str) -> None:
+    _, frame = _run(1000, method="ol", privacy=privacy, epsilon=1.0, signal="gaussian",
+                    signal_mean=3.0, **graph)
+    bound = frame[frame.source == "bound"].set_index("t")
+    for metric in ("total_error", "cost_of_privacy", "cost_of_decentralization"):
+        for t, values in _per_t(frame, "simulated", metric).items():
+            upper = values.mean() + Z * values.std(ddof=1) / math.sqrt(values.size)
+            assert upper <= bound.loc[t, metric], (metric, t, upper, bound.loc[t, metric])
+
+
+def test_mvue_stays_under_theorem_3_1() -> None:
+    _, frame = _run(1000, method="mvue", privacy="network", epsilon=1.0)
+    bound = frame[frame.source == "bound"].set_index("t")
+    for t, values in _per_t(frame, "simulated", "total_error").items():
+        assert values.mean() + Z * values.std(ddof=1) / math.sqrt(values.size) <= (
+            bound.loc[t, "total_error"])
+
+
+def test_noise_scales_follow_the_papers_formulas() -> None:
+    epsilon, delta = 0.5, 0.01
+    signals = np.array([[0.5], [2.0], [40.0]])
+    a = np.array([[0.3], [0.01], [0.2]])
+    smooth = 2 * math.log(2 / delta) / (math.e * epsilon * signals)  # eq. (9)
+    laplace = calibration("laplace", epsilon, delta, smooth=True)
+    np.testing.assert_allclose(laplace.scale(signals), 2 * smooth / epsilon)  # Signal DP
+    np.testing.assert_allclose(laplace.scale(signals, a), 2 * np.maximum(a, smooth) / epsilon)
+    bounded = calibration("laplace", epsilon, delta, smooth=False, sensitivity=0.1)
+    np.testing.assert_allclose(bounded.scale(signals), 0.1 / epsilon)  # Thm 3.1: Δ/ε
+    np.testing.assert_allclose(bounded.scale(signals, a), np.maximum(a, 0.1) / epsilon)
+    # The analytic Gaussian mechanism meets Balle & Wang's condition with equality, and is
+    # tighter than the classical σ = Δ √(2 ln(1.25/δ))/ε.
+    sigma = gaussian_sigma(epsilon, delta)
+    excess = ndtr(0.5 / sigma - epsilon * sigma) - math.exp(epsilon) * ndtr(
+        -0.5 / sigma - epsilon * sigma)
+    assert excess == pytest.approx(delta, rel=1e-8)
+    assert sigma < math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+
+
+@pytest.mark.parametrize(("privacy", "sensitivity"), [("signal", 0.4), ("network", 0.01)])
+def test_laplace_noise_is_drawn_with_its_scale(privacy: str, sensitivity: float) -> None:
+    # On the complete graph with a_ij = 1/n, one round averages: ‖ν_1 − μ_1‖² = n·mean(d)²
+    # with E = Σ_j V[d_j]/n = 2 b² for Laplace scale b = max(a, Δ)/ε (a = 1/n here).
+    n, epsilon = 10, 0.5
+    _, frame = _run(20000, method="mvue", privacy=privacy, epsilon=epsilon,
+                    signal="gaussian", sensitivity=sensitivity, graph="complete",
+                    n_nodes=n, weights="max_degree", checkpoints=[1])
+    scale = max(sensitivity, 1 / n if privacy == "network" else 0.0) / epsilon
+    cost = _per_t(frame, "simulated", "cost_of_privacy")[1]
+    assert_close_mean(cost**2, 2 * scale**2)
+
+
+def test_expected_smooth_variance_matches_monte_carlo() -> None:
+    laplace = calibration("laplace", 1.0, 0.01, smooth=True)
+    a = np.array([0.0, 0.05, 0.5])
+    exact = laplace.expected_variance(a, 1.0, log_mean=1.0, log_sigma=0.5)
+    s = np.random.default_rng(1).lognormal(1.0, 0.5, (400_000, 1))
+    samples = 2 * laplace.scale(s, a[None, :]) ** 2
+    for j in range(3):
+        assert_close_mean(samples[:, j], exact[j])
+
+
+def test_fresh_noise_every_round_diverges_and_algorithm_3_does_not() -> None:
+    options = {"signal": "gaussian", "privacy": "network", "epsilon": 1.0, "rounds": 400,
+               "checkpoints": [1, 25, 100, 400]}
+    _, naive = _run(300, method="mvue_fresh_noise", **options)
+    _, once = _run(300, method="mvue", **options)
+    naive_cost = _per_t(naive, "simulated", "cost_of_privacy")
+    once_cost = _per_t(once, "simulated", "cost_of_privacy")
+    exact = _per_t(naive, "exact", "cost_of_privacy")
+    # E‖Σ_τ A^τ d_{t−τ}‖² grows linearly in t (Sec. 3.1): at least t Σ_j V[d_j]/n.
+    for t in (25, 100, 400):
+        assert_close_mean(naive_cost[t] ** 2, exact[t][0] ** 2)
+    # Once mixed, each round adds Σ_j V[d_j]/n = 2 (max(a_j, Δ)/ε)² = 2 along 1/√n.
+    slope = (exact[400][0] ** 2 - exact[100][0] ** 2) / 300
+    assert slope == pytest.approx(2.0, rel=1e-3)
+    # Alg. 3: the noise added once only mixes, so the cost never grows.
+    means = [np.mean(once_cost[t]) for t in (1, 25, 100, 400)]
+    assert all(b <= a for a, b in itertools.pairwise(means))
+    assert means[-1] < np.mean(naive_cost[400]) / 10
+
+
+def test_graphs_and_their_statistics() -> None:
+    spec = make_cell({"family": "network", "replicates": 1}).prepared
+    assert spec.network.n_edges == 13_236  # the paper's German-households graph (seed 0)
+    network = spec.network
+    matrix = network.matrix().toarray()
+    np.testing.assert_allclose(matrix.sum(axis=0), 1.0)
+    np.testing.assert_allclose(matrix, matrix.T)
+    values = np.sort(np.linalg.eigvalsh(matrix))
+    assert network.beta_star == pytest.approx(max(values[-2], -values[0]), abs=1e-10)
+    off = matrix - np.diag(np.diag(matrix))
+    assert network.max_weight == pytest.approx(off.max())
+    columns = FAMILY.columns(spec)
+    assert columns["beta_star"] == network.beta_star and columns["n_edges"] == 13_236
+
+
+def test_edge_list_files_and_disconnected_graphs(tmp_path) -> None:
+    path = tmp_path / "edges.txt"
+    path.write_text("# a path and a triangle\n1 2\n2 3\n3 4\n4 2\n")
+    prepared = make_cell({"family": "network", "replicates": 1, "graph": "edgelist",
+                          "edgelist": str(path)}).prepared
+    assert prepared.network.n == 4 and prepared.network.n_edges == 4
+    first = make_cell({"family": "network", "replicates": 1, "graph": "edgelist",
+                       "edgelist": str(path)}).cell_id
+    path.write_text("1 2\n2 3\n3 4\n")
+    assert make_cell({"family": "network", "replicates": 1, "graph": "edgelist",
+                      "edgelist": str(path)}).cell_id != first  # content, not path
+    path.write_text("1 2\n3 4\n")
+    with pytest.raises(ConfigError, match=r"graph: must be connected; .* 2 connected"):
+        make_cell({"family": "network", "replicates": 1, "graph": "edgelist",
+                   "edgelist": str(path)})
+    graphs.build.cache_clear()
+
+
+def test_a_mixed_sweep_shares_one_results_directory(tmp_path) -> None:
+    done = run_cli(["-m", "family=colme,network", "epsilon=0.5,1", "replicates=2",
+                    "checkpoints=5", "executor=serial", "results_dir=results"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "4 cells: 4 done" in done.stdout
+    frame = load(tmp_path / "results")
+    assert set(frame.family) == {"colme", "network"}
+    assert set(frame.attrs["metrics"]) == {"mse", "false_exclusion", "false_inclusion",
+                                           "total_error", "cost_of_privacy",
+                                           "cost_of_decentralization"}
+    network = frame[frame.family == "network"]
+    assert network.mse.isna().all() and network.total_error.notna().any()
+    assert frame[frame.family == "colme"].total_error.isna().all()
+    summary = summaries(tmp_path / "results")
+    assert set(summary.family) == {"colme", "network"}
+    simulated = summary[(summary.family == "network") & (summary.source == "simulated")]
+    assert (simulated.n == 2).all() and simulated.total_error_low.notna().all()
+    done = report(tmp_path / "results", tmp_path / "report")
+    assert {"overview", "network_error_vs_epsilon", "network_error_vs_round"} <= set(
+        done.drawn)
+    page = (tmp_path / "report" / "index.html").read_text()
+    HTMLParser().feed(page)
+    assert "total_error" in page and "mse" in page
+
+
+@pytest.mark.parametrize("method", ["mvue", "ol", "rizk_ol"])
+def test_replicates_do_not_depend_on_their_block(method: str) -> None:
+    cell = make_cell({"family": "network", "replicates": 4, "method": method,
+                      "privacy": "network", **SMALL})
+    whole = FAMILY.run(cell.prepared, cell.seeds(0, 4), range(4), False)
+    parts = [FAMILY.run(cell.prepared, cell.seeds(r, r + 1), range(r, r + 1), False)
+             for r in range(4)]
+    pd.testing.assert_frame_equal(whole, pd.concat(parts, ignore_index=True),
+                                  check_exact=True)
