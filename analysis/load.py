@@ -69,21 +69,25 @@ def row_columns(schema: pa.Schema) -> list[str]:
 def _datasets(
     results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     filters: Mapping[str, Any],
-) -> Iterator[ds.Dataset]:
-    """The results directories as datasets; ``KeyError`` if a filter names no column."""
+) -> Iterator[tuple[ds.Dataset, dict[str, pa.Schema]]]:
+    """The results directories as datasets, with each file's own schema by path.
+
+    ``KeyError`` if a filter names no column.
+    """
     paths = [results] if isinstance(results, str | os.PathLike) else list(results)
     for path in paths:
         with _checked(path):
             dataset = ds.dataset(path, format=CHECKED)
             # Families write different columns: read every file against the union.
-            schemas = [f.physical_schema for f in dataset.get_fragments()]
-            if any(not schema.equals(schemas[0]) for schema in schemas):
+            schemas = {f.path: f.physical_schema for f in dataset.get_fragments()}
+            first = next(iter(schemas.values()), None)
+            if any(not schema.equals(first) for schema in schemas.values()):
                 dataset = ds.dataset(path, format=CHECKED, schema=pa.unify_schemas(
-                    schemas, promote_options="permissive"))
+                    list(schemas.values()), promote_options="permissive"))
         missing = set(filters) - set(dataset.schema.names)
         if missing:
             raise KeyError(f"no column {sorted(missing)[0]!r} in {path}")
-        yield dataset
+        yield dataset, schemas
 
 
 def load(
@@ -106,7 +110,7 @@ def load(
     """
     wanted = None if columns is None else list(dict.fromkeys([*columns, "cell_id"]))
     frames, seen, metrics = [], set(), {}
-    for dataset in _datasets(results, filters):
+    for dataset, _ in _datasets(results, filters):
         with _checked(dataset.files[:1]):
             frame = dataset.to_table(columns=wanted, filter=_expression(filters)).to_pandas()
         frames.append(frame[~frame.cell_id.isin(seen)])
@@ -166,13 +170,12 @@ def summaries(
     read (see :func:`load` for ``results`` and ``filters``).
     """
     parts, seen = [], set()
-    for dataset in _datasets(results, filters):
+    for dataset, schemas in _datasets(results, filters):
         expression = _expression(filters)
         for fragment in dataset.get_fragments(filter=expression):
             # The rows' own columns in full, the cell's constants from its first row; a
             # file's metrics are those of its own family.
-            with _checked(fragment.path):
-                own = fragment.physical_schema
+            own = schemas[fragment.path]
             metrics = metrics_of(own)
             varying = [*row_columns(own), "cell_id"]
             constant = [c for c in own.names if c not in varying or c == "cell_id"]
@@ -191,11 +194,16 @@ def summaries(
     return pd.concat(parts, ignore_index=True)
 
 
+def summary_metrics(summary: pd.DataFrame) -> list[str]:
+    """The metrics of a summary: the columns :func:`summarize` gave a band."""
+    return [c for c in summary.columns if f"{c}_low" in summary.columns]
+
+
 def swept(frame: pd.DataFrame) -> list[str]:
     """The cell-constant columns that take more than one value: what the sweep varied."""
     skip = {*ROW_KEYS, "cell_id", "seed", "n"}
     skip.update(c for c in frame.columns if c.endswith(("_low", "_high")))
-    skip.update(c[:-4] for c in frame.columns if c.endswith("_low"))  # the metrics
+    skip.update(summary_metrics(frame))
     # None and NaN both mean "does not apply" (families share one table): count once.
     return [c for c in frame.columns if c not in skip
             and frame[c].nunique() + frame[c].isna().any() > 1]

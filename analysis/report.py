@@ -19,7 +19,7 @@ import seaborn as sns
 
 from .figures import FIGURES, VIEWS
 from .labels import SCHEME, add_scheme
-from .load import summaries, swept
+from .load import summaries, summary_metrics, swept
 from .plot import MissingData, curves, save
 
 
@@ -66,7 +66,7 @@ def _table(frame: pd.DataFrame) -> str:
 def _page(summary: pd.DataFrame, done: Report) -> str:
     varying = swept(summary)
     cells = summary.drop_duplicates("cell_id")
-    metrics = [c for c in summary.columns if f"{c}_low" in summary.columns]
+    metrics = summary_metrics(summary)
     constant = [c for c in cells.columns if c not in varying and c not in (
         "cell_id", "method", "source", "t", "n") and not c.endswith(("_low", "_high"))
         and c not in metrics]

@@ -30,7 +30,7 @@ spectral formula Σ_j V[d_j] Σ_i λ_i^{2t} q_ij² of the proof of Theorem 3.1.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +54,11 @@ class Dynamics:
     @property
     def offline(self) -> bool:
         return self.method in OFFLINE
+
+    @property
+    def has_bound(self) -> bool:
+        """Whether the paper bounds this method's errors (Thms 3.1, 4.1, 4.2)."""
+        return self.method in ("mvue", "ol")
 
     @property
     def starts_at_signal(self) -> bool:
@@ -181,32 +186,26 @@ def expected_max_abs(n: int, mean: float, sigma: float) -> float:
 
 
 def bounds(dynamics: Dynamics, n: int, beta_star: float, total_variance: float,
-           sigma: float, mean: float, times: np.ndarray) -> np.ndarray | None:
+           sigma: float, mean: float, times: np.ndarray) -> np.ndarray:
     """The paper's upper bounds at ``times``: (len(times), 3) for TE, CoP and CoD.
 
     ``total_variance`` is Σ_j V[d_j] (the variance of one round's noise, summed over
     agents; expected over the signals when it depends on them) and ``sigma`` the
     standard deviation of ξ(s). Theorem 3.1 / Corollary 3.2 (eq. (8), with E[M_n]) for
-    ``mvue``; Theorem 4.1 for ``ol`` without Network DP and Theorem 4.2 with it. Other
-    methods have none (``None``).
+    ``mvue``; Theorem 4.1 for ``ol`` without Network DP and Theorem 4.2 with it (only
+    these have bounds: :attr:`Dynamics.has_bound`).
     """
     t = times.astype(np.float64)
     if dynamics.method == "mvue":
         decay = beta_star**t
         privacy = (1.0 + math.sqrt(n - 1) * decay) * math.sqrt(total_variance)
         decentralization = math.sqrt(n * (n - 1)) * decay * expected_max_abs(n, mean, sigma)
-    elif dynamics.method == "ol":
-        if dynamics.privacy == "network":
-            spread = 1.0 + math.sqrt((n - 1) / (3.0 - 2.0 * beta_star))  # Thm 4.2
-        else:
-            spread = 1.0 + math.sqrt((n - 1) / (1.0 - beta_star**2))  # Thm 4.1
+    else:
+        # Thm 4.2 (Alg. 5, Network DP) or Thm 4.1 (Alg. 4).
+        gap = 3.0 - 2.0 * beta_star if dynamics.privacy == "network" else 1.0 - beta_star**2
+        spread = 1.0 + math.sqrt((n - 1) / gap)
         privacy = np.sqrt(t * total_variance) / t * spread
         decentralization = np.sqrt(n * t * sigma**2) / t * spread
-    else:
-        return None
     privacy = np.broadcast_to(privacy, t.shape)
     return np.stack([privacy + decentralization, privacy, decentralization], axis=1)
 
-
-__all__: Sequence[str] = ["METHODS", "OFFLINE", "Dynamics", "bounds", "exact_privacy_cost",
-                          "expected_max_abs", "simulate"]

@@ -24,7 +24,7 @@ from ..options import (
     plain_options,
     real,
 )
-from .algorithms import METHODS, OFFLINE
+from .algorithms import METHODS
 from .graphs import GENERATORS, GRAPH_PARAMETERS, GRAPHS, WEIGHTS, GraphSpec, file_digest
 
 PRIVACIES = ("none", "signal", "network")
@@ -178,10 +178,6 @@ class NetworkConfig:
         digest = file_digest(self.edgelist) if self.graph == "edgelist" else None
         return GraphSpec(self.graph, self.n_nodes, parameters, self.graph_seed, self.weights,
                          self.edgelist, digest)
-
-    @property
-    def offline(self) -> bool:
-        return self.method in OFFLINE
 
     def checkpoint_times(self) -> np.ndarray:
         """Rounds at which metrics are recorded (see :func:`sweep.options.checkpoint_times`)."""

@@ -97,8 +97,7 @@ class NetworkFamily:
 
     def has_analytic(self, prepared: NetworkCell) -> bool:
         references = prepared.config.references
-        return "exact" in references or (
-            "bound" in references and prepared.config.method in ("mvue", "ol"))
+        return "exact" in references or ("bound" in references and prepared.dynamics.has_bound)
 
     def run(
         self,
@@ -157,17 +156,21 @@ class NetworkFamily:
                 return np.zeros(network.n)
             return cell.calibration.expected_variance(
                 dynamics.neighbour_weight(t) * network.a_neighbor, dynamics.signal_weight(),
-                config.signal_mean, config.signal_sigma) * np.ones(network.n)
+                config.signal_mean, config.signal_sigma)
 
         rows = []
-        if "bound" in config.references:
+        if "bound" in config.references and dynamics.has_bound:
             bound = bounds(dynamics, network.n, network.beta_star, float(variance(1).sum()),
                            config.signal_sigma, config.signal_mean, times)
-            if bound is not None:
-                rows.append(_reference("bound", times, *bound.T))
+            rows.append(_reference("bound", times, *bound.T))
         if "exact" in config.references:
-            eigenvalues, power = network.eigenvalues, _uniform_power(variance)
-            if power is None:  # agents differ in variance: project on the eigenvectors
+            if config.privacy != "network":
+                # Every agent has the same variance and Σ_j q_ji² = 1: w_i(t) = V[d_t].
+                eigenvalues = network.eigenvalues
+
+                def power(t: int) -> float:
+                    return float(variance(t)[0])
+            else:  # variances differ with a_i: project them on the eigenvectors
                 eigenvalues, vectors = graphs.eigendecomposition(cell.spec)
                 squared = vectors**2
 
@@ -176,14 +179,6 @@ class NetworkFamily:
             cost = exact_privacy_cost(dynamics, eigenvalues, power, times)
             rows.append(_reference("exact", times, np.nan, cost, np.nan))
         return rows
-
-
-def _uniform_power(variance: Callable[[int], np.ndarray]) -> Callable[[int], float] | None:
-    """w_i(t) = V[d_t] when every agent's variance is the same (Σ_j q_ji² = 1), else None."""
-    first = variance(1)
-    if np.ptp(first) > 1e-12 * max(float(first.max()), 1e-300) or np.ptp(variance(2)) > 0:
-        return None
-    return lambda t: float(variance(t)[0])
 
 
 def _reference(source: str, times: np.ndarray, *metrics: Any) -> pd.DataFrame:

@@ -33,8 +33,7 @@ GENERATORS = {
     "complete": (),
 }
 GRAPHS = (*GENERATORS, "edgelist")
-GRAPH_PARAMETERS = ("radius", "edge_probability", "neighbors", "rewire_probability",
-                    "attachments", "grid_rows")
+GRAPH_PARAMETERS = tuple(dict.fromkeys(p for names in GENERATORS.values() for p in names))
 WEIGHTS = ("metropolis", "lazy_metropolis", "max_degree")
 
 
