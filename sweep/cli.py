@@ -19,8 +19,8 @@ from .errors import ConfigError, StoreError
 from .execute import Summary, execute
 from .plan import plan
 
-#: The configuration directory (conf/ of the project checkout).
-CONF = Path(__file__).resolve().parent.parent / "conf"
+#: The configuration directory, shipped inside the package so that any install has it.
+CONF = Path(__file__).resolve().parent / "conf"
 
 
 class CellsFailed(RuntimeError):
