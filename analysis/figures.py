@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import seaborn as sns
 
-from .labels import AXES, add_scheme, name
+from .labels import add_scheme, axis, name
 from .network import error_vs_epsilon, error_vs_round
 from .plot import MissingData, curves
 
@@ -152,7 +152,7 @@ def privacy_utility(summary: pd.DataFrame, at: str = "final") -> sns.FacetGrid:
                        else None, kind="line", marker="o", errorbar=None, height=4,
                        aspect=1.3, palette="colorblind")
     grid.set(xscale="log", yscale="log")
-    grid.set_axis_labels(AXES["epsilon"], "MSE at t = t_max")
+    grid.set_axis_labels(axis("epsilon"), "MSE at t = t_max")
     return grid
 
 
@@ -173,7 +173,7 @@ def time_to_target(summary: pd.DataFrame, target: float | None = None) -> sns.Fa
                        kind="line", marker="o", errorbar=None, height=4, aspect=1.3,
                        palette="colorblind")
     grid.set(xscale="log", yscale="log")
-    grid.set_axis_labels(AXES["n_agents"], f"first t with MSE ≤ {target:.2g}")
+    grid.set_axis_labels(axis("n_agents"), f"first t with MSE ≤ {target:.2g}")
     return grid
 
 
@@ -183,12 +183,12 @@ def class_errors(summary: pd.DataFrame) -> sns.FacetGrid:
     long = rows.melt(id_vars=["t", "scheme", "cell_id"],
                      value_vars=["false_exclusion", "false_inclusion"], var_name="error",
                      value_name="rate")
-    long["error"] = long.error.map(AXES)
+    long["error"] = long.error.map(axis)
     grid = sns.relplot(long, x="t", y="rate", hue="scheme", col="error", kind="line",
                        errorbar=None, height=4, aspect=1.1, palette="colorblind")
     grid.set(xscale="log")
     grid.set_titles(col_template="{col_name}")
-    grid.set_axis_labels(AXES["t"], "rate over ordered pairs")
+    grid.set_axis_labels(axis("t"), "rate over ordered pairs")
     return grid
 
 
@@ -213,7 +213,7 @@ def ratio(summary: pd.DataFrame, reference: str = "ideal") -> sns.FacetGrid:
     grid.set(xscale="log", yscale="log")
     for ax in grid.axes.flat:
         ax.axhline(1.0, color="0.3", lw=0.8)
-    grid.set_axis_labels(AXES["t"], f"MSE / MSE of the {reference} (analytic)")
+    grid.set_axis_labels(axis("t"), f"MSE / MSE of the {reference} (analytic)")
     return grid
 
 

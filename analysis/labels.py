@@ -1,83 +1,159 @@
-"""The papers' vocabulary for series and axes (Private-ColME, Secs. III-VII; DP
-distributed estimation on networks, Secs. 3-5)."""
+"""The papers' vocabulary for series and axes, one :class:`Vocabulary` per family.
+
+Private-ColME (Secs. III-VII) and DP distributed estimation on networks (Secs. 3-5) have
+theirs in :data:`VOCABULARIES`; a family without one is drawn with its own column and
+value names. Lookups take the family (the ``family`` column of the results) so that the
+same value can mean different things in two families.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import pandas as pd
 
-NAMES: dict[str, dict[str, str]] = {
-    "mechanism": {"pm1": "PM-I", "pm2": "PM-II", "none": "no privacy"},
-    "weights": {"last": "non-MoM", "mom": "MoM", "wmom": "wMoM"},
-    "schedule": {"rr": "RR", "rrr": "rRR"},
-    "variance": {"known": "known variance", "shared": "Sch-Var-1", "inferred": "Sch-Var-2",
-                 "inferred_bayes": "Sch-Var-2 (Bayesian)"},
-    "noise": {"gaussian": "Gaussian", "laplace": "Laplace"},
-    "method": {"colme": "Algorithm 1", "oracle": "oracle", "local": "local", "ideal": "ideal",
-               "mvue": "MVUE", "ol": "OL", "mvue_fresh_noise": "MVUE, noise every round",
-               "ol_alg4": "Alg. 4 under Network DP", "rizk": "Rizk et al. (MVUE)",
-               "rizk_ol": "Rizk et al. (OL)"},
-    "privacy": {"none": "non-private", "signal": "Signal DP", "network": "Network DP"},
-    "source": {"simulated": "simulated", "bound": "bound (Thms 3.1, 4.1, 4.2)",
-               "exact": "exact RMS cost of privacy"},
-    "graph": {"geometric": "random geometric", "newman_watts_strogatz": "Newman–Watts–Strogatz",
-              "watts_strogatz": "Watts–Strogatz", "erdos_renyi": "Erdős–Rényi",
-              "barabasi_albert": "Barabási–Albert", "edgelist": "edge list"},
-}
-AXES = {
-    "t": "time t",
-    "mse": "average mean squared error",
-    "epsilon": "privacy level ε",
-    "n_agents": "number of agents M",
-    "false_exclusion": "false-exclusion rate (type I)",
-    "false_inclusion": "false-inclusion rate (type II)",
-    "ratio": "MSE ratio",
-    "total_error": "total error E‖ν_t − m·1‖₂",
-    "cost_of_privacy": "cost of privacy E‖ν_t − μ_t‖₂",
-    "cost_of_decentralization": "cost of decentralization E‖μ_t − m·1‖₂",
-}
-#: Default parts of a scheme's label, in order.
-SCHEME = ("noise", "mechanism", "weights", "schedule", "variance")
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """How one family's results are named in its paper.
+
+    ``names`` label values (column → value → label), ``axes`` label columns on axes,
+    ``symbols`` name parameters in titles (``epsilon`` → ε). ``curves`` are the methods
+    drawn as curves, the family's algorithms; ``baselines`` those drawn as grey
+    reference lines; ``scheme`` the options that name a curve; ``metric`` the default
+    quantity on the y axis.
+    """
+
+    names: dict[str, dict[str, str]] = field(default_factory=dict)
+    axes: dict[str, str] = field(default_factory=dict)
+    symbols: dict[str, str] = field(default_factory=dict)
+    curves: tuple[str, ...] = ()
+    baselines: tuple[str, ...] = ()
+    scheme: tuple[str, ...] = ()
+    metric: str | None = None
+
+    def __or__(self, other: Vocabulary) -> Vocabulary:
+        """This vocabulary, with ``other``'s entries taking precedence."""
+        names = {c: {**self.names.get(c, {}), **other.names.get(c, {})}
+                 for c in {**self.names, **other.names}}
+        return Vocabulary(names, {**self.axes, **other.axes}, {**self.symbols, **other.symbols},
+                          other.curves or self.curves, other.baselines or self.baselines,
+                          other.scheme or self.scheme, other.metric or self.metric)
 
 
-SYMBOLS = {"epsilon": "ε", "delta": "δ", "n_agents": "M", "t_max": "t_max", "sigma": "σ",
-           "n_classes": "Γ", "n_nodes": "n", "rounds": "T"}
+#: Words every family shares.
+SHARED = Vocabulary(
+    names={"source": {"simulated": "simulated", "analytic": "analytic"},
+           "noise": {"gaussian": "Gaussian", "laplace": "Laplace"}},
+    axes={"t": "time t", "epsilon": "privacy level ε", "ratio": "MSE ratio"},
+    symbols={"epsilon": "ε", "delta": "δ"},
+)
+COLME = Vocabulary(
+    names={
+        "mechanism": {"pm1": "PM-I", "pm2": "PM-II", "none": "no privacy"},
+        "weights": {"last": "non-MoM", "mom": "MoM", "wmom": "wMoM"},
+        "schedule": {"rr": "RR", "rrr": "rRR"},
+        "variance": {"known": "known variance", "shared": "Sch-Var-1",
+                     "inferred": "Sch-Var-2", "inferred_bayes": "Sch-Var-2 (Bayesian)"},
+        "method": {"colme": "Algorithm 1", "oracle": "oracle", "local": "local",
+                   "ideal": "ideal"},
+    },
+    axes={"mse": "average mean squared error", "n_agents": "number of agents M",
+          "false_exclusion": "false-exclusion rate (type I)",
+          "false_inclusion": "false-inclusion rate (type II)"},
+    symbols={"n_agents": "M", "t_max": "t_max", "sigma": "σ", "n_classes": "Γ"},
+    curves=("colme", "oracle"),
+    baselines=("local", "ideal"),
+    scheme=("noise", "mechanism", "weights", "schedule", "variance"),
+    metric="mse",
+)
+NETWORK = Vocabulary(
+    names={
+        "method": {"mvue": "MVUE", "ol": "OL", "mvue_fresh_noise": "MVUE, noise every round",
+                   "ol_alg4": "Alg. 4 under Network DP", "rizk": "Rizk et al. (MVUE)",
+                   "rizk_ol": "Rizk et al. (OL)"},
+        "privacy": {"none": "non-private", "signal": "Signal DP", "network": "Network DP"},
+        "source": {"bound": "bound (Thms 3.1, 4.1, 4.2)", "exact": "exact RMS cost of privacy"},
+        "graph.kind": {"geometric": "random geometric",
+                       "newman_watts_strogatz": "Newman–Watts–Strogatz",
+                       "watts_strogatz": "Watts–Strogatz", "erdos_renyi": "Erdős–Rényi",
+                       "barabasi_albert": "Barabási–Albert", "edgelist": "edge list"},
+    },
+    axes={"total_error": "total error E‖ν_t − m·1‖₂",
+          "cost_of_privacy": "cost of privacy E‖ν_t − μ_t‖₂",
+          "cost_of_decentralization": "cost of decentralization E‖μ_t − m·1‖₂"},
+    symbols={"graph.n_nodes": "n", "rounds": "T"},
+    curves=("mvue", "ol", "mvue_fresh_noise", "ol_alg4", "rizk", "rizk_ol"),
+    scheme=("method", "privacy", "noise"),
+    metric="total_error",
+)
+#: The vocabularies of the families that have one, by family name.
+VOCABULARIES: dict[str, Vocabulary] = {"colme": COLME, "network": NETWORK}
 
 
-def name(column: str, value: object) -> str:
+def vocabulary(family: str | Sequence[str] | None = None) -> Vocabulary:
+    """The words of ``family`` (or of several, the first taking precedence), with the
+    shared ones; every family's when ``family`` is None."""
+    if family is None:
+        family = list(VOCABULARIES)
+    families = [family] if isinstance(family, str) else list(family)
+    merged = SHARED
+    for name in reversed(families):
+        merged = merged | VOCABULARIES.get(name, Vocabulary())
+    return merged
+
+
+def families_of(frame: pd.DataFrame) -> list[str] | None:
+    """The families whose rows ``frame`` holds (None if it does not say)."""
+    return list(pd.unique(frame["family"].dropna())) if "family" in frame else None
+
+
+def name(column: str, value: object, family: str | Sequence[str] | None = None) -> str:
     """A value in the paper's words (``pm1`` -> ``PM-I``, ε = 0.5), or ``column=value``."""
-    if column in NAMES:
-        return NAMES[column].get(str(value), str(value))
-    if column in SYMBOLS:
-        return f"{SYMBOLS[column]} = {value:g}" if isinstance(value, float) else (
-            f"{SYMBOLS[column]} = {value}")
+    words = vocabulary(family)
+    if column in words.names:
+        return words.names[column].get(str(value), str(value))
+    if column in words.symbols:
+        return f"{words.symbols[column]} = {value:g}" if isinstance(value, float) else (
+            f"{words.symbols[column]} = {value}")
     return f"{column}={value}"
 
 
-def add_scheme(frame: pd.DataFrame, parts: Sequence[str] = SCHEME) -> pd.DataFrame:
+def axis(column: str, family: str | Sequence[str] | None = None) -> str:
+    """The axis label of ``column`` (the column's own name if the family has none)."""
+    return vocabulary(family).axes.get(column, column)
+
+
+def add_scheme(frame: pd.DataFrame, parts: Sequence[str] | None = None) -> pd.DataFrame:
     """A ``scheme`` column naming each series with the parts that vary in ``frame``.
 
-    Series of a scheme are Algorithm 1 (``colme``, or the simulated ``oracle`` estimator)
-    and the analytic oracle of Prop. 3. They are named by the parts that take more than
-    one value among them (e.g. ``PM-I, non-MoM, RR``); the analytic oracle gets an
-    ``oracle:`` prefix when Algorithm 1 is there too. Baselines are named by their method,
-    with ``(analytic)`` for analytic local and ideal rows.
+    Series of a scheme are the family's curves (for Private-ColME, Algorithm 1 and the
+    simulated oracle estimator) and their analytic rows (the oracle of Prop. 3). They
+    are named by the ``parts`` (default: the family's scheme) that take more than one
+    value among them (e.g. ``PM-I, non-MoM, RR``); analytic rows of a curve get the
+    method's name as a prefix when simulated rows are there too. Baselines are named by
+    their method, with ``(analytic)`` for analytic rows.
     """
-    analytic = frame.source == "analytic"
-    algorithm = (frame.method == "colme") | ((frame.method == "oracle") & ~analytic)
-    oracle = (frame.method == "oracle") & analytic
-    schemed = algorithm | oracle
+    words = vocabulary(families_of(frame))
+    parts = words.scheme if parts is None else parts
+    simulated = frame.source == "simulated"
+    # A family without a vocabulary: every method is one of its algorithms.
+    schemed = frame.method.isin(words.curves or frame.method.unique())
+    algorithm = schemed & simulated
+    reference = schemed & ~simulated
     varying = [p for p in parts if p in frame and frame.loc[schemed, p].nunique() > 1]
     if varying:
-        joined = frame[varying[0]].map(lambda v: name(varying[0], v)).astype(str)
+        joined = frame[varying[0]].map(lambda v: name(varying[0], v, families_of(frame)))
         for part in varying[1:]:
-            joined = joined + ", " + frame[part].map(lambda v, p=part: name(p, v)).astype(str)
+            joined = joined + ", " + frame[part].map(lambda v, p=part: name(p, v))
+        joined = joined.astype(str)
     else:
-        joined = pd.Series("Algorithm 1", index=frame.index)
+        joined = frame.method.map(lambda m: name("method", m)).astype(str)
     labels = frame.method.map(lambda m: name("method", m)).astype(object)
-    labels[analytic & ~oracle] = labels[analytic & ~oracle] + " (analytic)"
+    labels[~schemed & ~simulated] = labels[~schemed & ~simulated] + " (analytic)"
     labels[algorithm] = joined[algorithm]
-    prefix = "oracle: " if algorithm.any() or not varying else ""
-    labels[oracle] = prefix + joined[oracle] if varying else "oracle"
+    if varying:
+        prefix = labels[reference] + ": " if algorithm.any() else ""
+        labels[reference] = prefix + joined[reference]
     return frame.assign(scheme=labels)

@@ -3,26 +3,36 @@
 The results directory is a plain Parquet dataset (see ``sweep.store``); this module reads
 it with pyarrow's dataset API, so that filters and column selections are applied while
 reading and a large directory never has to fit in memory whole.
+
+Each file says what its rows vary by and which columns are metrics of which kind (the
+roles marked by :mod:`sweep.results`), so a family's own index columns (``node``,
+``hypothesis``, ...) survive aggregation and its proportions get Wilson intervals,
+without this module knowing the family. Files written before the roles were marked take
+them from the declaration of the built-in family that wrote them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import os
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.dataset as ds
+import yaml
 
-#: Columns that vary within a cell in every family; the family's metrics vary too.
-ROW_KEYS = ("method", "source", "replicate", "t")
-#: Metrics of files written before the files marked their metric columns (Private-ColME).
-LEGACY_METRICS = ("mse", "false_exclusion", "false_inclusion")
-#: Columns that identify a series (one curve) within a cell.
-SERIES = ("cell_id", "method", "source")
+from sweep.family import FAMILIES, get_family
+from sweep.results import CONTINUOUS, METRIC, PROPORTION, ROLE_KEY, STANDARD_INDEX, roles
+
+#: Columns that vary within a cell in every family.
+ROW_KEYS = tuple(STANDARD_INDEX)
 Z95 = 1.959963984540054
 #: Parquet reading that verifies the page checksums the sweep writes: damaged data raises
 #: instead of being read.
@@ -55,35 +65,102 @@ def _expression(filters: Mapping[str, Any]) -> ds.Expression | None:
     return expression
 
 
+@dataclass(frozen=True)
+class Roles:
+    """What a file's rows vary by (``index``) and its metrics with their kinds."""
+
+    index: tuple[str, ...]
+    metrics: dict[str, str]
+
+    @property
+    def series(self) -> list[str]:
+        """The columns that identify one curve: the cell and the index but for replicate
+        and t."""
+        return ["cell_id", *(c for c in self.index if c not in ("replicate", "t"))]
+
+    def merged(self, other: Roles) -> Roles:
+        return Roles(tuple(dict.fromkeys((*self.index, *other.index))),
+                     {**self.metrics, **other.metrics})
+
+
+@functools.cache
+def _legacy_metrics() -> dict[str, str]:
+    """Metrics of the built-in families, by name (for files without role marks)."""
+    return {name: metric.kind for family in FAMILIES
+            for name, metric in get_family(family).schema.metrics.items()}
+
+
+def roles_of(schema: pa.Schema) -> Roles:
+    """The roles a results file's schema marks (:func:`sweep.results.roles`).
+
+    Older files marked only their metrics (``dpsweep: metric``), or nothing: their index
+    is the standard one, and their metrics those the built-in families declare.
+    """
+    marked = roles(schema)
+    if marked is not None:
+        return Roles(tuple(marked[0]), marked[1])
+    metrics = {f.name: CONTINUOUS for f in schema if (f.metadata or {}).get(ROLE_KEY) == METRIC}
+    if not metrics:
+        metrics = {n: k for n, k in _legacy_metrics().items() if n in schema.names}
+    return Roles(tuple(c for c in ROW_KEYS if c in schema.names), metrics)
+
+
 def metrics_of(schema: pa.Schema) -> list[str]:
-    """The metric columns of a results schema: the fields the sweep marks as metrics."""
-    marked = [f.name for f in schema if (f.metadata or {}).get(b"dpsweep") == b"metric"]
-    return marked or [name for name in LEGACY_METRICS if name in schema.names]
+    """The metric columns of a results schema."""
+    return list(roles_of(schema).metrics)
 
 
-def row_columns(schema: pa.Schema) -> list[str]:
-    """The columns of a results schema that vary within a cell."""
-    return [c for c in (*ROW_KEYS, *metrics_of(schema)) if c in schema.names]
+def _version(schema: pa.Schema) -> tuple[str, int] | None:
+    """(family, version) of a results file, from its provenance (None if it has none)."""
+    try:
+        record = json.loads((schema.metadata or {})[b"dpsweep"])
+        # Files of before family versions name the family in their configuration only.
+        family = record.get("family") or yaml.safe_load(record["config"])["family"]
+    except (KeyError, ValueError, TypeError, yaml.YAMLError):
+        return None
+    return family, int(record.get("family_version", 0))
+
+
+def _newest(schemas: dict[str, pa.Schema], path: object,
+            versions: str) -> dict[str, pa.Schema]:
+    """The files of the newest version of each family; warns about those left out."""
+    if versions == "all":
+        return schemas
+    if versions != "newest":
+        raise ValueError(f"versions: must be 'newest' or 'all'; got {versions!r}")
+    of = {file: _version(schema) for file, schema in schemas.items()}
+    newest: dict[str, int] = {}
+    for key in filter(None, of.values()):
+        newest[key[0]] = max(newest.get(key[0], key[1]), key[1])
+    old = [file for file, key in of.items() if key and key[1] < newest[key[0]]]
+    if old:
+        families = sorted({of[file][0] for file in old})
+        warnings.warn(f"{path}: {len(old)} cells of family {', '.join(families)} were made by "
+                      "an older version of the family and are left out (versions='all' "
+                      "keeps them)", stacklevel=3)
+    return {file: schema for file, schema in schemas.items() if file not in old}
 
 
 def _datasets(
     results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     filters: Mapping[str, Any],
+    versions: str = "newest",
 ) -> Iterator[tuple[ds.Dataset, dict[str, pa.Schema]]]:
     """The results directories as datasets, with each file's own schema by path.
 
+    Only cells of each family's newest version are kept (``versions="all"``: every cell).
     ``KeyError`` if a filter names no column.
     """
     paths = [results] if isinstance(results, str | os.PathLike) else list(results)
     for path in paths:
         with _checked(path):
             dataset = ds.dataset(path, format=CHECKED)
+            schemas = _newest({f.path: f.physical_schema for f in dataset.get_fragments()},
+                              path, versions)
             # Families write different columns: read every file against the union.
-            schemas = {f.path: f.physical_schema for f in dataset.get_fragments()}
-            first = next(iter(schemas.values()), None)
-            if any(not schema.equals(first) for schema in schemas.values()):
-                dataset = ds.dataset(path, format=CHECKED, schema=pa.unify_schemas(
-                    list(schemas.values()), promote_options="permissive"))
+            unified = pa.unify_schemas(list(schemas.values()), promote_options="permissive") if (
+                schemas) else dataset.schema
+            dataset = ds.dataset(list(schemas), format=CHECKED, schema=unified)
         missing = set(filters) - set(dataset.schema.names)
         if missing:
             raise KeyError(f"no column {sorted(missing)[0]!r} in {path}")
@@ -93,6 +170,7 @@ def _datasets(
 def load(
     results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     columns: Sequence[str] | None = None,
+    versions: str = "newest",
     **filters: Any,
 ) -> pd.DataFrame:
     """The rows of one or several results directories.
@@ -104,62 +182,108 @@ def load(
         first that holds it): cells are content-addressed, so the copies are identical.
     columns : list of str, optional
         Columns to read (``cell_id`` is always added); all by default.
+    versions : {"newest", "all"}
+        Which cells of a family to read when the directory holds several versions of
+        it: the newest version's (with a warning that counts the others), or all.
     **filters
         ``column=value`` or ``column=[values]``, applied while reading, e.g.
         ``load("results", mechanism="pm1", n_agents=[30, 200])``.
+
+    The frame's ``attrs`` hold the rows' ``index`` and ``metrics`` and the metrics'
+    ``kinds``, which :func:`summarize` uses.
     """
     wanted = None if columns is None else list(dict.fromkeys([*columns, "cell_id"]))
-    frames, seen, metrics = [], set(), {}
-    for dataset, _ in _datasets(results, filters):
+    frames, seen, found = [], set(), Roles((), {})
+    for dataset, schemas in _datasets(results, filters, versions):
         with _checked(dataset.files[:1]):
             frame = dataset.to_table(columns=wanted, filter=_expression(filters)).to_pandas()
         frames.append(frame[~frame.cell_id.isin(seen)])
         seen.update(frame.cell_id.unique())
-        metrics.update(dict.fromkeys(m for m in metrics_of(dataset.schema) if m in frame))
+        for schema in schemas.values():
+            found = found.merged(roles_of(schema))
     frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    frame.attrs["metrics"] = list(metrics)
+    _describe(frame, Roles(tuple(c for c in found.index if c in frame),
+                           {m: k for m, k in found.metrics.items() if m in frame}))
     return frame
+
+
+def _describe(frame: pd.DataFrame, roles: Roles) -> pd.DataFrame:
+    frame.attrs.update(index=list(roles.index), metrics=list(roles.metrics),
+                       kinds=dict(roles.metrics))
+    return frame
+
+
+def _given_roles(frame: pd.DataFrame) -> Roles:
+    """The roles a frame's ``attrs`` hold, or those of the standard index and the
+    columns the built-in families declare as metrics."""
+    if frame.attrs.get("metrics"):
+        kinds = frame.attrs.get("kinds") or {}
+        return Roles(tuple(frame.attrs.get("index") or (c for c in ROW_KEYS if c in frame)),
+                     {m: kinds.get(m, CONTINUOUS) for m in frame.attrs["metrics"]})
+    return Roles(tuple(c for c in ROW_KEYS if c in frame),
+                 {n: k for n, k in _legacy_metrics().items() if n in frame})
+
+
+def wilson(mean: pd.Series, count: pd.Series, z: float) -> tuple[pd.Series, pd.Series]:
+    """Wilson score interval of a proportion ``mean`` of ``count`` trials at ``z``."""
+    z2n = z * z / count
+    centre = (mean + z2n / 2) / (1 + z2n)
+    half = z / (1 + z2n) * np.sqrt(mean * (1 - mean) / count + z2n / (4 * count))
+    # In [0, 1] exactly; rounding would put the bound at a rate of 1 a hair above it.
+    return (centre - half).clip(0.0, 1.0), (centre + half).clip(0.0, 1.0)
 
 
 def summarize(frame: pd.DataFrame, interval: str = "se",
               cells: pd.DataFrame | None = None,
               metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """Mean of each metric over replicates, per cell, method, source and checkpoint.
+    """Mean of each metric over replicates, per cell, index value and checkpoint.
 
-    Adds, for each metric, ``<metric>_low`` and ``<metric>_high``: mean ± one standard
-    error (``interval="se"``) or the normal 95% interval (``"ci95"``), and the number of
-    replicates ``n``. Reference rows (one per checkpoint) pass through with a zero-width
-    band. ``metrics`` default to those :func:`load` found (``frame.attrs["metrics"]``).
-    The cell-constant columns come from ``cells`` (one row per ``cell_id``) if given, and
-    from ``frame`` otherwise.
+    Groups by the cell and every index column of the rows but ``replicate`` (``method``,
+    ``source``, ``t`` and a family's own, e.g. ``node``). Adds, for each metric,
+    ``<metric>_low`` and ``<metric>_high`` and the number of rows ``n``: for a
+    continuous metric, mean ± one standard error (``interval="se"``) or the normal 95%
+    interval (``"ci95"``); for a proportion, the Wilson score interval at z = 1 or 1.96.
+    Reference rows (no replicate) pass through with a zero-width band. The roles come
+    from ``frame.attrs`` (as :func:`load` and :func:`sweep.execute.simulate` leave
+    them: the latter's rows carry no attrs and get the standard index); ``metrics``
+    selects some. The cell-constant columns come from ``cells`` (one row per
+    ``cell_id``) if given, and from ``frame`` otherwise.
     """
     if interval not in ("se", "ci95"):
         raise ValueError(f"interval: must be 'se' or 'ci95'; got {interval!r}")
     width = 1.0 if interval == "se" else Z95
-    if metrics is None:
-        metrics = frame.attrs.get("metrics") or [m for m in LEGACY_METRICS if m in frame]
-    metrics = list(metrics)
-    keys = [*SERIES, "t"]
-    grouped = frame.groupby(keys, sort=True, observed=True)[metrics]
-    summary = grouped.mean()
+    roles = _given_roles(frame)
+    if metrics is not None:
+        roles = Roles(roles.index, {m: roles.metrics.get(m, CONTINUOUS) for m in metrics})
+    names = list(roles.metrics)
+    keys = [*roles.series, "t"]
+    grouped = frame.groupby(keys, sort=True, observed=True)
+    summary = grouped[names].mean()
     count = grouped.size()
-    deviation = grouped.std(ddof=1).fillna(0.0)  # one replicate (or analytic): no spread
+    deviation = grouped[names].std(ddof=1).fillna(0.0)  # one replicate (or analytic): no spread
+    replicated = grouped["replicate"].count() > 0 if "replicate" in frame else count > 1
     summary["n"] = count
-    for metric in metrics:
-        spread = deviation[metric] / np.sqrt(count)
-        summary[f"{metric}_low"] = summary[metric] - width * spread
-        summary[f"{metric}_high"] = summary[metric] + width * spread
+    for metric, kind in roles.metrics.items():
+        if kind == PROPORTION:
+            low, high = wilson(summary[metric], grouped[metric].count(), width)
+            summary[f"{metric}_low"] = low.where(replicated, summary[metric])
+            summary[f"{metric}_high"] = high.where(replicated, summary[metric])
+        else:
+            spread = deviation[metric] / np.sqrt(count)
+            summary[f"{metric}_low"] = summary[metric] - width * spread
+            summary[f"{metric}_high"] = summary[metric] + width * spread
     summary = summary.reset_index()
     if cells is None:
         constant = [c for c in frame.columns
-                    if c not in (*ROW_KEYS, *metrics) and c != "cell_id"]
+                    if c not in (*roles.index, *roles.metrics) and c != "cell_id"]
         cells = frame.drop_duplicates("cell_id")[["cell_id", *constant]]
-    return summary.merge(cells, on="cell_id", how="left")
+    return _describe(summary.merge(cells, on="cell_id", how="left"), roles)
 
 
 def summaries(
     results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     interval: str = "se",
+    versions: str = "newest",
     **filters: Any,
 ) -> pd.DataFrame:
     """:func:`summarize` of the results directories, one file (cell) at a time.
@@ -167,17 +291,17 @@ def summaries(
     A cell's rows are all in its own file, so summarizing file by file gives the same
     table as summarizing everything at once, with the memory of one cell; of the columns
     constant over a cell, only the first row is read. This is how large directories are
-    read (see :func:`load` for ``results`` and ``filters``).
+    read (see :func:`load` for ``results``, ``versions`` and ``filters``).
     """
-    parts, seen = [], set()
-    for dataset, schemas in _datasets(results, filters):
+    parts, seen, found = [], set(), Roles((), {})
+    for dataset, schemas in _datasets(results, filters, versions):
         expression = _expression(filters)
         for fragment in dataset.get_fragments(filter=expression):
             # The rows' own columns in full, the cell's constants from its first row; a
-            # file's metrics are those of its own family.
+            # file's roles are those its own family declared.
             own = schemas[fragment.path]
-            metrics = metrics_of(own)
-            varying = [*row_columns(own), "cell_id"]
+            roles = roles_of(own)
+            varying = [*roles.index, *roles.metrics, "cell_id"]
             constant = [c for c in own.names if c not in varying or c == "cell_id"]
             with _checked(fragment.path):
                 frame = fragment.to_table(columns=varying, filter=expression,
@@ -185,13 +309,14 @@ def summaries(
             frame = frame[~frame.cell_id.isin(seen)]
             if len(frame):
                 seen.update(frame.cell_id.unique())
+                found = found.merged(roles)
                 with _checked(fragment.path):
                     cells = fragment.scanner(schema=dataset.schema, columns=constant,
                                              filter=expression).head(1).to_pandas()
-                parts.append(summarize(frame, interval, cells, metrics))
+                parts.append(summarize(_describe(frame, roles), interval, cells))
     if not parts:
-        return pd.DataFrame(columns=[*SERIES, "t"])
-    return pd.concat(parts, ignore_index=True)
+        return pd.DataFrame(columns=[*ROW_KEYS])
+    return _describe(pd.concat(parts, ignore_index=True), found)
 
 
 def summary_metrics(summary: pd.DataFrame) -> list[str]:
@@ -201,7 +326,8 @@ def summary_metrics(summary: pd.DataFrame) -> list[str]:
 
 def swept(frame: pd.DataFrame) -> list[str]:
     """The cell-constant columns that take more than one value: what the sweep varied."""
-    skip = {*ROW_KEYS, "cell_id", "seed", "n"}
+    skip = {*ROW_KEYS, *frame.attrs.get("index", ()), "cell_id", "seed", "n",
+            "family_version"}
     skip.update(c for c in frame.columns if c.endswith(("_low", "_high")))
     skip.update(summary_metrics(frame))
     # None and NaN both mean "does not apply" (families share one table): count once.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import seaborn as sns
 
-from .labels import AXES, name
+from .labels import axis, name
 from .plot import MissingData
 
 #: What the figures show of each cell: the algorithm under its protection.
@@ -57,7 +57,7 @@ def error_vs_epsilon(summary: pd.DataFrame) -> sns.FacetGrid:
         ax.set_xticks(values, [f"{v:g}" for v in values], minor=False)
         ax.minorticks_off()
     grid.set_titles(col_template="{col_name}")
-    grid.set_axis_labels(AXES["epsilon"], "error at t = T (Euclidean norm)")
+    grid.set_axis_labels(axis("epsilon"), "error at t = T (Euclidean norm)")
     return grid
 
 
@@ -88,7 +88,7 @@ def error_vs_round(summary: pd.DataFrame) -> sns.FacetGrid:
                     label=f"{name('method', method)}: {name('source', source)}")
     grid.set(xscale="log", yscale="log")
     grid.set_titles(row_template="{row_name}", col_template="{col_name}")
-    grid.set_axis_labels(AXES["t"].replace("time", "round"), "error (Euclidean norm)")
+    grid.set_axis_labels(axis("t").replace("time", "round"), "error (Euclidean norm)")
     return grid
 
 

@@ -16,7 +16,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from .labels import AXES, add_scheme, name
+from .labels import add_scheme, axis, families_of, name, vocabulary
+from .load import ROW_KEYS, summary_metrics
 
 DASHES = ["-", "--", ":", "-."]
 BASELINE_STYLE = {"local": ("0.35", (0, (1, 1))), "ideal": ("0.0", (0, (6, 2))),
@@ -38,10 +39,10 @@ def _facet_values(frame: pd.DataFrame, facets: Sequence[str | None]) -> pd.DataF
 def curves(
     summary: pd.DataFrame,
     *,
-    y: str = "mse",
-    series: Sequence[str] = ("colme",),
+    y: str | None = None,
+    series: Sequence[str] | None = None,
     source: str | None = None,
-    baselines: Sequence[str] = ("local", "ideal"),
+    baselines: Sequence[str] | None = None,
     hue: str = "scheme",
     style: str | None = None,
     col: str | None = None,
@@ -54,12 +55,20 @@ def curves(
 ) -> sns.FacetGrid:
     """Curves of ``y`` against t, one per series, with baselines as reference lines.
 
-    ``series`` are the methods drawn as curves (``colme``: Algorithm 1; ``oracle``: the
-    oracle class estimator), optionally of one ``source``; ``hue``, ``style``, ``col`` and
-    ``row`` map any column (``scheme`` names the varying parts of a scheme in the
-    paper's words). ``baselines`` are drawn in grey in every panel, analytic when the
-    results hold analytic rows and simulated otherwise. Bands: the summary's interval.
+    ``y`` is a metric (default: the family's main one, else the summary's first);
+    ``series`` are the methods drawn as curves (default: the family's algorithms, e.g.
+    ``colme`` and the ``oracle`` class estimator; every method for a family without a
+    vocabulary), optionally of one ``source``; ``hue``, ``style``, ``col`` and ``row``
+    map any column (``scheme`` names the varying parts of a scheme in the paper's
+    words). ``baselines`` (default: the family's) are drawn in grey in every panel,
+    analytic when the results hold analytic rows and simulated otherwise. Bands: the
+    summary's interval.
     """
+    words = vocabulary(families_of(summary))
+    if y is None:
+        y = words.metric if words.metric in summary else summary_metrics(summary)[0]
+    series = tuple(series or words.curves or summary.method.unique())
+    baselines = tuple(words.baselines if baselines is None else baselines)
     if "scheme" not in summary:
         summary = add_scheme(summary)
     facets = [col, row]
@@ -70,6 +79,10 @@ def curves(
         raise MissingData(f"no rows of method {', '.join(series)}"
                           + (f" from source {source}" if source else ""))
     keys = [k for k in (hue, style, col, row) if k]
+    unmapped = [c for c in summary.attrs.get("index", ()) if c not in (*ROW_KEYS, *keys)]
+    if unmapped:
+        raise ValueError(f"the rows also vary by {', '.join(unmapped)}: map it to hue, "
+                         "style, col or row")
     clash = lines.groupby(keys, observed=True).cell_id.nunique()
     if (clash > 1).any():
         raise ValueError(f"several cells share one curve: map the columns that vary among "
@@ -93,11 +106,11 @@ def curves(
                          hue_order=sorted(lines[hue].unique(), key=str),
                          sharex=True, sharey=True, palette="colorblind")
     grid.map_dataframe(draw)
-    _draw_baselines(grid, data, baselines, y, col, row)
+    _draw_baselines(grid, data[~data.method.isin(series)], baselines, y, col, row)
     grid.set(xscale="log" if log[0] else "linear", yscale="log" if log[1] else "linear")
     if xlim:
         grid.set(xlim=xlim)
-    grid.set_axis_labels(AXES.get("t"), AXES.get(y, y))
+    grid.set_axis_labels(axis("t"), axis(y, families_of(summary)))
     if col or row:
         grid.set_titles(col_template="{col_name}", row_template="{row_name}")
     legend: dict[str, object] = {}
@@ -114,7 +127,7 @@ def curves(
 
 def _draw_baselines(grid: sns.FacetGrid, data: pd.DataFrame, baselines: Sequence[str],
                     y: str, col: str | None, row: str | None) -> None:
-    rows = data[data.method.isin(baselines) & ~data.method.isin(["colme"])]
+    rows = data[data.method.isin(baselines)]
     for (i, j), ax in zip(itertools.product(range(grid.axes.shape[0]),
                                             range(grid.axes.shape[1])), grid.axes.flat,
                           strict=True):

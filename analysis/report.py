@@ -18,8 +18,8 @@ import pandas as pd
 import seaborn as sns
 
 from .figures import FIGURES, VIEWS
-from .labels import SCHEME, add_scheme
-from .load import summaries, summary_metrics, swept
+from .labels import add_scheme, families_of, vocabulary
+from .load import ROW_KEYS, summaries, summary_metrics, swept
 from .plot import MissingData, curves, save
 
 
@@ -33,12 +33,15 @@ class Report:
 
 
 def overview(summary: pd.DataFrame) -> sns.FacetGrid:
-    """All series of Private-ColME's Algorithm 1, named by every swept option, with the
-    baselines."""
+    """All series of the families' algorithms, named by every swept option, with the
+    baselines; a family's own index column (beyond method, source, replicate and t)
+    sets the line style."""
     varying = [c for c in swept(summary) if c not in ("replicates",)]
-    parts = [*SCHEME, *(c for c in varying if c not in SCHEME)]
+    scheme = vocabulary(families_of(summary)).scheme
+    parts = [*scheme, *(c for c in varying if c not in scheme)]
     rows = add_scheme(summary, parts=parts)
-    return curves(rows, title="All series")
+    own = [c for c in summary.attrs.get("index", ()) if c not in ROW_KEYS]
+    return curves(rows, style=own[0] if own else None, title="All series")
 
 
 def report(results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
@@ -55,6 +58,7 @@ def report(results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
             done.drawn[figure] = save(draw(summary), done.out / figure)
         except (MissingData, ValueError) as reason:
             done.skipped[figure] = str(reason)
+    done.out.mkdir(parents=True, exist_ok=True)
     (done.out / "index.html").write_text(_page(summary, done), encoding="utf-8")
     return done
 

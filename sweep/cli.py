@@ -63,7 +63,7 @@ def _task(cfg: Any) -> None:
     ):
         config["executor"] = "serial"
     # Reported here: Hydra would add its own line about the failed job.
-    with _reported():
+    with reported():
         raise_for_failures(run_configs([config]))
 
 
@@ -89,7 +89,7 @@ def _one_line(error: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def _reported() -> Iterator[None]:
+def reported() -> Iterator[None]:
     """Bad input, failed cells and Ctrl-C end the process with one line (exit 2, 1, 130)."""
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
@@ -115,12 +115,9 @@ def main() -> None:
     """Entry point of ``python -m sweep`` and of the ``dpsweep`` script."""
     import hydra
 
-    from .schema import register
-
-    register()
     # Hydra then raises instead of printing its own multi-line report, so that bad input
     # gets one line naming the key; unexpected errors keep their full traceback.
     os.environ["HYDRA_FULL_ERROR"] = "1"
     entry = hydra.main(version_base="1.3", config_path=str(CONF), config_name="config")(_task)
-    with _reported():
+    with reported():
         entry()

@@ -14,3 +14,10 @@ class StoreError(RuntimeError):
     Nothing partial is left behind: the cells stored before the error stay, and a rerun
     resumes from them.
     """
+
+
+class FamilyError(ConfigError):
+    """A family breaks the engine's contract: its declaration, or the rows it returned.
+
+    The message names the family and the offending column or option.
+    """

@@ -17,12 +17,15 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 
-from .family import get_family, with_constants
-from .plan import Cell, Execution, Piece, RaySettings, pieces, tasks
-from .store import ResultsStore, format_error, provenance
+from .family import get_family
+from .plan import Cell, Execution, Piece, RaySettings, make_cell, pieces, tasks
+from .results import cell_table
+from .store import ResultsStore, format_error, library_versions, provenance
 
 Task = list[Piece]
 
@@ -36,17 +39,31 @@ class PieceResult:
     error: str | None
     started: float  # UNIX time at which the piece started
     seconds: float
+    libraries: dict[str, str] = field(default_factory=dict)  # the worker's (provenance)
 
 
-#: Field metadata that marks a column as a metric (see :attr:`sweep.family.Family.metrics`).
-METRIC_FIELD = {b"dpsweep": b"metric"}
+def compute(piece: Piece) -> pa.Table:
+    """The rows of one piece, checked against the family's schema, with every column of
+    the cell (:func:`sweep.results.cell_table`)."""
+    cell = piece.cell
+    family = get_family(cell.family)
+    rows = family.run(cell.prepared, cell.seeds(piece.start, piece.stop),
+                      range(piece.start, piece.stop), piece.analytic)
+    constants = {**family.columns(cell.prepared), "family": cell.family,
+                 "family_version": cell.version, "seed": cell.seed,
+                 "replicates": cell.replicates, "cell_id": cell.cell_id}
+    return cell_table(cell.family, family.schema, rows, constants)
 
 
-def mark_metrics(table: pa.Table, metrics: Sequence[str]) -> pa.Table:
-    """``table`` with its metric columns marked in the field metadata of the schema."""
-    fields = [field.with_metadata(METRIC_FIELD) if field.name in metrics else field
-              for field in table.schema]
-    return table.cast(pa.schema(fields, metadata=table.schema.metadata))
+def simulate(family: str, replicates: int = 1, seed: int = 0, **options: Any) -> pd.DataFrame:
+    """The rows of one cell, computed in this process: what a sweep cell of the same
+    family, options, ``replicates`` and ``seed`` stores, row for row and bit for bit.
+
+    ``options`` are the family's options by name (nested groups as dicts). Raises
+    :class:`~sweep.errors.ConfigError` on bad input before any work.
+    """
+    cell = make_cell({"family": family, "replicates": replicates, "seed": seed, **options})
+    return pa.concat_tables([compute(p) for p in pieces(cell, math.inf)]).to_pandas()
 
 
 def run_task(task: Task) -> list[PieceResult]:
@@ -59,18 +76,9 @@ def run_task(task: Task) -> list[PieceResult]:
     for piece in task:
         started, start = time.time(), time.perf_counter()
         try:
-            cell = piece.cell
-            family = get_family(cell.family)
-            frame = family.run(
-                cell.prepared, cell.seeds(piece.start, piece.stop),
-                range(piece.start, piece.stop), piece.analytic,
-            )
-            frame = with_constants(frame, {"family": cell.family, "seed": cell.seed,
-                                           "replicates": cell.replicates,
-                                           "cell_id": cell.cell_id})
-            table = mark_metrics(pa.Table.from_pandas(frame, preserve_index=False),
-                                 family.metrics)
-            results.append(PieceResult(piece, table, None, started, time.perf_counter() - start))
+            table = compute(piece)
+            results.append(PieceResult(piece, table, None, started, time.perf_counter() - start,
+                                       library_versions()))
         except Exception as error:  # recorded with the cell; the sweep goes on
             results.append(PieceResult(piece, None, format_error(error), started,
                                        time.perf_counter() - start))
@@ -226,7 +234,9 @@ class _Collector:
         record = provenance(cell, self.version, self.commit,
                             started=min(p.started for p in parts),
                             finished=max(p.started + p.seconds for p in parts),
-                            seconds=sum(p.seconds for p in parts))
+                            seconds=sum(p.seconds for p in parts),
+                            libraries=next((p.libraries for p in parts if p.libraries),
+                                           library_versions()))
         errors = [p.error for p in parts if p.error is not None]
         if errors:
             family = get_family(cell.family)

@@ -4,10 +4,12 @@ A family is a pure function from options to a tidy table. It knows nothing of Hy
 or Parquet; the engine plans, runs and stores its cells. Adding a family means writing
 one object that satisfies :class:`Family` and naming it in :data:`FAMILIES` (or passing
 its import path ``module:attribute`` as the ``family`` key); the engine does not change.
+:func:`get_family` checks a family's declaration once, when it is first loaded.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
@@ -15,7 +17,8 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from .errors import ConfigError
+from .errors import ConfigError, FamilyError
+from .results import ResultSchema, check_schema, option_columns
 
 #: Built-in families by name, as import paths so that naming one imports only it.
 FAMILIES: dict[str, str] = {
@@ -32,13 +35,15 @@ class Family(Protocol):
     """
 
     name: str
+    #: The version of the family's results: hashed into its cells' ids, so that bumping
+    #: it (after a fix that changes results) recomputes this family's cells only.
+    version: int
     #: Dataclass whose fields are the family's options, with their defaults; the command
     #: line's schema is derived from it (:mod:`sweep.schema`).
     options: type
-    #: The result columns that are measurements (they vary within a cell, like ``method``,
-    #: ``source``, ``replicate`` and ``t``); the stored files mark them, so readers know
-    #: them without importing the family.
-    metrics: tuple[str, ...]
+    #: What the rows vary by and what they measure (:class:`sweep.results.ResultSchema`);
+    #: the stored files mark these roles, so readers know them without the family.
+    schema: ResultSchema
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> Any:
         """Validated, immutable form of ``options``; :class:`ConfigError` on bad input."""
@@ -47,7 +52,8 @@ class Family(Protocol):
         """Every option that can change a result, JSON-serializable: hashed into the cell id."""
 
     def columns(self, prepared: Any) -> dict[str, Any]:
-        """Option columns repeated on every result row (flat names, scalar values)."""
+        """The cell's option columns (flat names, scalar values); the engine repeats them
+        on every row."""
 
     def cost(self, prepared: Any) -> float:
         """Estimated seconds to simulate one replicate, for sizing tasks."""
@@ -61,27 +67,24 @@ class Family(Protocol):
         seeds: Sequence[np.random.SeedSequence],
         replicate_ids: Sequence[int],
         analytic: bool,
-    ) -> pd.DataFrame:
+    ) -> pd.DataFrame | Mapping[str, Any]:
         """Rows of the given replicates (one per seed), plus analytic rows if asked.
 
         Must be deterministic in its arguments and must not depend on which other
         replicates are simulated, so that blocks of replicates concatenate to the table
-        of the whole cell. Columns: ``method``, ``source``, ``replicate``, ``t``, the
-        family's :attr:`metrics` and every column of :meth:`columns`.
+        of the whole cell. Columns: exactly the index and metrics of :attr:`schema`, as a
+        DataFrame or a mapping of column arrays; the engine adds the constant columns.
         """
 
 
-def with_constants(frame: pd.DataFrame, columns: Mapping[str, Any]) -> pd.DataFrame:
-    """``frame`` with one more column per item of ``columns``, each repeating its value.
-
-    Built in one step: adding columns one at a time costs pandas a copy each, which
-    dominates the time of small cells.
-    """
-    return pd.concat([frame, pd.DataFrame(dict(columns), index=frame.index)], axis=1)
-
-
+@functools.cache
 def get_family(spec: str) -> Family:
-    """The family named ``spec``: a key of :data:`FAMILIES` or ``module:attribute``."""
+    """The family named ``spec``: a key of :data:`FAMILIES` or ``module:attribute``.
+
+    Its declaration is checked on first load: :class:`~sweep.errors.FamilyError` if it
+    lacks a member, declares a column twice, or has an option named like a column the
+    engine or the analysis adds (``n``, ``seed``, ``cell_id``, an index column, ...).
+    """
     path = FAMILIES.get(spec, spec)
     module_name, sep, attribute = path.partition(":")
     if not sep:
@@ -89,6 +92,29 @@ def get_family(spec: str) -> Family:
             f"family: must be one of {', '.join(FAMILIES)} or module:attribute; got {spec!r}"
         )
     try:
-        return getattr(importlib.import_module(module_name), attribute)
+        family = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as error:
         raise ConfigError(f"family: cannot load {spec!r} ({error})") from None
+    check_family(spec, family)
+    return family
+
+
+def check_family(spec: str, family: Family) -> None:
+    """:class:`~sweep.errors.FamilyError` if ``family`` does not declare what the engine
+    needs (see :func:`get_family`)."""
+    for member in ("version", "options", "schema", "prepare", "identity", "columns", "cost",
+                   "has_analytic", "run"):
+        if not hasattr(family, member):
+            raise FamilyError(f"family {spec}: has no {member!r} (see sweep.family.Family)")
+    if isinstance(family.version, bool) or not isinstance(family.version, int):
+        raise FamilyError(f"family {spec}: version must be an integer; got "
+                          f"{family.version!r}")
+    check_schema(spec, family.schema)
+    from .plan import EXECUTION_KEYS  # plan imports this module
+
+    reserved = family.schema.reserved() | set(EXECUTION_KEYS)
+    for name in option_columns(family.options):
+        if name in reserved:
+            raise FamilyError(f"family {spec}: option {name!r} collides with a result column "
+                              "of that name (index, metric, engine or summary column); "
+                              "rename the option")

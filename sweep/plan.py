@@ -1,11 +1,15 @@
 """From resolved configurations to cells, and from cells to tasks.
 
 A *cell* is one grid point: a family, its options, a replicate count and a root seed. Its
-id is a hash of exactly those (plus :data:`FORMAT_VERSION`), so identical cells in any two
-sweeps share an id, and so its results file. A *piece* is part of a cell: a block of
-replicates, or the cell's analytic rows; a *task* is the pieces one worker runs in one go.
-How cells are cut into pieces and packed into tasks never changes a result: replicate r
-of a cell always draws from ``SeedSequence(seed, spawn_key=(*key(cell id), r))``.
+id is a hash of exactly those, of the family's ``version`` and of :data:`FORMAT_VERSION`,
+so identical cells in any two sweeps share an id, and so its results file, while a new
+version of one family makes only that family's cells missing. A *piece* is part of a
+cell: a block of replicates, or the cell's analytic rows; a *task* is the pieces one
+worker runs in one go. How cells are cut into pieces and packed into tasks never changes
+a result: replicate r of a cell always draws from
+``SeedSequence(seed, spawn_key=(*stream key, r))``, where the stream key hashes what the
+experiment is (family, options, replicates, seed) but not the code's versions, so a
+version bump reruns a cell on the same random numbers.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ from .errors import ConfigError
 from .family import Family, get_family
 
 #: Version of the results format and of the cell-id recipe; part of every cell id.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Version of the recipe of the random streams; changing it moves every result.
+STREAM_VERSION = 1
 
 #: Keys of a configuration that say how to run, not what: they are not part of a cell.
 EXECUTION_KEYS = ("results_dir", "executor", "dry_run", "ray")
@@ -63,12 +69,17 @@ class Cell:
     prepared: Any
     replicates: int
     seed: int
-    settings: dict[str, Any]  # what the id hashes: family, replicates, seed, options
+    settings: dict[str, Any]  # what the id hashes: family, version, replicates, seed, options
+    stream: tuple[int, int]  # the key of the cell's random streams
 
     def seeds(self, start: int, stop: int) -> list[np.random.SeedSequence]:
         """Seed sequences of replicates ``start`` to ``stop - 1``."""
-        key = (int(self.cell_id[:8], 16), int(self.cell_id[8:16], 16))
-        return [np.random.SeedSequence(self.seed, spawn_key=(*key, r)) for r in range(start, stop)]
+        return [np.random.SeedSequence(self.seed, spawn_key=(*self.stream, r))
+                for r in range(start, stop)]
+
+    @property
+    def version(self) -> int:
+        return self.settings["version"]
 
 
 @dataclass(frozen=True)
@@ -130,15 +141,22 @@ def make_cell(config: Mapping[str, Any]) -> Cell:
     seed = _integer("seed", options.pop("seed", 0), 0)
     family: Family = get_family(spec)
     prepared = family.prepare(options, replicates)
-    settings = {
+    experiment = {
         "family": spec,
         "replicates": replicates,
         "seed": seed,
         "options": family.identity(prepared),
     }
-    text = json.dumps({"format": FORMAT_VERSION, **settings}, sort_keys=True)
-    cell_id = hashlib.sha256(text.encode()).hexdigest()[:16]
-    return Cell(cell_id, spec, prepared, replicates, seed, settings)
+    stream = _digest({"format": STREAM_VERSION, **experiment})
+    settings = {**experiment, "version": family.version}
+    cell_id = _digest({"format": FORMAT_VERSION, **settings})
+    return Cell(cell_id, spec, prepared, replicates, seed, settings,
+                (int(stream[:8], 16), int(stream[8:16], 16)))
+
+
+def _digest(record: Mapping[str, Any]) -> str:
+    """The first 16 hex digits of the SHA-256 of ``record`` as canonical JSON."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[list[Cell], Execution]:

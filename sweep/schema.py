@@ -16,10 +16,10 @@ import typing
 from dataclasses import MISSING, dataclass, field
 from typing import Any, Optional, Union
 
-from .family import FAMILIES, get_family
+from .family import get_family
 from .plan import Execution
 
-#: Config group of the families' schemas in Hydra's ConfigStore (see conf/family/).
+#: Config group of the families' schemas (see sweep/conf/family/).
 SCHEMA_GROUP = "schema"
 
 
@@ -76,15 +76,13 @@ def structured(*classes: type) -> type:
     return dataclasses.make_dataclass(name, specs)
 
 
-def register() -> None:
-    """Store each built-in family's schema (engine keys and the family's options) for Hydra.
+@functools.cache
+def family_schema(spec: str) -> type:
+    """The schema of the family ``spec`` (a name or ``module:attribute``): the engine's
+    keys and the family's options, typed and with their defaults.
 
-    ``conf/family/<name>.yaml`` starts from ``/schema/<name>``, so choosing ``family=``
-    on the command line chooses the keys, their types and their defaults.
+    The platform's Hydra config source (``hydra_plugins/dpsweep/schemas.py``) serves it
+    as ``/schema/<spec>``, so a family outside the package gets its schema exactly as a
+    built-in one does.
     """
-    from hydra.core.config_store import ConfigStore
-
-    store = ConfigStore.instance()
-    for name in FAMILIES:
-        node = structured(CellKeys, Execution, get_family(name).options)
-        store.store(group=SCHEMA_GROUP, name=name, node=node, package="_global_")
+    return structured(CellKeys, Execution, get_family(spec).options)

@@ -16,6 +16,8 @@ complete (``os.replace`` of a fully written, fsynced temporary). A file damaged 
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import json
 import os
 import socket
@@ -154,14 +156,32 @@ class ResultsStore:
         )
 
 
+#: The libraries whose versions can change a result bit for bit (recorded per cell).
+LIBRARIES = ("numpy", "scipy", "numba", "pandas", "pyarrow", "ray", "networkx")
+
+
+@functools.cache
+def library_versions() -> dict[str, str]:
+    """Versions of :data:`LIBRARIES` in this process (``None`` if one is not installed)."""
+    versions = {}
+    for name in LIBRARIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
 def provenance(
     cell: Cell, version: str, commit: str | None, started: float, finished: float,
-    seconds: float,
+    seconds: float, libraries: dict[str, str],
 ) -> dict[str, Any]:
     """What travels inside a cell's file: its resolved configuration and how it was made.
 
-    ``started`` and ``finished`` are the UNIX times its first piece started and its last
-    piece ended; ``seconds`` is the compute time of its pieces, summed.
+    ``version`` is the package's, ``cell.version`` the family's; ``libraries`` the
+    versions of :data:`LIBRARIES` on the worker that computed it. ``started`` and
+    ``finished`` are the UNIX times its first piece started and its last piece ended;
+    ``seconds`` is the compute time of its pieces, summed.
     """
     return {
         "format": FORMAT_VERSION,
@@ -169,6 +189,9 @@ def provenance(
         "config": yaml.dump(cell.settings, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
                             sort_keys=False),
         "version": version,
+        "family": cell.family,
+        "family_version": cell.version,
+        "libraries": libraries,
         "git_commit": commit,
         "started": started,
         "finished": finished,

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,20 +33,23 @@ GRID = [
 KEYS = ["epsilon", "mechanism", "weights"]
 
 
-def start_cli(arguments: list[str], cwd: Path, **options: Any) -> subprocess.Popen:
-    """``python -m sweep ARGUMENTS`` started in ``cwd``, this checkout importable by workers.
+def start_cli(arguments: list[str], cwd: Path, module: str = "sweep",
+              path: Sequence[Path] = (), **options: Any) -> subprocess.Popen:
+    """``python -m MODULE ARGUMENTS`` started in ``cwd``, with this checkout (and ``path``)
+    importable by it and its workers.
 
     ``options`` go to :class:`subprocess.Popen`; output is captured as text by default.
     """
     options = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **options}
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "sweep", *arguments], cwd=cwd, env=env,
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, [ROOT, *path]))}
+    return subprocess.Popen([sys.executable, "-m", module, *arguments], cwd=cwd, env=env,
                             **options)
 
 
-def run_cli(arguments: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+def run_cli(arguments: list[str], cwd: Path, module: str = "sweep", path: Sequence[Path] = (),
+            timeout: float = 600) -> subprocess.CompletedProcess:
     """:func:`start_cli`, waited for: its exit code and captured output."""
-    with start_cli(arguments, cwd) as process:
+    with start_cli(arguments, cwd, module, path) as process:
         stdout, stderr = process.communicate(timeout=timeout)
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 

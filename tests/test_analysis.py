@@ -19,6 +19,8 @@ from analysis.figures import FIGURES
 from analysis.labels import add_scheme, name
 from analysis.load import load, summaries, summarize
 from analysis.plot import MissingData, curves
+from sweep.family import get_family
+from sweep.results import cell_table
 
 from .sweep_reference import ROOT
 
@@ -70,16 +72,25 @@ def test_summarize_gives_mean_and_standard_error_per_checkpoint() -> None:
     assert set(summary.mechanism) == {"pm1"}  # cell constants carried along
 
 
-def _write(directory: Path, frame: pd.DataFrame) -> None:
+def _write(directory: Path, frame: pd.DataFrame, marked: bool = True) -> None:
+    """One file per cell, as the sweep writes it (roles marked, by the engine's own
+    :func:`~sweep.results.cell_table`), or as files of before the marks (``marked=False``)."""
     directory.mkdir(parents=True, exist_ok=True)
+    schema = get_family("colme").schema
     for cell_id, rows in frame.groupby("cell_id"):
-        pq.write_table(pa.Table.from_pandas(rows, preserve_index=False),
-                       directory / f"{cell_id}.parquet")
+        if marked:
+            row_columns = [*schema.index_names, *schema.metrics]
+            constants = rows.drop(columns=row_columns).iloc[0].to_dict()
+            table = cell_table("colme", schema, rows[row_columns], constants)
+        else:
+            table = pa.Table.from_pandas(rows, preserve_index=False)
+        pq.write_table(table, directory / f"{cell_id}.parquet")
 
 
-def test_load_filters_while_reading_and_reads_cells_once(tmp_path: Path) -> None:
-    _write(tmp_path / "a", _grid())
-    _write(tmp_path / "b", _grid()[lambda f: f.cell_id == "c0"])  # the same cell again
+@pytest.mark.parametrize("marked", [True, False])
+def test_load_filters_while_reading_and_reads_cells_once(tmp_path: Path, marked: bool) -> None:
+    _write(tmp_path / "a", _grid(), marked)
+    _write(tmp_path / "b", _grid()[lambda f: f.cell_id == "c0"], marked)  # the same cell again
     both = load([tmp_path / "a", tmp_path / "b"])
     assert len(both) == len(_grid())
     pm2 = load(tmp_path / "a", columns=["t", "mse"], mechanism="pm2", schedule=["rr"])

@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from hydra.types import HydraContext
 from omegaconf import OmegaConf
 
+from analysis import summaries
 from hydra_plugins.dpsweep.compose import CellComposer
 from sweep.cli import CONF
+from sweep.colme import simulate
 from sweep.errors import ConfigError, StoreError
-from sweep.execute import run_task
-from sweep.plan import make_cell, pieces, plan, tasks
-from sweep.schema import register
+from sweep.execute import execute, run_task
+from sweep.family import get_family
+from sweep.plan import Execution, make_cell, pieces, plan, tasks
 from sweep.store import ResultsStore
 
 SMALL = {"n_agents": 5, "t_max": 60, "replicates": 5, "checkpoints": 4,
@@ -38,7 +42,21 @@ def test_cell_id_depends_on_what_changes_results_only() -> None:
     # Ids name the files of existing results directories: a change of the recipe, or of
     # the options a family hashes, makes every earlier result look missing. Bump
     # FORMAT_VERSION (and this value) when that is intended.
-    assert cell.cell_id == "7b07c533565fdd57"
+    assert cell.cell_id == "848690ecfcc6e121"
+    # The random streams are keyed by what the experiment is, not by the code's versions:
+    # this key is the cell id of format 1, so results computed since then hold bit for bit.
+    assert cell.stream == (0x7B07C533, 0x565FDD57)
+
+
+def test_a_family_version_changes_its_cell_ids_not_its_random_streams(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cell = make_cell(SMALL)
+    monkeypatch.setattr(get_family("colme"), "version", 2)
+    bumped = make_cell(SMALL)
+    assert bumped.cell_id != cell.cell_id and bumped.stream == cell.stream
+    assert bumped.seeds(0, 5)[4].entropy == cell.seeds(0, 5)[4].entropy
+    assert bumped.seeds(0, 5)[4].spawn_key == cell.seeds(0, 5)[4].spawn_key
 
 
 def test_plan_validates_every_cell_and_deduplicates() -> None:
@@ -69,6 +87,39 @@ def test_cutting_a_cell_into_pieces_does_not_change_its_rows() -> None:
     assert [(p.start, p.stop) for p in cut if not p.analytic] == [(r, r + 1) for r in range(5)]
     pd.testing.assert_frame_equal(_run([whole]), _run(tasks([cell], 1e-9, workers=2)),
                                   check_exact=True)
+
+
+def test_simulate_gives_the_rows_of_a_sweep_cell(tmp_path: Path) -> None:
+    options = {**SMALL, "mechanism": "pm2", "weights": "mom"}
+    cells, _ = plan([options])
+    execute(cells, Execution(results_dir=str(tmp_path), executor="serial"), progress=False)
+    stored = pd.read_parquet(tmp_path / f"{cells[0].cell_id}.parquet")
+    pd.testing.assert_frame_equal(simulate(**{k: v for k, v in options.items()}), stored,
+                                  check_exact=True)
+
+
+def test_a_version_bump_recomputes_that_family_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configs = [SMALL, {"family": "network", "graph": "ring", "n_nodes": 8, "rounds": 5,
+                       "weights": "lazy_metropolis", "replicates": 2, "checkpoints": 3}]
+    run = Execution(results_dir=str(tmp_path), executor="serial")
+    first = execute(plan(configs)[0], run, progress=False)
+    assert (first.done, first.skipped) == (2, 0)
+    assert execute(plan(configs)[0], run, progress=False).skipped == 2
+    monkeypatch.setattr(get_family("network"), "version", get_family("network").version + 1)
+    cells, _ = plan(configs)
+    again = execute(cells, run, progress=False)
+    assert (again.done, again.skipped) == (1, 1)
+    files = {path.stem: pq.read_metadata(path).metadata for path in tmp_path.glob("*.parquet")}
+    assert len(files) == 3 and cells[1].cell_id in files and cells[0].cell_id in files
+    record = json.loads(files[cells[1].cell_id][b"dpsweep"])
+    assert record["family_version"] == cells[1].version
+    assert set(record["libraries"]) >= {"numpy", "scipy", "numba", "pandas", "pyarrow", "ray"}
+    # The older network cell stays on disk; the analysis reads the newest version only.
+    with pytest.warns(UserWarning, match="1 cells of family network .* older version"):
+        summary = summaries(tmp_path)
+    assert set(summary.cell_id) == {c.cell_id for c in cells}
 
 
 def test_tasks_batch_small_pieces_and_keep_every_piece_once() -> None:
@@ -116,7 +167,6 @@ def test_store_writes_atomically_and_cleans_dead_writers(
 
 @pytest.fixture(scope="module")
 def hydra_context() -> HydraContext:
-    register()
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         yield HydraContext(config_loader=GlobalHydra.instance().hydra.config_loader,

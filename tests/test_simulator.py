@@ -7,7 +7,6 @@ import pytest
 
 from sweep.colme import simulate, tabulate
 from sweep.colme.config import ColmeConfig
-from sweep.colme.simulate import replicate_seed
 
 from .stats import assert_close_means
 
@@ -78,8 +77,9 @@ def test_same_seed_gives_identical_results():
 
 def test_a_replicate_does_not_depend_on_the_others():
     config = ColmeConfig.from_options(n_agents=6, t_max=200, schedule="rrr")
-    full = tabulate(config, [replicate_seed(9, r) for r in range(4)])
-    part = tabulate(config, [replicate_seed(9, r) for r in (3, 1)], replicate_ids=[3, 1])
+    seeds = [np.random.SeedSequence(9, spawn_key=(r,)) for r in range(4)]
+    full = tabulate(config, seeds)
+    part = tabulate(config, [seeds[3], seeds[1]], replicate_ids=[3, 1])
     merged = full[full.replicate.isin([1, 3])].sort_values(["replicate", "t"])
     pd.testing.assert_frame_equal(
         merged.reset_index(drop=True),

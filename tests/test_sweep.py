@@ -32,7 +32,8 @@ COLUMNS = {
     "n_agents", "t_max", "n_classes", "class_means", "class_assignment", "sigma",
     "distribution", "epsilon", "delta", "noise", "mechanism", "pm2_split", "weights",
     "schedule", "class_estimator", "variance", "prior", "inferred_form", "decision.theta0",
-    "decision.refresh", "baselines", "family", "seed", "replicates", "cell_id",
+    "decision.refresh", "baselines", "family", "family_version", "seed", "replicates",
+    "cell_id",
 }
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
-from ..family import with_constants
+from ..results import Metric, ResultSchema
 from .baselines import ANALYTIC
 from .config import ColmeConfig
 from .simulate import check_baselines, tabulate
@@ -43,8 +43,13 @@ class ColmeFamily:
     """Algorithm 1 of the Private-ColME paper and its local, ideal and oracle baselines."""
 
     name = "colme"
+    version = 1
     options = ColmeOptions
-    metrics = ("mse", "false_exclusion", "false_inclusion")
+    # The class-error rates are proportions of the M(M − 1) ordered pairs within each
+    # replicate, summarized like the MSE by their spread over replicates (mean ± SE):
+    # a Wilson interval on the replicate count would ignore the pairs' pooling.
+    schema = ResultSchema(metrics={"mse": Metric(), "false_exclusion": Metric(),
+                                   "false_inclusion": Metric()})
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> ColmeCell:
         options = dict(options)
@@ -84,8 +89,7 @@ class ColmeFamily:
         replicate_ids: Sequence[int],
         analytic: bool,
     ) -> pd.DataFrame:
-        frame = tabulate(prepared.config, seeds, prepared.baselines, replicate_ids, analytic)
-        return with_constants(frame, {"baselines": ",".join(prepared.baselines)})
+        return tabulate(prepared.config, seeds, prepared.baselines, replicate_ids, analytic)
 
 
 FAMILY = ColmeFamily()

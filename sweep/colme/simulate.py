@@ -1,4 +1,4 @@
-"""One configuration in, one tidy table out: the library entry point."""
+"""Algorithm 1's replicates as tidy rows, and the library entry point :func:`simulate`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import execute
 from ..errors import ConfigError
-from ..family import with_constants
 from .baselines import ANALYTIC
 from .config import ColmeConfig
 from .engine import run_replicate
@@ -17,11 +17,6 @@ from .kernel import FALSE_EXCLUSION, FALSE_INCLUSION, IDEAL_MSE, LOCAL_MSE, MSE
 
 BASELINES = tuple(ANALYTIC)
 _SIMULATED = {"local": LOCAL_MSE, "ideal": IDEAL_MSE}
-
-
-def replicate_seed(seed: int, replicate: int, key: Sequence[int] = ()) -> np.random.SeedSequence:
-    """Seed sequence of one replicate: (seed, *key, replicate), independent of the others."""
-    return np.random.SeedSequence(seed, spawn_key=(*key, replicate))
 
 
 def check_baselines(baselines: str | Iterable[str]) -> tuple[str, ...]:
@@ -42,11 +37,13 @@ def tabulate(
 ) -> pd.DataFrame:
     """Simulate one replicate per seed and lay the results out as a tidy table.
 
-    Rows: method × source × replicate × checkpoint. ``method`` is ``colme`` (or ``oracle``
-    with ``class_estimator=oracle``) for Algorithm 1 and the baseline's name otherwise;
-    ``source`` is ``simulated`` or ``analytic``. Simulated local and ideal use the same
-    data streams as Algorithm 1. Analytic rows have no replicate; ``analytic=False`` leaves
-    them out, so that blocks of replicates can be simulated apart and concatenated.
+    Rows: method × source × replicate × checkpoint; columns: the family's index and
+    metrics (the engine adds the options, :mod:`sweep.results`). ``method`` is ``colme``
+    (or ``oracle`` with ``class_estimator=oracle``) for Algorithm 1 and the baseline's
+    name otherwise; ``source`` is ``simulated`` or ``analytic``. Simulated local and ideal
+    use the same data streams as Algorithm 1. Analytic rows have no replicate;
+    ``analytic=False`` leaves them out, so that blocks of replicates can be simulated
+    apart and concatenated.
     """
     times = config.checkpoint_times()
     ids = range(len(seeds)) if replicate_ids is None else replicate_ids
@@ -68,7 +65,7 @@ def tabulate(
         raise ConfigError("replicates: must be >= 1 unless analytic baselines are requested")
     frame = pd.concat(blocks, ignore_index=True)
     frame["replicate"] = frame["replicate"].astype("Int64")
-    return with_constants(frame, config.as_columns())
+    return frame
 
 
 def _block(
@@ -99,12 +96,17 @@ def simulate(
 ) -> pd.DataFrame:
     """Run R replicates of one Private-ColME configuration (Algorithm 1).
 
+    The rows are those a sweep cell with the same options, ``replicates`` and ``seed``
+    stores, bit for bit (:func:`sweep.execute.simulate`), so they can be passed to
+    :func:`analysis.summarize` and compared with a sweep's results.
+
     Parameters
     ----------
     replicates : int
-        Number of independent replicates R >= 1.
+        Number of independent replicates R >= 0 (0: analytic baselines only).
     seed : int
-        Root seed; replicate r draws from ``SeedSequence(seed, spawn_key=(r,))``.
+        Root seed; replicate r draws from ``SeedSequence(seed, spawn_key=(*key, r))`` with
+        the cell's stream key (:mod:`sweep.plan`).
     baselines : str or iterable of str
         Any of ``local``, ``ideal`` (simulated on the same data and analytic, Props 1-2)
         and ``oracle`` (analytic, Prop. 3 / Remark 3).
@@ -116,13 +118,8 @@ def simulate(
     -------
     pandas.DataFrame
         Columns ``method``, ``source``, ``replicate``, ``t``, ``mse``,
-        ``false_exclusion``, ``false_inclusion`` and one per option.
+        ``false_exclusion``, ``false_inclusion``, one per option, and the cell's
+        ``family``, ``family_version``, ``seed``, ``replicates`` and ``cell_id``.
     """
-    config = ColmeConfig.from_options(**options)
-    if isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1:
-        raise ConfigError(f"replicates: must be an integer >= 1; got {replicates!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"seed: must be an integer >= 0; got {seed!r}")
-    names = check_baselines(baselines)
-    seeds = [replicate_seed(seed, r) for r in range(replicates)]
-    return tabulate(config, seeds, names)
+    names = (baselines,) if isinstance(baselines, str) else list(baselines)
+    return execute.simulate("colme", replicates, seed, baselines=names, **options)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
-from ..family import with_constants
+from ..results import Metric, ResultSchema
 from . import graphs
 from .algorithms import Dynamics, bounds, exact_privacy_cost, simulate
 from .config import NetworkConfig
@@ -68,8 +68,9 @@ class NetworkFamily:
     """Private consensus (MVUE, OL) under Signal and Network DP, and their baselines."""
 
     name = "network"
+    version = 1
     options = NetworkConfig
-    metrics = METRICS
+    schema = ResultSchema(metrics={metric: Metric() for metric in METRICS})
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> NetworkCell:
         config = NetworkConfig.from_options(**options)
@@ -123,7 +124,7 @@ class NetworkFamily:
         frame = pd.concat(blocks, ignore_index=True)
         frame.insert(0, "method", prepared.config.method)
         frame["replicate"] = frame["replicate"].astype("Int64")
-        return with_constants(frame, self.columns(prepared))
+        return frame
 
     def _simulate(self, cell: NetworkCell, seeds: Sequence[np.random.SeedSequence],
                   times: np.ndarray) -> np.ndarray:

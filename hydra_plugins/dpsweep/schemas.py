@@ -1,0 +1,76 @@
+"""Every family's schema as the config ``/schema/<family>``, derived on first use.
+
+A family file (``sweep/conf/family/<name>.yaml``, or one of a user's on
+``hydra.searchpath``) starts from ``/schema/<family>``: the engine's keys and the family's
+options, typed, with their defaults (:func:`sweep.schema.family_schema`). The family is a
+built-in name or ``module:attribute``, so a family outside the package needs no
+registration.
+"""
+
+from pathlib import Path
+
+from hydra.core.config_search_path import ConfigSearchPath
+from hydra.core.object_type import ObjectType
+from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
+from hydra.plugins.search_path_plugin import SearchPathPlugin
+from omegaconf import OmegaConf
+
+from sweep.cli import CONF
+from sweep.errors import ConfigError
+from sweep.family import FAMILIES
+from sweep.schema import SCHEMA_GROUP, family_schema
+
+
+def _family(config_path: str) -> str | None:
+    group, _, name = config_path.strip("/").removesuffix(".yaml").partition("/")
+    return name if group == SCHEMA_GROUP and name else None
+
+
+class FamilySchemas(ConfigSource):
+    """Serves ``schema/<family>`` for any family the engine can load."""
+
+    @staticmethod
+    def scheme() -> str:
+        return "dpsweep"
+
+    def load_config(self, config_path: str) -> ConfigResult:
+        spec = _family(config_path)
+        try:
+            node = OmegaConf.structured(family_schema(spec or ""))
+        except ConfigError as error:
+            raise ConfigLoadError(str(error)) from None
+        return ConfigResult(config=node, path=f"{self.scheme()}://{self.path}",
+                            provider=self.provider, header={"package": "_global_"})
+
+    def available(self) -> bool:
+        return True
+
+    def is_group(self, config_path: str) -> bool:
+        return config_path.strip("/") in ("", SCHEMA_GROUP)
+
+    def is_config(self, config_path: str) -> bool:
+        spec = _family(config_path)
+        if spec is None:
+            return False
+        try:
+            family_schema(spec)
+        except ConfigError:
+            return False
+        return True
+
+    def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:
+        if config_path.strip("/") == "" and results_filter != ObjectType.CONFIG:
+            return [SCHEMA_GROUP]
+        if config_path.strip("/") == SCHEMA_GROUP and results_filter != ObjectType.GROUP:
+            return sorted(FAMILIES)
+        return []
+
+
+class FamilySchemasPath(SearchPathPlugin):
+    """Puts :class:`FamilySchemas` on the search path of the platform's app (only)."""
+
+    def manipulate_search_path(self, search_path: ConfigSearchPath) -> None:
+        ours = any(entry.path and Path(entry.path.removeprefix("file://")).resolve() == CONF
+                   for entry in search_path.get_path())
+        if ours:
+            search_path.append(provider="dpsweep", path=f"{FamilySchemas.scheme()}://schema")

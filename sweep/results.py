@@ -1,0 +1,179 @@
+"""The results contract: what a family's rows vary by, and what its metrics are.
+
+A family declares a :class:`ResultSchema`: its *index* (the columns its rows vary by:
+``method``, ``source``, ``replicate``, ``t`` and any of its own, such as ``node``) and its
+*metrics*, each of a :data:`KIND`. Its ``run`` returns those columns only. The engine
+then, in :func:`cell_table`, checks the rows against the declaration, attaches the cell's
+constant columns once, and marks every column's role in the Parquet field metadata, so
+that any reader (:mod:`analysis.load`) knows a file's index and metrics without importing
+the family that wrote it.
+
+Roles in the field metadata (key :data:`ROLE_KEY`): ``index``, ``metric`` (with its kind
+under :data:`KIND_KEY`) and ``constant``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from .errors import FamilyError
+
+#: The index every family's rows have (analytic or reference rows have no replicate).
+STANDARD_INDEX: dict[str, pa.DataType] = {
+    "method": pa.string(), "source": pa.string(), "replicate": pa.int64(), "t": pa.int64(),
+}
+#: A metric summarized by its mean over replicates, with mean ± SE or a normal 95% interval.
+CONTINUOUS = "continuous"
+#: A metric whose values are indicators or proportions in [0, 1], summarized by its mean
+#: with a Wilson score interval.
+PROPORTION = "proportion"
+KINDS = (CONTINUOUS, PROPORTION)
+#: Columns the engine adds to every row: they describe the cell, not the row.
+ENGINE_COLUMNS = ("family", "family_version", "seed", "replicates", "cell_id")
+#: Columns the analysis adds to summaries (the replicate count and the bands' suffixes).
+SUMMARY_COLUMNS = ("n",)
+ROLE_KEY = b"dpsweep"
+KIND_KEY = b"dpsweep.kind"
+INDEX, METRIC, CONSTANT = b"index", b"metric", b"constant"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A measured column: its kind (:data:`CONTINUOUS` or :data:`PROPORTION`) and dtype."""
+
+    kind: str = CONTINUOUS
+    dtype: pa.DataType = field(default_factory=pa.float64)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind: must be one of {', '.join(KINDS)}; got {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class ResultSchema:
+    """What a family's rows vary by (``index``, after :data:`STANDARD_INDEX`) and measure.
+
+    >>> ResultSchema(metrics={"mse": Metric()}, index={"node": pa.int64()}).index_names
+    ('method', 'source', 'replicate', 't', 'node')
+    """
+
+    metrics: Mapping[str, Metric]
+    index: Mapping[str, pa.DataType] = field(default_factory=dict)
+
+    @property
+    def index_names(self) -> tuple[str, ...]:
+        return (*STANDARD_INDEX, *self.index)
+
+    @functools.cached_property
+    def arrow(self) -> pa.Schema:
+        """The rows' schema as a family returns them, with every field's role marked.
+
+        Its pandas metadata makes pandas read ``replicate`` as a nullable integer, which
+        it is (analytic rows have none), whichever way the family built its rows.
+        """
+        fields = [pa.field(n, t, metadata={ROLE_KEY: INDEX})
+                  for n, t in {**STANDARD_INDEX, **self.index}.items()]
+        fields += [pa.field(n, m.dtype, metadata={ROLE_KEY: METRIC, KIND_KEY: m.kind.encode()})
+                   for n, m in self.metrics.items()]
+        empty = pa.schema(fields).empty_table().to_pandas().astype({"replicate": "Int64"})
+        return pa.schema(fields, metadata=pa.Schema.from_pandas(empty,
+                                                                preserve_index=False).metadata)
+
+    def reserved(self) -> set[str]:
+        """Names no option may take: metrics, and the columns the engine or the analysis
+        add. (An option may share an index column's name, e.g. ``method``, as long as
+        the family does not also make it a constant column: :func:`cell_table` checks.)"""
+        bands = {f"{m}{suffix}" for m in self.metrics for suffix in ("_low", "_high")}
+        return {*self.metrics, *ENGINE_COLUMNS, *SUMMARY_COLUMNS, *bands}
+
+
+def check_schema(name: str, schema: ResultSchema) -> None:
+    """:class:`FamilyError` if ``schema`` redeclares a standard column or names one twice."""
+    clash = set(schema.index) & set(STANDARD_INDEX) or set(schema.index) & set(schema.metrics)
+    if clash:
+        raise FamilyError(f"family {name}: column {sorted(clash)[0]!r} is declared twice")
+    if not schema.metrics:
+        raise FamilyError(f"family {name}: declares no metric")
+
+
+def option_columns(options: type) -> list[str]:
+    """The result columns an option dataclass gives (nested groups joined with '.')."""
+    names = []
+    for f in dataclasses.fields(options):
+        nested = f.default_factory if f.default_factory is not dataclasses.MISSING else None
+        if nested is not None and dataclasses.is_dataclass(nested):
+            names += [f"{f.name}.{n}" for n in option_columns(nested)]
+        names.append(f.name)
+    return names
+
+
+def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[str, Any],
+               constants: Mapping[str, Any]) -> pa.Table:
+    """A family's rows, checked against its schema, with the cell's constant columns.
+
+    :class:`FamilyError` naming the family and the column if a declared column is
+    missing, an undeclared one is present, a value does not convert to the declared
+    dtype, an index column other than ``replicate`` has a missing value, or a
+    :data:`PROPORTION` metric leaves [0, 1].
+    """
+    declared = schema.arrow
+    names = list(rows.columns if isinstance(rows, pd.DataFrame) else rows)
+    for name in declared.names:
+        if name not in names:
+            raise FamilyError(f"family {family}: run returned no column {name!r}")
+    for name in names:
+        if name not in declared.names:
+            raise FamilyError(f"family {family}: run returned undeclared column {name!r} "
+                              "(declare it in the family's ResultSchema, or leave it out: "
+                              "constant columns come from columns())")
+    try:
+        if isinstance(rows, pd.DataFrame):
+            table = pa.Table.from_pandas(rows[declared.names], schema=declared,
+                                         preserve_index=False)
+            table = table.replace_schema_metadata(declared.metadata)
+        else:
+            table = pa.table({n: rows[n] for n in declared.names}, schema=declared)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as error:
+        raise FamilyError(f"family {family}: {' '.join(str(error).split())}") from None
+    for target in declared:
+        column = table.column(target.name)
+        if target.metadata[ROLE_KEY] == INDEX and target.name != "replicate" and (
+                column.null_count):
+            raise FamilyError(f"family {family}: index column {target.name!r} has "
+                              "missing values")
+        if target.metadata.get(KIND_KEY) == PROPORTION.encode():
+            values = column.to_numpy()
+            if np.any((values < 0) | (values > 1)):
+                raise FamilyError(f"family {family}: proportion {target.name!r} has values "
+                                  "outside [0, 1]")
+    for name, value in constants.items():
+        if name in declared.names:
+            raise FamilyError(f"family {family}: column {name!r} is both a row column and "
+                              "a constant of the cell")
+        array = pa.nulls(len(table)) if value is None else pa.repeat(pa.scalar(value), len(table))
+        table = table.append_column(pa.field(name, array.type, metadata={ROLE_KEY: CONSTANT}),
+                                    array)
+    return table
+
+
+def roles(schema: pa.Schema) -> tuple[list[str], dict[str, str]] | None:
+    """The index columns and the metrics (name → kind) a file's schema marks, or None.
+
+    Files written before the roles were marked give None; see :mod:`analysis.load`.
+    """
+    index, metrics = [], {}
+    for f in schema:
+        role = (f.metadata or {}).get(ROLE_KEY)
+        if role == INDEX:
+            index.append(f.name)
+        elif role == METRIC:
+            metrics[f.name] = (f.metadata.get(KIND_KEY) or CONTINUOUS.encode()).decode()
+    return (index, metrics) if index else None

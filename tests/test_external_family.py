@@ -1,0 +1,124 @@
+"""A family outside the package (tests/external/, set up as the README tells users) runs
+through the command line, the store, the summaries and the report, with its own index
+column and a proportion metric, and nothing in the engine or the analysis knows it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from analysis import load, summaries
+from analysis.load import wilson
+from sweep.errors import FamilyError
+from sweep.family import check_family
+from sweep.results import PROPORTION, Metric, ResultSchema, cell_table, roles
+
+from .sweep_reference import run_cli
+
+EXTERNAL = Path(__file__).resolve().parent / "external"
+SEARCHPATH = f"hydra.searchpath=[file://{EXTERNAL / 'conf'}]"
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cwd = tmp_path_factory.mktemp("toy")
+    done = run_cli(["-m", SEARCHPATH, "family=toy", "p=0.3,0.5", "replicates=40",
+                    "n_nodes=2", "results_dir=results"], cwd, path=[EXTERNAL])
+    assert done.returncode == 0, done.stderr
+    return cwd
+
+
+def test_an_outside_family_runs_through_the_command_line_and_the_store(toy: Path) -> None:
+    files = sorted((toy / "results").glob("*.parquet"))
+    assert len(files) == 2
+    index, metrics = roles(pq.read_schema(files[0]))
+    assert index == ["method", "source", "replicate", "t", "node"]
+    assert metrics == {"error": "continuous", "covered": PROPORTION}
+    frame = load(toy / "results")
+    assert frame.attrs["index"][-1] == "node" and set(frame.node) == {0, 1}
+    # The option p arrived typed (floats), through the schema derived from its dataclass.
+    assert set(frame.p) == {0.3, 0.5} and frame.p.dtype == np.float64
+
+
+def test_its_index_survives_and_its_proportion_gets_wilson_intervals(toy: Path) -> None:
+    summary = summaries(toy / "results", interval="ci95")
+    simulated = summary[summary.source == "simulated"]
+    # One row per cell, node and checkpoint: the node was not averaged away.
+    assert len(simulated) == 2 * 2 * 3 and set(simulated.node) == {0, 1}
+    assert simulated.n.eq(40).all()
+    low, high = wilson(simulated.covered, simulated.n, 1.959963984540054)
+    np.testing.assert_allclose(simulated.covered_low, low)
+    np.testing.assert_allclose(simulated.covered_high, high)
+    assert (simulated.covered_low >= 0).all() and (simulated.covered_high <= 1).all()
+    # A rate of 1 still has a band below it, unlike mean ± SE.
+    assert (simulated.covered_low < simulated.covered).any()
+    # The continuous metric keeps mean ± 1.96 SE.
+    rows = load(toy / "results")
+    one = rows[(rows.source == "simulated") & (rows.node == 0) & (rows.t == 200)
+               & (rows.p == 0.3)].error
+    line = simulated[(simulated.node == 0) & (simulated.t == 200) & (simulated.p == 0.3)]
+    assert line.error_high.item() - line.error.item() == pytest.approx(
+        1.959963984540054 * one.std(ddof=1) / np.sqrt(one.size))
+    analytic = summary[summary.source == "analytic"]
+    assert (analytic.error_low == analytic.error).all()
+
+
+def test_the_report_draws_it(toy: Path) -> None:
+    done = run_cli(["report", "results", "--out", "report"], toy, module="analysis",
+                   path=[EXTERNAL])
+    assert done.returncode == 0, done.stderr
+    assert "drew overview" in done.stdout
+    assert (toy / "report" / "overview.png").is_file()
+
+
+def test_wilson_interval_matches_its_closed_form() -> None:
+    # 8 successes in 10 trials at z = 1.96 (Wilson 1927): [0.4902, 0.9433].
+    low, high = wilson(pd.Series([0.8]), pd.Series([10]), 1.959963984540054)
+    assert (low.item(), high.item()) == pytest.approx((0.4901625, 0.9433178), abs=1e-6)
+
+
+class _Family:
+    version = 1
+    schema = ResultSchema(metrics={"error": Metric()})
+    prepare = identity = columns = cost = has_analytic = run = None
+
+
+def test_a_family_whose_option_names_a_column_is_rejected_on_load() -> None:
+    from dataclasses import make_dataclass
+
+    for option in ("n", "seed", "cell_id", "error", "error_low", "results_dir"):
+        family = _Family()
+        family.options = make_dataclass("Options", [(option, int, 1)])
+        with pytest.raises(FamilyError, match=f"^family bad: option '{option}' collides"):
+            check_family("bad", family)
+    family = _Family()
+    family.version = "1"
+    family.options = make_dataclass("Options", [("size", int, 1)])
+    with pytest.raises(FamilyError, match="version must be an integer"):
+        check_family("bad", family)
+
+
+def test_rows_that_break_the_declaration_are_named() -> None:
+    schema = ResultSchema(index={"node": pa.int64()},
+                          metrics={"error": Metric(), "covered": Metric(PROPORTION)})
+    good = {"method": ["a"], "source": ["simulated"], "replicate": [0], "t": [1],
+            "node": [0], "error": [0.1], "covered": [1.0]}
+    table = cell_table("toy", schema, pd.DataFrame(good), {"p": 0.3})
+    assert table.column("p").to_pylist() == [0.3]
+    cases = {
+        "run returned no column 'node'": {k: v for k, v in good.items() if k != "node"},
+        "undeclared column 'extra'": {**good, "extra": [1]},
+        "proportion 'covered' has values outside": {**good, "covered": [1.5]},
+        "index column 't' has missing values": {**good, "t": [None]},
+        "column error": {**good, "error": ["x"]},
+    }
+    for message, rows in cases.items():
+        with pytest.raises(FamilyError, match=f"^family toy: .*{message}"):
+            cell_table("toy", schema, pd.DataFrame(rows), {})
+    with pytest.raises(FamilyError, match="'node' is both a row column and a constant"):
+        cell_table("toy", schema, pd.DataFrame(good), {"node": 1})
