@@ -31,6 +31,8 @@ GRID = [
     "baselines=[local,oracle]",
 ]
 KEYS = ["epsilon", "mechanism", "weights"]
+#: A small Private-ColME scenario, for tests that need a valid cell and not its numbers.
+SMALL = {"n_agents": 5, "t_max": 60, "checkpoints": 4}
 
 
 def start_cli(arguments: list[str], cwd: Path, module: str = "sweep",

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import html.parser
 import itertools
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +20,7 @@ from analysis.plot import MissingData, curves
 from sweep.family import get_family
 from sweep.results import cell_table
 
-from .sweep_reference import ROOT
+from .sweep_reference import run_cli
 
 T = np.array([1, 10, 100, 1000])
 OPTIONS = {"n_agents": 200, "t_max": 30000, "class_means": "0.2,0.4,0.8", "sigma": 0.5,
@@ -167,14 +165,11 @@ class _Html(html.parser.HTMLParser):
 
 
 def test_report_on_a_quickstart_sweep(tmp_path: Path) -> None:
-    sweep = subprocess.run(
-        [sys.executable, "-m", "sweep", "-m", "+experiment=quickstart", "t_max=300",
-         "n_agents=12", "replicates=3", "checkpoints=8", "executor=serial",
-         "results_dir=results"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    sweep = run_cli(["-m", "+experiment=quickstart", "t_max=300", "n_agents=12",
+                     "replicates=3", "checkpoints=8", "executor=serial", "results_dir=results"],
+                    tmp_path)
     assert sweep.returncode == 0, sweep.stderr
-    done = subprocess.run([sys.executable, "-m", "analysis", "report", "results", "--out",
-                           "report"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=600, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    done = run_cli(["report", "results", "--out", "report"], tmp_path, module="analysis")
     assert done.returncode == 0, done.stderr
     out = tmp_path / "report"
     assert "drew overview" in done.stdout and "drew privacy_utility" in done.stdout

@@ -6,7 +6,7 @@ import pytest
 from sweep.colme import ConfigError, simulate
 from sweep.colme.config import ColmeConfig
 
-SMALL = {"n_agents": 3, "t_max": 5}
+from .sweep_reference import SMALL
 
 
 @pytest.mark.parametrize(

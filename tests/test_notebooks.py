@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from .sweep_reference import ROOT
+from .sweep_reference import ROOT, run_cli
 
 NOTEBOOKS = ROOT / "analysis" / "notebooks"
-SMALL = ["t_max=300", "checkpoints=10", "executor=serial"]
+#: The notebooks' sweeps, at a scale that still shows their figures.
+SCALE = ["t_max=300", "checkpoints=10", "executor=serial"]
 
 
 def _sweep(cwd: Path, *arguments: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "sweep", "-m", *SMALL, *arguments],
-                          cwd=cwd, capture_output=True, text=True, timeout=900)
+    done = run_cli(["-m", *SCALE, *arguments], cwd, timeout=900)
     assert done.returncode == 0, done.stderr
 
 
@@ -42,6 +40,7 @@ def test_tour_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "error" not in outputs and outputs.count("display_data") >= 3  # three figures
 
 
+@pytest.mark.slow
 def test_paper_reproduction_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for preset, replicates in (("fig2_left", 2), ("fig2_oracle", 0), ("fig3", 2), ("fig4", 2)):
         _sweep(tmp_path, f"+experiment={preset}", f"replicates={replicates}",

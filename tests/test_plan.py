@@ -26,19 +26,20 @@ from sweep.family import get_family
 from sweep.plan import Execution, make_cell, pieces, plan, tasks
 from sweep.store import ResultsStore
 
-SMALL = {"n_agents": 5, "t_max": 60, "replicates": 5, "checkpoints": 4,
-         "baselines": ["local", "oracle"], "seed": 3}
+from .sweep_reference import SMALL
+
+CELL = {**SMALL, "replicates": 5, "baselines": ["local", "oracle"], "seed": 3}
 
 
 def test_cell_id_depends_on_what_changes_results_only() -> None:
-    cell = make_cell(SMALL)
+    cell = make_cell(CELL)
     # Equal values in other spellings, and how to run, leave the id alone.
-    assert make_cell({**SMALL, "epsilon": 1, "results_dir": "elsewhere"}).cell_id == cell.cell_id
-    assert make_cell({**SMALL, "ray": {"num_cpus": 1}}).cell_id == cell.cell_id
+    assert make_cell({**CELL, "epsilon": 1, "results_dir": "elsewhere"}).cell_id == cell.cell_id
+    assert make_cell({**CELL, "ray": {"num_cpus": 1}}).cell_id == cell.cell_id
     for change in ({"seed": 4}, {"replicates": 6}, {"epsilon": 0.5}, {"baselines": ["local"]},
                    {"decision": {"theta0": 0.01}}):
-        assert make_cell({**SMALL, **change}).cell_id != cell.cell_id, change
-    assert cell.cell_id == make_cell(dict(reversed(SMALL.items()))).cell_id
+        assert make_cell({**CELL, **change}).cell_id != cell.cell_id, change
+    assert cell.cell_id == make_cell(dict(reversed(CELL.items()))).cell_id
     # Ids name the files of existing results directories: a change of the recipe, or of
     # the options a family hashes, makes every earlier result look missing. Bump
     # FORMAT_VERSION (and this value) when that is intended.
@@ -51,25 +52,25 @@ def test_cell_id_depends_on_what_changes_results_only() -> None:
 def test_a_family_version_changes_its_cell_ids_not_its_random_streams(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    cell = make_cell(SMALL)
+    cell = make_cell(CELL)
     monkeypatch.setattr(get_family("colme"), "version", 2)
-    bumped = make_cell(SMALL)
+    bumped = make_cell(CELL)
     assert bumped.cell_id != cell.cell_id and bumped.stream == cell.stream
     assert bumped.seeds(0, 5)[4].entropy == cell.seeds(0, 5)[4].entropy
     assert bumped.seeds(0, 5)[4].spawn_key == cell.seeds(0, 5)[4].spawn_key
 
 
 def test_plan_validates_every_cell_and_deduplicates() -> None:
-    cells, execution = plan([SMALL, {**SMALL, "epsilon": 0.5}, dict(SMALL)])
+    cells, execution = plan([CELL, {**CELL, "epsilon": 0.5}, dict(CELL)])
     assert len(cells) == 2 and execution.results_dir == "results"
     with pytest.raises(ConfigError, match=r"^epsilon: "):
-        plan([SMALL, {**SMALL, "epsilon": -1.0}])
+        plan([CELL, {**CELL, "epsilon": -1.0}])
     with pytest.raises(ConfigError, match=r"^results_dir: must be the same"):
-        plan([SMALL, {**SMALL, "results_dir": "other"}])
+        plan([CELL, {**CELL, "results_dir": "other"}])
     with pytest.raises(ConfigError, match=r"^replicates: must be >= 1 unless analytic"):
-        plan([{**SMALL, "replicates": 0, "baselines": []}])
+        plan([{**CELL, "replicates": 0, "baselines": []}])
     with pytest.raises(ConfigError, match=r"^family: "):
-        plan([{**SMALL, "family": "nonexistent"}])
+        plan([{**CELL, "family": "nonexistent"}])
 
 
 def _run(task_list: list) -> pd.DataFrame:
@@ -80,7 +81,7 @@ def _run(task_list: list) -> pd.DataFrame:
 
 
 def test_cutting_a_cell_into_pieces_does_not_change_its_rows() -> None:
-    cell = make_cell(SMALL)
+    cell = make_cell(CELL)
     whole = pieces(cell, math.inf)
     assert [(p.start, p.stop, p.analytic) for p in whole] == [(0, 5, False), (0, 0, True)]
     cut = pieces(cell, 1e-9)
@@ -90,7 +91,7 @@ def test_cutting_a_cell_into_pieces_does_not_change_its_rows() -> None:
 
 
 def test_simulate_gives_the_rows_of_a_sweep_cell(tmp_path: Path) -> None:
-    options = {**SMALL, "mechanism": "pm2", "weights": "mom"}
+    options = {**CELL, "mechanism": "pm2", "weights": "mom"}
     cells, _ = plan([options])
     execute(cells, Execution(results_dir=str(tmp_path), executor="serial"), progress=False)
     stored = pd.read_parquet(tmp_path / f"{cells[0].cell_id}.parquet")
@@ -101,7 +102,7 @@ def test_simulate_gives_the_rows_of_a_sweep_cell(tmp_path: Path) -> None:
 def test_a_version_bump_recomputes_that_family_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    configs = [SMALL, {"family": "network", "graph": "ring", "n_nodes": 8, "rounds": 5,
+    configs = [CELL, {"family": "network", "graph": "ring", "n_nodes": 8, "rounds": 5,
                        "weights": "lazy_metropolis", "replicates": 2, "checkpoints": 3}]
     run = Execution(results_dir=str(tmp_path), executor="serial")
     first = execute(plan(configs)[0], run, progress=False)
@@ -123,7 +124,7 @@ def test_a_version_bump_recomputes_that_family_only(
 
 
 def test_tasks_batch_small_pieces_and_keep_every_piece_once() -> None:
-    cells, _ = plan([{**SMALL, "seed": s} for s in range(20)])
+    cells, _ = plan([{**CELL, "seed": s} for s in range(20)])
     task_list = tasks(cells, task_seconds=2.0, workers=2)
     assert 1 < len(task_list) < 2 * len(cells)
     flat = [(p.cell.cell_id, p.start, p.analytic) for task in task_list for p in task]
@@ -132,7 +133,7 @@ def test_tasks_batch_small_pieces_and_keep_every_piece_once() -> None:
 
 
 def test_failing_piece_is_reported_not_raised() -> None:
-    cell = make_cell({**SMALL, "family": "tests.faulty_family:FAMILY", "epsilon": 0.5})
+    cell = make_cell({**CELL, "family": "tests.faulty_family:FAMILY", "epsilon": 0.5})
     (result, analytic) = run_task(pieces(cell, math.inf))
     assert result.table is None and "injected failure" in result.error
     assert analytic.error is None  # only the simulation raises in that family
@@ -143,7 +144,7 @@ def test_store_writes_atomically_and_cleans_dead_writers(
 ) -> None:
     store = ResultsStore(tmp_path)
     store.prepare()
-    cell = make_cell(SMALL)
+    cell = make_cell(CELL)
     dead = tmp_path / f".{cell.cell_id}.{store.host}.999999999.tmp"
     live = tmp_path / f".{cell.cell_id}.{store.host}.{os.getppid()}.tmp"
     other = tmp_path / f".{cell.cell_id}.another-host.1.tmp"
