@@ -20,15 +20,17 @@ class Vocabulary:
 
     ``names`` label values (column → value → label), ``axes`` label columns on axes,
     ``symbols`` name parameters in titles (``epsilon`` → ε). ``curves`` are the methods
-    drawn as curves, the family's algorithms; ``baselines`` those drawn as grey
-    reference lines; ``scheme`` the options that name a curve; ``metric`` the default
-    quantity on the y axis.
+    drawn as curves by default, the family's algorithm; ``schemed`` the methods whose
+    series are named by their scheme (default: ``curves``); ``baselines`` those drawn as
+    grey reference lines; ``scheme`` the options that name a series; ``metric`` the
+    default quantity on the y axis.
     """
 
     names: dict[str, dict[str, str]] = field(default_factory=dict)
     axes: dict[str, str] = field(default_factory=dict)
     symbols: dict[str, str] = field(default_factory=dict)
     curves: tuple[str, ...] = ()
+    schemed: tuple[str, ...] = ()
     baselines: tuple[str, ...] = ()
     scheme: tuple[str, ...] = ()
     metric: str | None = None
@@ -38,8 +40,9 @@ class Vocabulary:
         names = {c: {**self.names.get(c, {}), **other.names.get(c, {})}
                  for c in {**self.names, **other.names}}
         return Vocabulary(names, {**self.axes, **other.axes}, {**self.symbols, **other.symbols},
-                          other.curves or self.curves, other.baselines or self.baselines,
-                          other.scheme or self.scheme, other.metric or self.metric)
+                          other.curves or self.curves, other.schemed or self.schemed,
+                          other.baselines or self.baselines, other.scheme or self.scheme,
+                          other.metric or self.metric)
 
 
 #: Words every family shares.
@@ -63,7 +66,9 @@ COLME = Vocabulary(
           "false_exclusion": "false-exclusion rate (type I)",
           "false_inclusion": "false-inclusion rate (type II)"},
     symbols={"n_agents": "M", "t_max": "t_max", "sigma": "σ", "n_classes": "Γ"},
-    curves=("colme", "oracle"),
+    curves=("colme",),
+    # The oracle class estimator, simulated (class_estimator=oracle) or analytic (Prop. 3).
+    schemed=("colme", "oracle"),
     baselines=("local", "ideal"),
     scheme=("noise", "mechanism", "weights", "schedule", "variance"),
     metric="mse",
@@ -139,7 +144,7 @@ def add_scheme(frame: pd.DataFrame, parts: Sequence[str] | None = None) -> pd.Da
     parts = words.scheme if parts is None else parts
     simulated = frame.source == "simulated"
     # A family without a vocabulary: every method is one of its algorithms.
-    schemed = frame.method.isin(words.curves or frame.method.unique())
+    schemed = frame.method.isin(words.schemed or words.curves or frame.method.unique())
     algorithm = schemed & simulated
     reference = schemed & ~simulated
     varying = [p for p in parts if p in frame and frame.loc[schemed, p].nunique() > 1]
