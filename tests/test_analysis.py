@@ -17,6 +17,7 @@ from analysis.figures import FIGURES
 from analysis.labels import add_scheme, name
 from analysis.load import load, summaries, summarize
 from analysis.plot import MissingData, curves
+from sweep.colme import simulate
 from sweep.family import get_family
 from sweep.results import cell_table
 
@@ -131,6 +132,20 @@ def test_curves_draw_the_promised_series_axes_and_bands() -> None:
     assert first.get_label() == "PM-I, MoM, RR"
     np.testing.assert_allclose(first.get_ydata(), summary.loc[
         (summary.cell_id == "c2") & (summary.method == "colme"), "mse"].to_numpy())
+
+
+def test_the_rows_of_simulate_are_summarized_and_drawn() -> None:
+    frame = simulate(replicates=4, seed=2, n_agents=5, t_max=60, checkpoints=4,
+                     baselines=["local", "ideal"])
+    summary = summarize(frame)
+    colme = summary[summary.method == "colme"]
+    assert len(colme) == 4 and colme.n.eq(4).all() and set(summary.cell_id) == {
+        frame.cell_id.iloc[0]}
+    final = frame[(frame.method == "colme") & (frame.t == 60)].mse
+    assert colme.mse.iloc[-1] == pytest.approx(final.mean())
+    grid = curves(summary)
+    assert [line.get_label() for line in grid.axes[0, 0].lines] == [
+        "Algorithm 1", "local", "ideal"]
 
 
 def test_curves_refuse_ambiguous_series() -> None:
