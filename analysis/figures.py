@@ -99,7 +99,7 @@ FIG3 = {"n_agents": 200, "noise": "gaussian", "mechanism": "pm1", "schedule": "r
         "class_estimator": "test"}
 FIG4 = {"n_agents": 15, "weights": "last", "schedule": "rr", "variance": "known"}
 NETWORK_PAPER = {"rounds": 100, "delta": 0.01, "noise": "laplace", "signal": "lognormal",
-                 "n_nodes": [969, 4941]}
+                 "graph.n_nodes": [969, 4941]}
 
 
 FIGURES: dict[str, Figure] = {f.name: f for f in [

@@ -23,8 +23,9 @@ def _network(summary: pd.DataFrame) -> pd.DataFrame:
     rows = summary[summary.family == "network"].copy()
     rows["variant"] = [f"{name('method', m)}, {name('privacy', p)}"
                        for m, p in zip(rows.method, rows.privacy, strict=True)]
-    rows["scenario"] = [f"{name('graph', g)}, n = {n:g}"
-                        for g, n in zip(rows.graph, rows.n_nodes, strict=True)]
+    rows["scenario"] = [f"{name('graph.kind', g)}, n = {n:g}"
+                        for g, n in zip(rows["graph.kind"], rows["graph.n_nodes"],
+                                        strict=True)]
     return rows
 
 

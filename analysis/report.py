@@ -8,6 +8,7 @@ and why. Results are read one cell at a time (:func:`analysis.load.summaries`).
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 from collections.abc import Sequence
@@ -44,6 +45,10 @@ def overview(summary: pd.DataFrame) -> sns.FacetGrid:
     return curves(rows, style=own[0] if own else None, title="All series")
 
 
+def _overview_of(summary: pd.DataFrame, family: str | None) -> sns.FacetGrid:
+    return overview(summary if family is None else summary[summary.family == family])
+
+
 def report(results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
            out: str | os.PathLike[str]) -> Report:
     """Draw every figure the results allow into ``out`` and write ``out/index.html``."""
@@ -51,8 +56,11 @@ def report(results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     if summary.empty:
         raise MissingData(f"no results in {results}")
     done = Report(Path(out))
-    drawers = {"overview": overview,
-               **{n: f.draw for n, f in FIGURES.items()}, **VIEWS}
+    # One overview per family: families measure different things on their y axes.
+    families = families_of(summary) or [None]
+    overviews = {"overview" if len(families) == 1 else f"overview_{family}":
+                 functools.partial(_overview_of, family=family) for family in families}
+    drawers = {**overviews, **{n: f.draw for n, f in FIGURES.items()}, **VIEWS}
     for figure, draw in drawers.items():
         try:
             done.drawn[figure] = save(draw(summary), done.out / figure)

@@ -19,9 +19,9 @@ import time
 for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[variable] = "1"
 
-CASE = {"graph": "newman_watts_strogatz", "n_nodes": 4941, "neighbors": 2,
-        "rewire_probability": 0.3345, "signal_mean": 10.0, "signal_sigma": 1.0,
-        "rounds": 100, "checkpoints": 100}
+CASE = {"graph": {"kind": "newman_watts_strogatz", "n_nodes": 4941, "neighbors": 2,
+                  "rewire_probability": 0.3345},
+        "signal_mean": 10.0, "signal_sigma": 1.0, "rounds": 100, "checkpoints": 100}
 REPLICATES = 10
 METHODS = [("mvue", "signal"), ("mvue", "network"), ("ol", "signal"), ("ol", "network"),
            ("mvue_fresh_noise", "network"), ("ol_alg4", "network"), ("rizk", "signal"),
@@ -52,8 +52,9 @@ def _timed(function) -> float:
 
 def main() -> None:
     context = multiprocessing.get_context("spawn")
-    work = CASE["n_nodes"] * CASE["rounds"] * REPLICATES
-    print(f"{CASE['n_nodes']} nodes × {CASE['rounds']} rounds × {REPLICATES} replicates, "
+    nodes = CASE["graph"]["n_nodes"]
+    work = nodes * CASE["rounds"] * REPLICATES
+    print(f"{nodes} nodes × {CASE['rounds']} rounds × {REPLICATES} replicates, "
           "one core, best of 3 (simulated rows)")
     for method, privacy in METHODS:
         queue = context.Queue()

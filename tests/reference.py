@@ -20,6 +20,17 @@ from scipy.stats import t as student
 from sweep.colme.config import ColmeConfig
 
 
+def binary_blocks(kappa: int) -> list[int]:
+    """Release indices ending the p-sums of release κ under PM-II, by the binary
+    representation of κ (e.g. 13 = 8 + 4 + 1 → 8, 12, 13)."""
+    ends, total = [], 0
+    for bit in reversed(range(kappa.bit_length())):
+        if kappa >> bit & 1:
+            total += 1 << bit
+            ends.append(total)
+    return ends
+
+
 class Sender:
     """Agent b's side of the channel b → a: its p-sums and their noise values."""
 
@@ -44,11 +55,7 @@ class Sender:
         times = [0, *self.query_times[:kappa]]
         if self.mechanism == "pm1":
             return [(times[i - 1] + 1, times[i]) for i in range(1, kappa + 1)]
-        ends, total = [], 0
-        for bit in reversed(range(kappa.bit_length())):
-            if kappa >> bit & 1:
-                total += 1 << bit
-                ends.append(total)
+        ends = binary_blocks(kappa)
         starts = [0, *ends[:-1]]
         return [(times[s] + 1, times[e]) for s, e in zip(starts, ends, strict=True)]
 

@@ -10,6 +10,7 @@ tests/data/sweep_reference.json.
 
 from __future__ import annotations
 
+import html.parser
 import json
 import os
 import subprocess
@@ -54,6 +55,29 @@ def run_cli(arguments: list[str], cwd: Path, module: str = "sweep", path: Sequen
     with start_cli(arguments, cwd, module, path) as process:
         stdout, stderr = process.communicate(timeout=timeout)
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+class Page(html.parser.HTMLParser):
+    """The tags and image sources of a report's ``index.html``."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.images: list[str] = []
+        self.tags: list[str] = []
+        self.root = path.parent
+        self.feed(path.read_text(encoding="utf-8"))
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        if tag == "img":
+            self.images.append(dict(attrs)["src"] or "")
+
+    def check_images(self) -> None:
+        """Every image the page shows is a PNG next to it, with its PDF."""
+        for image in self.images:
+            path = self.root / image
+            assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", image
+            assert path.with_suffix(".pdf").read_bytes()[:5] == b"%PDF-", image
 
 
 def statistics(frame: pd.DataFrame) -> dict[str, dict[str, float]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html.parser
 import itertools
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from sweep.colme import simulate
 from sweep.family import get_family
 from sweep.results import cell_table
 
-from .sweep_reference import run_cli
+from .sweep_reference import Page, run_cli
 
 T = np.array([1, 10, 100, 1000])
 OPTIONS = {"n_agents": 200, "t_max": 30000, "class_means": "0.2,0.4,0.8", "sigma": 0.5,
@@ -167,18 +166,6 @@ def test_paper_figure_draws_its_panel_or_says_what_is_missing() -> None:
         FIGURES["fig4_left"].draw(summary)
 
 
-class _Html(html.parser.HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.images: list[str] = []
-        self.tags: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append(tag)
-        if tag == "img":
-            self.images.append(dict(attrs)["src"] or "")
-
-
 def test_report_on_a_quickstart_sweep(tmp_path: Path) -> None:
     sweep = run_cli(["-m", "+experiment=quickstart", "t_max=300", "n_agents=12",
                      "replicates=3", "checkpoints=8", "executor=serial", "results_dir=results"],
@@ -189,13 +176,10 @@ def test_report_on_a_quickstart_sweep(tmp_path: Path) -> None:
     out = tmp_path / "report"
     assert "drew overview" in done.stdout and "drew privacy_utility" in done.stdout
     assert "could not draw fig2_left: " in done.stdout  # a quickstart is not Fig. 2
-    page = _Html()
-    page.feed((out / "index.html").read_text())
+    page = Page(out / "index.html")
     assert {"html", "table", "img"} <= set(page.tags)
     assert "overview.png" in page.images and "privacy_utility.png" in page.images
-    for image in page.images:
-        assert (out / image).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        assert (out / image).with_suffix(".pdf").read_bytes()[:5] == b"%PDF-"
+    page.check_images()
 
 
 def _views_grid() -> pd.DataFrame:

@@ -55,14 +55,21 @@ BAD = [
     (["-m", "mechanism=pm1,pm3"], "mechanism"),
     (["-m", "+experiment=quickstart", "weights=last,bad"], "weights"),
     # The network family (family=network).
-    (["family=network", "graph=torus"], "graph"), (["family=network", "n_nodes=1"], "n_nodes"),
-    (["family=network", "radius=0"], "radius"), (["family=network", "n_agents=3"], "n_agents"),
-    (["family=network", "graph=erdos_renyi", "n_nodes=100"], "graph"),  # disconnected
-    (["family=network", "graph=ring", "n_nodes=10"], "weights"),  # periodic: β* = 1
-    (["family=network", "graph=grid", "grid_rows=7"], "grid_rows"),
-    (["family=network", "graph=watts_strogatz", "neighbors=3"], "neighbors"),
-    (["family=network", "graph=edgelist"], "edgelist"),
-    (["family=network", "graph=edgelist", "edgelist=missing.txt"], "edgelist"),
+    (["family=network", "graph=torus"], "graph"),
+    (["family=network", "graph.n_nodes=1"], "graph.n_nodes"),
+    (["family=network", "graph.radius=0"], "graph.radius"),
+    (["family=network", "n_agents=3"], "n_agents"),
+    (["family=network", "graph=erdos_renyi", "graph.n_nodes=100"], "graph"),  # disconnected
+    (["family=network", "graph=ring", "graph.n_nodes=10"], "graph.weights"),  # β* = 1
+    (["family=network", "graph=grid", "graph.grid_rows=7"], "graph.grid_rows"),
+    (["family=network", "graph=watts_strogatz", "graph.neighbors=3"], "graph.neighbors"),
+    (["family=network", "graph=edgelist"], "graph.edgelist"),
+    (["family=network", "graph=edgelist", "graph.edgelist=missing.txt"], "graph.edgelist"),
+    (["family=network", "graph.seed=-1"], "graph.seed"),
+    (["family=network", "graph.weights=uniform"], "graph.weights"),
+    (["family=network", "graph.unknown=1"], "graph.unknown"),
+    (["family=network", "n_nodes=30"], "n_nodes"),  # the graph's keys are nested
+    (["family=network", "noise=student"], "noise"),
     (["family=network", "method=mvue2"], "method"), (["family=network", "privacy=all"], "privacy"),
     (["family=network", "method=ol_alg4"], "privacy"),
     (["family=network", "method=rizk", "noise=gaussian"], "noise"),

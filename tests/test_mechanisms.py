@@ -7,28 +7,23 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sweep.colme.config import GAUSSIAN, LAPLACE, NO_MECHANISM, PM1, PM2
-from sweep.colme.mechanisms import draw_noise, pm2_push
-from sweep.colme.privacy import data_bound, gaussian_sigma_dp, laplace_sigma_dp
+from sweep.colme.config import PM1, PM2, ColmeConfig
+from sweep.colme.engine import draw_labels, run_replicate
+from sweep.colme.privacy import data_bound, sigma_dp
+from sweep.colme.statistic import NOISE, NOISE_VAR
+from sweep.components.calibration import mean_release_std
+from sweep.components.noise import GAUSSIAN, LAPLACE, draw_std
+from sweep.components.tree import push_and_sum
 
+from .reference import binary_blocks
 from .stats import assert_close_mean, assert_close_variance
 
 
-def binary_blocks(kappa: int) -> list[int]:
-    """Release indices ending the p-sums of release κ (e.g. 13 = 8 + 4 + 1 → 8, 12, 13)."""
-    ends, total = [], 0
-    for bit in reversed(range(kappa.bit_length())):
-        if kappa >> bit & 1:
-            total += 1 << bit
-            ends.append(total)
-    return ends
-
-
 def test_pm2_reuses_the_noise_of_identical_p_sums():
-    levels = np.zeros((1, 1, 2, 8))
+    levels = np.zeros(8)
     fresh = 10.0 ** np.arange(1, 101)  # distinct, so every sum identifies its parts
     for kappa in range(1, 101):
-        noise = pm2_push(levels, 0, 0, kappa, fresh[kappa - 1])
+        noise = push_and_sum(levels, kappa, fresh[kappa - 1])
         # Each p-sum's noise was drawn when the release ending it was made.
         expected = sum(fresh[end - 1] for end in binary_blocks(kappa))
         assert noise == pytest.approx(expected, rel=1e-15)
@@ -37,16 +32,16 @@ def test_pm2_reuses_the_noise_of_identical_p_sums():
 @numba.njit
 def _released_noise(rng, noise, mechanism, sigma_dp, kappa_max, n):
     """N_κ (the noise of the κ-th release) for κ = 1..kappa_max, n independent runs."""
-    levels = np.zeros((1, 1, 2, 16))
+    levels = np.zeros(16)
     out = np.empty((n, kappa_max))
     for r in range(n):
         total = 0.0
         for kappa in range(1, kappa_max + 1):
-            fresh = draw_noise(rng, noise, sigma_dp)
+            fresh = draw_std(rng, noise, sigma_dp)
             if mechanism == PM1:
                 total += fresh
             else:
-                total = pm2_push(levels, 0, 0, kappa, fresh)
+                total = push_and_sum(levels, kappa, fresh)
             out[r, kappa - 1] = total
     return out
 
@@ -74,14 +69,39 @@ def test_laplace_noise_is_centred_with_variance_sigma_dp_squared():
     assert stats.kstest(draws, stats.laplace(loc=0.0, scale=scale).cdf).pvalue > 1e-3
 
 
-def test_no_mechanism_constant_is_distinct():
-    assert len({PM1, PM2, NO_MECHANISM}) == 3
+@pytest.mark.parametrize("mechanism", ["none", "pm1"])
+def test_no_mechanism_draws_and_adds_no_noise(mechanism):
+    """mechanism=none: the stream holds the class labels and the data only (replayed
+    here), and no release carries noise; with pm1 the same replay must fail."""
+    config = ColmeConfig.from_options(n_agents=6, t_max=40, checkpoints=2,
+                                      mechanism=mechanism)
+    seed = np.random.SeedSequence(5)
+    _, state = run_replicate(config, seed)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    labels = draw_labels(config, rng)
+    means = np.asarray(config.class_means)[labels]
+    bound = data_bound(config.distribution, config.sigma)
+    data_sum = np.zeros(config.n_agents)
+    for _ in range(config.t_max):
+        for a in range(config.n_agents):
+            data_sum[a] += means[a] + bound * (2.0 * rng.random() - 1.0)
+    np.testing.assert_array_equal(state.labels, labels)
+    if mechanism == "none":
+        assert sigma_dp(config) == 0.0
+        np.testing.assert_array_equal(state.data_sum, data_sum)
+        assert not state.pair[:, :, NOISE].any() and not state.pair[:, :, NOISE_VAR].any()
+    else:  # noise draws sit between the data draws: the replay falls out of step
+        assert not np.array_equal(state.data_sum, data_sum)
+        assert state.pair[:, :, NOISE].any()
 
 
 def test_calibration_matches_lemmas_1_and_2():
     bound = data_bound("uniform", 0.5)
     assert bound == pytest.approx(0.5 * math.sqrt(3))
-    assert gaussian_sigma_dp(bound, 0.5, 1e-6) ** 2 == pytest.approx(
+    assert mean_release_std("gaussian", bound, 0.5, 1e-6) ** 2 == pytest.approx(
         8 * bound**2 * math.log(1.25e6) / 0.25
     )
-    assert laplace_sigma_dp(bound, 2.0) ** 2 == pytest.approx(8 * bound**2 / 4.0)
+    assert mean_release_std("laplace", bound, 2.0, 1e-6) ** 2 == pytest.approx(
+        8 * bound**2 / 4.0)
+    config = ColmeConfig.from_options(noise="laplace", epsilon=2.0, mechanism="pm1")
+    assert sigma_dp(config) == mean_release_std("laplace", bound, 2.0, 1e-6)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from html.parser import HTMLParser
 
 import numpy as np
 import pandas as pd
@@ -16,23 +15,24 @@ import scipy.linalg
 from scipy.special import ndtr
 
 from analysis import load, report, summaries
+from sweep.components import graphs
+from sweep.components.calibration import analytic_gaussian_sigma, calibrate
 from sweep.errors import ConfigError
-from sweep.network import graphs
 from sweep.network.family import FAMILY
-from sweep.network.privacy import calibration, gaussian_sigma
 from sweep.plan import make_cell
 
 from .stats import Z, assert_close_mean
-from .sweep_reference import run_cli
+from .sweep_reference import Page, run_cli
 
-SMALL = {"graph": "geometric", "n_nodes": 30, "radius": 0.4, "graph_seed": 3, "rounds": 40,
-         "checkpoints": [1, 2, 5, 10, 20, 40]}
+SMALL = {"graph": {"kind": "geometric", "n_nodes": 30, "radius": 0.4, "seed": 3},
+         "rounds": 40, "checkpoints": [1, 2, 5, 10, 20, 40]}
 
 
-def _run(replicates: int, seed: int = 0, **options: object):
-    """(cell, rows) of a network cell computed in process, references included."""
+def _run(replicates: int, seed: int = 0, graph: dict | None = None, **options: object):
+    """(cell, rows) of a network cell computed in process, references included; ``graph``
+    updates SMALL's graph options."""
     cell = make_cell({"family": "network", "replicates": replicates, "seed": seed,
-                      **SMALL, **options})
+                      **SMALL, "graph": {**SMALL["graph"], **(graph or {})}, **options})
     frame = FAMILY.run(cell.prepared, cell.seeds(0, replicates), range(replicates), True)
     return cell.prepared, frame
 
@@ -77,13 +77,13 @@ def test_mvue_cost_of_privacy_matches_the_spectral_formula(options: dict) -> Non
 
 @pytest.mark.parametrize("graph", [
     {},
-    {"graph": "ring", "n_nodes": 16, "weights": "lazy_metropolis"},
-    {"graph": "complete", "n_nodes": 12, "weights": "max_degree"},
+    {"kind": "ring", "n_nodes": 16, "weights": "lazy_metropolis"},
+    {"kind": "complete", "n_nodes": 12, "weights": "max_degree"},
 ])
 @pytest.mark.parametrize("privacy", ["signal", "network"])
 def test_online_learning_stays_under_theorems_4_1_and_4_2(graph: dict, privacy: str) -> None:
     _, frame = _run(1000, method="ol", privacy=privacy, epsilon=1.0, signal="gaussian",
-                    signal_mean=3.0, **graph)
+                    signal_mean=3.0, graph=graph)
     bound = frame[frame.source == "bound"].set_index("t")
     for metric in ("total_error", "cost_of_privacy", "cost_of_decentralization"):
         for t, values in _per_t(frame, "simulated", metric).items():
@@ -104,15 +104,15 @@ def test_noise_scales_follow_the_papers_formulas() -> None:
     signals = np.array([[0.5], [2.0], [40.0]])
     a = np.array([[0.3], [0.01], [0.2]])
     smooth = 2 * math.log(2 / delta) / (math.e * epsilon * signals)  # eq. (9)
-    laplace = calibration("laplace", epsilon, delta, smooth=True)
+    laplace = calibrate("laplace", epsilon, delta, smooth=True)
     np.testing.assert_allclose(laplace.scale(signals), 2 * smooth / epsilon)  # Signal DP
     np.testing.assert_allclose(laplace.scale(signals, a), 2 * np.maximum(a, smooth) / epsilon)
-    bounded = calibration("laplace", epsilon, delta, smooth=False, sensitivity=0.1)
+    bounded = calibrate("laplace", epsilon, delta, smooth=False, sensitivity=0.1)
     np.testing.assert_allclose(bounded.scale(signals), 0.1 / epsilon)  # Thm 3.1: Δ/ε
     np.testing.assert_allclose(bounded.scale(signals, a), np.maximum(a, 0.1) / epsilon)
     # The analytic Gaussian mechanism meets Balle & Wang's condition with equality, and is
     # tighter than the classical σ = Δ √(2 ln(1.25/δ))/ε.
-    sigma = gaussian_sigma(epsilon, delta)
+    sigma = analytic_gaussian_sigma(epsilon, delta)
     excess = ndtr(0.5 / sigma - epsilon * sigma) - math.exp(epsilon) * ndtr(
         -0.5 / sigma - epsilon * sigma)
     assert excess == pytest.approx(delta, rel=1e-8)
@@ -125,15 +125,15 @@ def test_laplace_noise_is_drawn_with_its_scale(privacy: str, sensitivity: float)
     # with E = Σ_j V[d_j]/n = 2 b² for Laplace scale b = max(a, Δ)/ε (a = 1/n here).
     n, epsilon = 10, 0.5
     _, frame = _run(20000, method="mvue", privacy=privacy, epsilon=epsilon,
-                    signal="gaussian", sensitivity=sensitivity, graph="complete",
-                    n_nodes=n, weights="max_degree", checkpoints=[1])
+                    signal="gaussian", sensitivity=sensitivity, checkpoints=[1],
+                    graph={"kind": "complete", "n_nodes": n, "weights": "max_degree"})
     scale = max(sensitivity, 1 / n if privacy == "network" else 0.0) / epsilon
     cost = _per_t(frame, "simulated", "cost_of_privacy")[1]
     assert_close_mean(cost**2, 2 * scale**2)
 
 
 def test_expected_smooth_variance_matches_monte_carlo() -> None:
-    laplace = calibration("laplace", 1.0, 0.01, smooth=True)
+    laplace = calibrate("laplace", 1.0, 0.01, smooth=True)
     a = np.array([0.0, 0.05, 0.5])
     exact = laplace.expected_variance(a, 1.0, log_mean=1.0, log_sigma=0.5)
     s = np.random.default_rng(1).lognormal(1.0, 0.5, (400_000, 1))
@@ -175,23 +175,52 @@ def test_graphs_and_their_statistics() -> None:
     assert network.max_weight == pytest.approx(off.max())
     columns = FAMILY.columns(spec)
     assert columns["beta_star"] == network.beta_star and columns["n_edges"] == 13_236
+    assert columns["graph.kind"] == "geometric" and columns["graph.n_nodes"] == 969
+    assert columns["graph.radius"] == 0.1 and columns["graph.neighbors"] is None
+    assert not {"graph", "n_nodes", "radius", "graph_seed", "weights"} & set(columns)
+
+
+def test_cell_identity_keeps_the_flat_keys_of_version_1(tmp_path) -> None:
+    """The random streams derive from the identity: it must not move with the graph group."""
+    cell = make_cell({"family": "network", "replicates": 20})
+    assert cell.stream == (254344654, 647029105)  # as before the graph group
+    ring = make_cell({"family": "network", "replicates": 3, "seed": 7, "method": "ol",
+                      "privacy": "network", "rounds": 30, "checkpoints": [1, 7, 30],
+                      "graph": {"kind": "ring", "n_nodes": 20,
+                                "weights": "lazy_metropolis"}})
+    assert ring.settings["options"] == {
+        "graph": "ring", "n_nodes": 20, "radius": None, "edge_probability": None,
+        "neighbors": None, "rewire_probability": None, "attachments": None,
+        "grid_rows": None, "edgelist": None, "graph_seed": 0, "weights": "lazy_metropolis",
+        "signal": "lognormal", "signal_mean": 1.67, "signal_sigma": 1.04,
+        "sensitivity": None, "method": "ol", "privacy": "network", "noise": "laplace",
+        "epsilon": 1.0, "delta": 0.01, "rounds": 30, "learning_rate": None,
+        "rizk_start": None, "checkpoints": (1, 7, 30), "references": ("bound", "exact")}
+    assert ring.stream == (2809002537, 3198442938)  # computed by version 1
+    path = tmp_path / "edges.txt"
+    path.write_text("1 2\n2 3\n3 1\n")
+    edges = make_cell({"family": "network", "replicates": 1,
+                       "graph": {"kind": "edgelist", "edgelist": str(path)}})
+    identity = edges.settings["options"]
+    assert identity["graph"] == "edgelist" and identity["n_nodes"] is None
+    assert identity["edgelist"] == graphs.file_digest(str(path))  # content, not path
 
 
 def test_edge_list_files_and_disconnected_graphs(tmp_path) -> None:
     path = tmp_path / "edges.txt"
     path.write_text("# a path and a triangle\n1 2\n2 3\n3 4\n4 2\n")
-    prepared = make_cell({"family": "network", "replicates": 1, "graph": "edgelist",
-                          "edgelist": str(path)}).prepared
+    options = {"family": "network", "replicates": 1,
+               "graph": {"kind": "edgelist", "edgelist": str(path)}}
+    prepared = make_cell(options).prepared
     assert prepared.network.n == 4 and prepared.network.n_edges == 4
-    first = make_cell({"family": "network", "replicates": 1, "graph": "edgelist",
-                       "edgelist": str(path)}).cell_id
+    first = make_cell(options).cell_id
     path.write_text("1 2\n2 3\n3 4\n")
-    assert make_cell({"family": "network", "replicates": 1, "graph": "edgelist",
-                      "edgelist": str(path)}).cell_id != first  # content, not path
+    assert make_cell(options).cell_id != first  # content, not path
     path.write_text("1 2\n3 4\n")
     with pytest.raises(ConfigError, match=r"graph: must be connected; .* 2 connected"):
-        make_cell({"family": "network", "replicates": 1, "graph": "edgelist",
-                   "edgelist": str(path)})
+        make_cell(options)
+    with pytest.raises(ConfigError, match=r"^graph\.edgelist: cannot read"):
+        make_cell({**options, "graph": {"kind": "edgelist", "edgelist": str(tmp_path / "no")}})
     graphs.build.cache_clear()
 
 
@@ -213,11 +242,14 @@ def test_a_mixed_sweep_shares_one_results_directory(tmp_path) -> None:
     simulated = summary[(summary.family == "network") & (summary.source == "simulated")]
     assert (simulated.n == 2).all() and simulated.total_error_low.notna().all()
     done = report(tmp_path / "results", tmp_path / "report")
-    assert {"overview", "network_error_vs_epsilon", "network_error_vs_round"} <= set(
-        done.drawn)
-    page = (tmp_path / "report" / "index.html").read_text()
-    HTMLParser().feed(page)
-    assert "total_error" in page and "mse" in page
+    expected = {"overview_colme", "overview_network", "network_error_vs_epsilon",
+                "network_error_vs_round"}
+    assert expected <= set(done.drawn)
+    page = Page(tmp_path / "report" / "index.html")
+    assert {f"{figure}.png" for figure in expected} <= set(page.images)
+    page.check_images()
+    text = (tmp_path / "report" / "index.html").read_text()
+    assert "total_error" in text and "mse" in text
 
 
 @pytest.mark.parametrize("method", ["mvue", "ol", "rizk_ol"])

@@ -102,8 +102,8 @@ def test_simulate_gives_the_rows_of_a_sweep_cell(tmp_path: Path) -> None:
 def test_a_version_bump_recomputes_that_family_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    configs = [CELL, {"family": "network", "graph": "ring", "n_nodes": 8, "rounds": 5,
-                       "weights": "lazy_metropolis", "replicates": 2, "checkpoints": 3}]
+    configs = [CELL, {"family": "network", "rounds": 5, "replicates": 2, "checkpoints": 3,
+                       "graph": {"kind": "ring", "n_nodes": 8, "weights": "lazy_metropolis"}}]
     run = Execution(results_dir=str(tmp_path), executor="serial")
     first = execute(plan(configs)[0], run, progress=False)
     assert (first.done, first.skipped) == (2, 0)

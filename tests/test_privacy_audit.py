@@ -61,6 +61,7 @@ from .audit import (
     audit_smooth,
     exact_delta,
 )
+from .reference import binary_blocks
 
 # ================================================================= Private-ColME
 
@@ -78,14 +79,7 @@ def rr_query_times(receiver: int, sender: int, n_agents: int, t_max: int) -> np.
 def split(kappa: int, mechanism: str) -> list[int]:
     """Releases whose p-sums make up release κ (a p-sum is named by the release that
     created it): PM-I all of 1..κ; PM-II the binary blocks of κ (13 = 8+4+1 → 8, 12, 13)."""
-    if mechanism == "pm1":
-        return list(range(1, kappa + 1))
-    ends, total = [], 0
-    for bit in reversed(range(kappa.bit_length())):
-        if kappa >> bit & 1:
-            total += 1 << bit
-            ends.append(total)
-    return ends
+    return list(range(1, kappa + 1)) if mechanism == "pm1" else binary_blocks(kappa)
 
 
 def p_sums(times: np.ndarray, mechanism: str) -> list[tuple[int, int]]:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-from sweep.colme import simulate
+from sweep.colme import tabulate
 from sweep.colme.config import JEFFREYS_PRIOR, PAPER_PRIOR, UNIFORM_PRIOR, ColmeConfig
 from sweep.colme.engine import run_replicate
 from sweep.colme.privacy import data_bound, sigma_dp, variance_sigma_dp
@@ -211,11 +211,13 @@ def test_inferred_variance_converges_to_known_variance():
     R ≈ 1.17, and q ≈ 0.02 at t = 40 000, where R must be within 5 % of 1.
     """
     times = [5000, 40_000]
-    common = dict(replicates=20, seed=11, n_agents=30, t_max=40_000, epsilon=1.0,
-                  delta=1e-6, mechanism="pm1", weights="last", schedule="rr",
-                  checkpoints=times)
-    frames = {v: simulate(variance=v, **common).pivot(index="replicate", columns="t",
-                                                       values="mse")
+    common = dict(n_agents=30, t_max=40_000, epsilon=1.0, delta=1e-6, mechanism="pm1",
+                  weights="last", schedule="rr", checkpoints=times)
+    # Common random numbers: both variance schemes see the same data and noise (a
+    # sweep's cells, and simulate(), draw each cell's own streams instead).
+    seeds = [np.random.SeedSequence(11, spawn_key=(r,)) for r in range(20)]
+    frames = {v: tabulate(ColmeConfig.from_options(variance=v, **common), seeds).pivot(
+                  index="replicate", columns="t", values="mse")
               for v in ("known", "inferred")}
     ratio = frames["inferred"].mean() / frames["known"].mean()
     error = np.log(frames["inferred"] / frames["known"]).std() / math.sqrt(20)

@@ -70,6 +70,11 @@ class ColmeConfig:
     ``inferred_bayes`` (Sch-Var-2 with eq. (19) and the prior ``prior``, footnote 3).
     ``inferred_form`` is Sch-Var-2's estimator: ``eq16`` as printed, or ``weighted``, which
     stays unbiased when the p-sums differ in length (see :mod:`sweep.colme.variance`).
+    ``noise`` is the p-sums' noise (:mod:`sweep.components.calibration`): ``gaussian``,
+    Lemma 1's Gaussian mechanism with σ_DP² = 8 L² ln(1.25/δ)/ε², valid for 0 < ε <= 1
+    (checked on each release's ε), or ``laplace``, Lemma 2's scale σ_DP/√2 with
+    σ_DP² = 8 L²/ε², pure ε-DP (δ unused by the mean releases); Sch-Var-1's variance
+    releases follow Lemma 3 with the same kind.
     """
 
     n_agents: int = 200

@@ -33,8 +33,19 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from .config import KNOWN, NO_MECHANISM, ON_QUERY, ORACLE, RR, SHARED, TEST, TRIANGULAR, UNIFORM
-from .mechanisms import draw_noise
+from ..components.noise import draw_std, kind_code
+from .config import (
+    KNOWN,
+    NO_MECHANISM,
+    NOISES,
+    ON_QUERY,
+    ORACLE,
+    RR,
+    SHARED,
+    TEST,
+    TRIANGULAR,
+    UNIFORM,
+)
 from .statistic import ESTIMATE, VAR, T, release, release_time, set_variance
 from .variance import passes_welch, record_p_sum, update_estimate, welch_cuts
 
@@ -147,6 +158,7 @@ def compile_scheme(scheme: Scheme) -> Kernels:
     """Kernels of one scheme; the closure constants below are folded in by the compiler."""
     (distribution, noise, mechanism, weights, schedule, estimator, refresh, variance,
      prior, form) = scheme
+    kind = kind_code(NOISES[noise])  # the noise component's code of the configured noise
 
     # IEEE division (error_model="numpy"): every division by a possible zero is guarded
     # above, and Python's zero checks would keep unused divisions alive.
@@ -227,9 +239,9 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                 fresh = 0.0
                 fresh_variance = 0.0
                 if mechanism != NO_MECHANISM:
-                    fresh = draw_noise(rng, noise, sigma_dp)
+                    fresh = draw_std(rng, kind, sigma_dp)
                     if variance == SHARED:
-                        fresh_variance = draw_noise(rng, noise, sigma_variance)
+                        fresh_variance = draw_std(rng, kind, sigma_variance)
                 released = release(pair, levels, a, b, k, inv_t, data_sum[b], fresh,
                                    sigma2_dp, mechanism, weights)
                 if variance == KNOWN:

@@ -1,13 +1,15 @@
-"""Noise calibration of the released p-sums (Lemmas 1-3).
+"""Noise calibration of the released p-sums (Lemmas 1-3) for a configuration.
 
 The lemmas privatize a mean (Lemmas 1, 2) or a sample variance (Lemma 3) of data in
-[μ - L, μ + L]; the data bound L is set by the data family (see :func:`data_bound`).
+[μ - L, μ + L]; the data bound L is set by the data family (see :func:`data_bound`) and
+the calibrations themselves live in :mod:`sweep.components.calibration`.
 """
 
 from __future__ import annotations
 
 import math
 
+from ..components.calibration import mean_release_std, variance_release_std
 from .config import ColmeConfig
 
 
@@ -21,25 +23,17 @@ def data_bound(distribution: str, sigma: float) -> float:
     return factor[distribution] * sigma
 
 
-def gaussian_sigma_dp(bound: float, epsilon: float, delta: float) -> float:
-    """σ_DP of Lemma 1: σ_DP² = 8 L² ln(1.25/δ) / ε², valid for 0 < ε <= 1."""
-    return math.sqrt(8.0 * bound**2 * math.log(1.25 / delta)) / epsilon
-
-
-def laplace_sigma_dp(bound: float, epsilon: float) -> float:
-    """σ_DP of Lemma 2: σ_DP² = 8 L² / ε²; the Laplace scale is σ_DP/√2."""
-    return math.sqrt(8.0) * bound / epsilon
-
-
 def sigma_dp(config: ColmeConfig) -> float:
-    """Standard deviation σ_DP of the noise added to every p-sum (0 without a mechanism)."""
+    """Standard deviation σ_DP of the noise added to every p-sum (0 without a mechanism).
+
+    Lemma 1 (``noise=gaussian``) or Lemma 2 (``laplace``) at the budget of one release,
+    :meth:`~sweep.colme.config.ColmeConfig.release_budget`.
+    """
     if config.mechanism == "none":
         return 0.0
-    bound = data_bound(config.distribution, config.sigma)
     epsilon, delta = config.release_budget()
-    if config.noise == "gaussian":
-        return gaussian_sigma_dp(bound, epsilon, delta)
-    return laplace_sigma_dp(bound, epsilon)
+    return mean_release_std(config.noise, data_bound(config.distribution, config.sigma),
+                            epsilon, delta)
 
 
 def variance_sigma_dp(config: ColmeConfig) -> float:
@@ -50,7 +44,6 @@ def variance_sigma_dp(config: ColmeConfig) -> float:
     """
     if config.mechanism == "none" or config.variance != "shared":
         return 0.0
-    bound = data_bound(config.distribution, config.sigma)
     epsilon, delta = config.release_budget()
-    factor = math.log(1.25 / delta) if config.noise == "gaussian" else 1.0
-    return math.sqrt(32.0 * bound**4 * factor) / epsilon
+    return variance_release_std(config.noise, data_bound(config.distribution, config.sigma),
+                                epsilon, delta)

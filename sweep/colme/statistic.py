@@ -22,6 +22,14 @@ With such windows, Var[T] is kept exactly in O(1) state per pair (O(log κ) for 
   from κ = 7 on. The tests check both facts.
 
 A window restarts (n = 1) when s = κ; the accumulated sums are then reset.
+
+The noise N_κ of release κ (Sec. IV; one fresh p-sum noise per query):
+
+* PM-I splits [1 : t_κ] at the query times, so N_κ = N_{κ-1} + fresh (O(1) state);
+* PM-II joins those pieces by the binary representation of κ: the binary mechanism of
+  :mod:`sweep.components.tree`, run over the releases of each ordered pair, with one live
+  p-sum per level in ``levels[a, b, LEVEL_NOISE]``. The same p-sum reuses the same noise
+  value every time it appears.
 """
 
 from __future__ import annotations
@@ -31,8 +39,8 @@ import math
 import numba
 import numpy as np
 
+from ..components.tree import lowest_bit, push_and_sum
 from .config import LAST, MOM, PM1, PM2
-from .mechanisms import lowest_bit, pm2_push
 
 # Fields of the per-pair state ``pair[a, b, :]`` (receiver a, sender b).
 T = 0  # the statistic T_{b→a}
@@ -132,7 +140,7 @@ def release(
     if mechanism == PM1:
         noise = pair[a, b, NOISE] + fresh
     elif mechanism == PM2:
-        noise = pm2_push(levels, a, b, kappa, fresh)
+        noise = push_and_sum(levels[a, b, LEVEL_NOISE], kappa, fresh)
     else:
         noise = 0.0
     pair[a, b, NOISE] = noise

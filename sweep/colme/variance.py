@@ -41,8 +41,8 @@ import numba
 import numpy as np
 from scipy.special import stdtrit
 
+from ..components.tree import merge_push
 from .config import EQ16, INFERRED_BAYES, JEFFREYS_PRIOR, PAPER_PRIOR, PM2, SHARED
-from .mechanisms import lowest_bit
 from .statistic import (
     CROSS,
     ESTIMATE,
@@ -117,12 +117,9 @@ def record_p_sum(
     if mechanism != PM2:  # PM-I (or no noise): the split is every query interval
         _add_p_sum(pair, a, b, data, length, fresh, fresh_variance)
         return
-    low = lowest_bit(kappa)
-    for i in range(low):  # the p-sums below merge into the new one
-        data += levels[a, b, LEVEL_DATA, i]
-        length += levels[a, b, LEVEL_LENGTH, i]
-    levels[a, b, LEVEL_DATA, low] = data
-    levels[a, b, LEVEL_LENGTH, low] = length
+    # The p-sums below merge into the new one (the binary mechanism's tree).
+    low = merge_push(levels[a, b, LEVEL_DATA], kappa, data)
+    merge_push(levels[a, b, LEVEL_LENGTH], kappa, length)
     levels[a, b, LEVEL_VARIANCE_NOISE, low] = fresh_variance
     for field in (SPLIT_SIZE, INV_LENGTHS, CROSS, U_SUM, U_SQUARES):
         pair[a, b, field] = 0.0

@@ -3,18 +3,20 @@
 Defaults are the paper's German-households scenario of Sec. 5 with synthetic signals: a
 random geometric graph of 969 nodes and radius 0.1 (seed 0 gives the paper's 13,236
 edges), log-normal signals with the fitted μ = 1.67, σ = 1.04, T = 100 rounds, δ = 0.01,
-Laplace noise, Metropolis–Hastings weights.
+Laplace noise, Metropolis–Hastings weights. The graph is the nested group ``graph``
+(:class:`~sweep.components.graphs.GraphConfig`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ..components.graphs import GRAPH_PARAMETERS, GraphConfig, GraphSpec
 from ..options import (
     check_checkpoints,
     checkpoint_times,
@@ -25,7 +27,6 @@ from ..options import (
     real,
 )
 from .algorithms import METHODS
-from .graphs import GENERATORS, GRAPH_PARAMETERS, GRAPHS, WEIGHTS, GraphSpec, file_digest
 
 PRIVACIES = ("none", "signal", "network")
 NOISES = ("laplace", "gaussian")
@@ -38,6 +39,8 @@ RIZK_STARTS = ("zero", "signal")
 class NetworkConfig:
     """One scenario of the network family.
 
+    ``graph`` is the communication graph and its weights (``graph.kind``,
+    ``graph.n_nodes``, ...; see :class:`~sweep.components.graphs.GraphConfig`).
     ``method`` is the algorithm (see :mod:`sweep.network.algorithms`): ``mvue``
     (Alg. 1/3), ``ol`` (Alg. 2/4/5 for privacy none/signal/network), the ablations
     ``mvue_fresh_noise`` and ``ol_alg4`` (Alg. 4 under Network DP), and Rizk et al.'s
@@ -45,21 +48,19 @@ class NetworkConfig:
     ``signal``: ``lognormal`` (ξ(s) = log s, smooth sensitivity, (ε, δ)-DP) or ``gaussian``
     (ξ(s) = s with global sensitivity ``sensitivity``: 1 for the paper's adjacency
     |s − s'| <= 1). ``signal_mean`` and ``signal_sigma`` are the mean and standard deviation
-    of ξ(s) (of log s for log-normal signals). Graph parameters other than the chosen
-    graph's are ignored and recorded as missing.
+    of ξ(s) (of log s for log-normal signals).
+
+    ``noise`` is the kind of each agent's noise, calibrated to the same (ε, δ) either way
+    (:func:`sweep.components.calibration.calibrate`): ``laplace``, the optimum of
+    Thm 3.1, of scale Δ/ε with a global sensitivity, or 2 S*(s)/ε with the smooth
+    sensitivity S* of eq. (9) at γ = ε/(2 ln(2/δ)); ``gaussian``, to test that optimality:
+    the analytic Gaussian mechanism (Balle & Wang) with a global sensitivity, or Nissim et
+    al.'s Gaussian noise S*_β(s)/α for the smooth one. Rizk et al. use Laplace noise only
+    (Appendix B). Graph parameters other than the chosen graph's are ignored and recorded
+    as missing.
     """
 
-    graph: str = "geometric"
-    n_nodes: int | None = 969
-    radius: float | None = 0.1
-    edge_probability: float | None = 0.01
-    neighbors: int | None = 4
-    rewire_probability: float | None = 0.1
-    attachments: int | None = 2
-    grid_rows: int | None = 10
-    edgelist: str | None = None
-    graph_seed: int = 0
-    weights: str = "metropolis"
+    graph: GraphConfig = field(default_factory=GraphConfig)
     signal: str = "lognormal"
     signal_mean: float = 1.67
     signal_sigma: float = 1.04
@@ -84,6 +85,8 @@ class NetworkConfig:
         neither split cells nor show in the results.
         """
         options = plain_options(cls, options)
+        # Checked and normalized on its own: its errors name the dotted key (graph.radius).
+        options["graph"] = GraphConfig.from_options(options.get("graph", {}))
         if isinstance(options.get("references"), str):
             options["references"] = (options["references"],)
         config = cls(**options)
@@ -92,39 +95,7 @@ class NetworkConfig:
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` on the first option outside its range."""
-        choice("graph", self.graph, GRAPHS)
-        if self.graph == "edgelist":
-            if not isinstance(self.edgelist, str) or not self.edgelist:
-                fail("edgelist", "the path of an edge-list file for graph=edgelist",
-                     self.edgelist)
-        else:
-            integer("n_nodes", self.n_nodes, 2)
-        used = GENERATORS.get(self.graph, ())
-        if "radius" in used:
-            _in_range("radius", self.radius, 0.0, math.sqrt(2.0), "in (0, √2]")
-        if "edge_probability" in used:
-            _in_range("edge_probability", self.edge_probability, 0.0, 1.0, "in (0, 1]")
-        if "rewire_probability" in used:
-            if not real(self.rewire_probability) or not 0 <= self.rewire_probability <= 1:
-                fail("rewire_probability", "in [0, 1]", self.rewire_probability)
-        if "neighbors" in used:
-            integer("neighbors", self.neighbors, 2)
-            if self.neighbors % 2 or self.neighbors >= self.n_nodes:
-                fail("neighbors", f"an even integer < n_nodes = {self.n_nodes}",
-                     self.neighbors)
-        if "attachments" in used:
-            integer("attachments", self.attachments, 1)
-            if self.attachments >= self.n_nodes:
-                fail("attachments", f"an integer in [1, n_nodes = {self.n_nodes})",
-                     self.attachments)
-        if "grid_rows" in used:
-            integer("grid_rows", self.grid_rows, 1)
-            if self.n_nodes % self.grid_rows:
-                fail("grid_rows", f"a divisor of n_nodes = {self.n_nodes}", self.grid_rows)
-        if self.graph == "ring" and self.n_nodes < 3:
-            fail("n_nodes", "an integer >= 3 for graph=ring", self.n_nodes)
-        integer("graph_seed", self.graph_seed, 0)
-        choice("weights", self.weights, WEIGHTS)
+        self.graph.validate()
         choice("signal", self.signal, SIGNALS)
         if not real(self.signal_mean) or not math.isfinite(self.signal_mean):
             fail("signal_mean", "a finite number", self.signal_mean)
@@ -156,28 +127,40 @@ class NetworkConfig:
 
     def normalized(self) -> NetworkConfig:
         """This configuration with the options that do not apply set to ``None``."""
-        used = set(GENERATORS.get(self.graph, ()))
-        unused = {name: None for name in GRAPH_PARAMETERS if name not in used}
-        if self.graph == "edgelist":
-            unused["n_nodes"] = None
-        else:
-            unused["edgelist"] = None
+        unused: dict[str, Any] = {}
         if self.signal != "gaussian":
             unused["sensitivity"] = None
         if self.method not in ("rizk", "rizk_ol"):
             unused.update(learning_rate=None, rizk_start=None)
         elif self.method == "rizk_ol":
             unused["rizk_start"] = None
-        return dataclasses.replace(self, **unused,
+        return dataclasses.replace(self, **unused, graph=self.graph.normalized(),
                                    references=tuple(dict.fromkeys(self.references)))
 
     def graph_spec(self) -> GraphSpec:
         """What defines the graph (the file's content, for an edge list)."""
-        parameters = tuple((name, getattr(self, name))
-                           for name in GENERATORS.get(self.graph, ()))
-        digest = file_digest(self.edgelist) if self.graph == "edgelist" else None
-        return GraphSpec(self.graph, self.n_nodes, parameters, self.graph_seed, self.weights,
-                         self.edgelist, digest)
+        return self.graph.spec()
+
+    def identity(self, edgelist_sha256: str | None = None) -> dict[str, Any]:
+        """The options as the cell identity hashes them: flat, as before the graph group.
+
+        The cell's random streams derive from this dict, so it keeps the flat keys
+        ``graph`` (the kind), ``n_nodes``, the generator parameters, ``edgelist`` (the
+        file's sha256 when given) and ``graph_seed``, ``weights``; existing results keep
+        their streams.
+        """
+        graph = self.graph
+        flat: dict[str, Any] = {"graph": graph.kind, "n_nodes": graph.n_nodes}
+        flat.update((name, getattr(graph, name)) for name in _LEGACY_PARAMETERS)
+        # A parameter added to the graph group later enters only where it is used, so
+        # that the cells of the other graphs keep their identity.
+        flat.update((name, getattr(graph, name)) for name in GRAPH_PARAMETERS
+                    if name not in _LEGACY_PARAMETERS and getattr(graph, name) is not None)
+        flat.update(edgelist=edgelist_sha256 or graph.edgelist, graph_seed=graph.seed,
+                    weights=graph.weights)
+        rest = dataclasses.asdict(self)
+        del rest["graph"]
+        return {**flat, **rest}
 
     def checkpoint_times(self) -> np.ndarray:
         """Rounds at which metrics are recorded (see :func:`sweep.options.checkpoint_times`)."""
@@ -190,8 +173,16 @@ class NetworkConfig:
             value = getattr(self, f.name)
             if f.name in ("method", "checkpoints"):
                 continue
-            columns[f.name] = ",".join(value) if isinstance(value, tuple) else value
+            if isinstance(value, GraphConfig):
+                columns.update(value.as_columns(f"{f.name}."))  # nested: graph.kind, ...
+            else:
+                columns[f.name] = ",".join(value) if isinstance(value, tuple) else value
         return columns
+
+
+# The generator parameters the flat identity has always held (None when unused).
+_LEGACY_PARAMETERS = ("radius", "edge_probability", "neighbors", "rewire_probability",
+                      "attachments", "grid_rows")
 
 
 def _in_range(name: str, value: Any, low: float, high: float, allowed: str) -> None:

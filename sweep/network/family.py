@@ -12,7 +12,6 @@ Theorem 3.1 / 4.1 / 4.2 bounds on the three (for ``mvue`` and ``ol``), and
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,12 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..components import graphs
+from ..components.calibration import Calibration, calibrate, rizk_calibration
+from ..components.noise import draw_unit, kind_code
 from ..errors import ConfigError
 from ..results import Metric, ResultSchema
-from . import graphs
 from .algorithms import Dynamics, bounds, exact_privacy_cost, simulate
 from .config import NetworkConfig
-from .privacy import Calibration, calibration, rizk_calibration
 
 METRICS = ("total_error", "cost_of_privacy", "cost_of_decentralization")
 # Seconds per node and round of one replicate (two sparse products, the draws and
@@ -52,7 +52,7 @@ class NetworkCell:
         smooth = c.signal == "lognormal"
         if c.method in ("rizk", "rizk_ol"):
             return rizk_calibration(c.epsilon, c.delta, c.rounds, smooth, c.sensitivity or 1.0)
-        return calibration(c.noise, c.epsilon, c.delta, smooth, c.sensitivity or 1.0)
+        return calibrate(c.noise, c.epsilon, c.delta, smooth, c.sensitivity or 1.0)
 
 
 def _signal_draws(config: NetworkConfig) -> tuple[Callable, Callable[[np.ndarray], np.ndarray]]:
@@ -68,7 +68,9 @@ class NetworkFamily:
     """Private consensus (MVUE, OL) under Signal and Network DP, and their baselines."""
 
     name = "network"
-    version = 1
+    # 2: the graph options are the nested group graph (columns graph.kind, graph.n_nodes,
+    # ...); the identity and so the random streams are those of version 1.
+    version = 2
     options = NetworkConfig
     schema = ResultSchema(metrics={metric: Metric() for metric in METRICS})
 
@@ -82,14 +84,13 @@ class NetworkFamily:
         return cell
 
     def identity(self, prepared: NetworkCell) -> dict[str, Any]:
-        identity = dataclasses.asdict(prepared.config)
-        if prepared.spec.edgelist_sha256:
-            identity["edgelist"] = prepared.spec.edgelist_sha256  # the content, not the path
-        return identity
+        # Flat, as before the graph group: the random streams derive from it. An edge
+        # list counts by its content, not its path.
+        return prepared.config.identity(prepared.spec.edgelist_sha256)
 
     def columns(self, prepared: NetworkCell) -> dict[str, Any]:
         network = prepared.network
-        return {**prepared.config.as_columns(), "n_nodes": network.n,
+        return {**prepared.config.as_columns(), "graph.n_nodes": network.n,
                 "n_edges": network.n_edges, "beta_star": network.beta_star,
                 "max_weight": network.max_weight}
 
@@ -133,9 +134,7 @@ class NetworkFamily:
         streams = [seed.spawn(2) for seed in seeds]  # signals, noise: separate streams
         signal_rngs = [np.random.default_rng(s) for s, _ in streams]
         noise_rngs = [np.random.default_rng(s) for _, s in streams]
-        n, calibration = network.n, cell.calibration
-        unit = (lambda rng: rng.laplace(0.0, 1.0, n)) if config.noise == "laplace" else (
-            lambda rng: rng.standard_normal(n))
+        n, calibration, kind = network.n, cell.calibration, kind_code(config.noise)
 
         def draw_signals(t: int) -> np.ndarray:
             return np.column_stack([draw(rng, n) for rng in signal_rngs])
@@ -143,7 +142,7 @@ class NetworkFamily:
         def draw_noise(t: int, signals: np.ndarray) -> np.ndarray:
             network_part = dynamics.neighbour_weight(t) * network.a_neighbor[:, None]
             scale = calibration.scale(signals, network_part, dynamics.signal_weight())
-            return np.column_stack([unit(rng) for rng in noise_rngs]) * scale
+            return np.column_stack([draw_unit(rng, kind, n) for rng in noise_rngs]) * scale
 
         return simulate(dynamics, network.matrix(), len(seeds), times, draw_signals,
                         draw_noise, statistic, config.signal_mean)

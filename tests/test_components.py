@@ -1,0 +1,329 @@
+"""The shared science components (sweep/components/) against closed forms and brute force.
+
+Tree sums use integer-valued floats, so that every comparison is exact; Monte-Carlo
+checks allow Z standard errors (tests/stats.py) with fixed seeds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numba
+import numpy as np
+import pytest
+from scipy.special import ndtr
+
+from sweep.components import graphs, noise, tree
+from sweep.components.calibration import (
+    analytic_gaussian_sigma,
+    calibrate,
+    classic_gaussian_sigma,
+    laplace_scale,
+    log_smooth_constant,
+    mean_release_std,
+    mean_sensitivity,
+    rizk_calibration,
+    variance_release_std,
+    variance_sensitivity,
+)
+from sweep.components.graphs import GraphConfig
+from sweep.errors import ConfigError
+
+from .stats import assert_close_mean, assert_close_variance
+
+# ------------------------------------------------------------------------------ tree
+
+
+def blocks(k: int) -> list[tuple[int, int]]:
+    """The p-sums (first, last release) of release k, from its binary representation."""
+    out, start = [], 0
+    for bit in reversed(range(k.bit_length())):
+        if k >> bit & 1:
+            out.append((start + 1, start + (1 << bit)))
+            start += 1 << bit
+    return out
+
+
+def test_blocks_follow_the_papers_example() -> None:
+    assert blocks(13) == [(1, 8), (9, 12), (13, 13)]  # 13 = 8 + 4 + 1 (Private-ColME, Sec. IV)
+
+
+def test_lowest_bit_and_depth() -> None:
+    for k in range(1, 300):
+        assert tree.lowest_bit(k) == (k & -k).bit_length() - 1
+    assert [tree.depth(t) for t in (1, 2, 3, 4, 7, 8, 30_000)] == [1, 2, 2, 3, 3, 4, 15]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_tree_sums_match_the_binary_representation(seed: int) -> None:
+    """Random streams: the exact p-sums, their running sums and the reused noises."""
+    rng = np.random.default_rng(seed)
+    length = int(rng.integers(1, 600))
+    x = rng.integers(-50, 50, length).astype(np.float64)
+    fresh = rng.integers(1, 10**6, length).astype(np.float64)
+    exact = np.full(tree.depth(length), np.nan)  # NaN: a level read before it is written
+    noisy = np.full(tree.depth(length), np.nan)
+    for k in range(1, length + 1):
+        level = tree.merge_push(exact, k, x[k - 1])
+        first, last = blocks(k)[-1]
+        assert level == tree.lowest_bit(k) and last - first + 1 == 1 << level
+        assert exact[level] == x[first - 1:last].sum()
+        assert tree.set_bits_sum(exact, k) == x[:k].sum()
+        expected = sum(fresh[last - 1] for _, last in blocks(k))
+        assert tree.push_and_sum(noisy, k, fresh[k - 1]) == expected
+
+
+def paper_binary_mechanism(x: np.ndarray, lap: np.ndarray, corrected: bool) -> np.ndarray:
+    """Algorithm 1 of the continual-mean paper, literally, on its length-T arrays.
+
+    ``corrected``: line 11 adds NoisyPartialSums[index] only when b_j = 1 (the erratum);
+    otherwise as printed, for every j.
+    """
+    noisy_partial_sums = np.zeros(len(x) + 1)
+    out = np.empty(len(x))
+    for t in range(1, len(x) + 1):
+        j_star = tree.lowest_bit(t)
+        noisy_partial_sums[t] = x[t - (1 << j_star):t].sum() + lap[t - 1]
+        total, index = 0.0, 0
+        for j in reversed(range(t.bit_length())):
+            b = t >> j & 1
+            index += b << j
+            if b or not corrected:
+                total += noisy_partial_sums[index]
+        out[t - 1] = total
+    return out
+
+
+def test_binary_mechanism_step_is_algorithm_1_with_the_erratum() -> None:
+    rng = np.random.default_rng(3)
+    steps = 200
+    x = rng.integers(0, 2, steps).astype(np.float64)  # a bit stream, as in the paper
+    lap = rng.integers(1, 1000, steps).astype(np.float64)  # > 0: double counts show
+    exact, noisy = np.zeros(tree.depth(steps)), np.zeros(tree.depth(steps))
+    ours = np.array([tree.binary_mechanism_step(exact, noisy, t, x[t - 1], lap[t - 1])
+                     for t in range(1, steps + 1)])
+    np.testing.assert_array_equal(ours, paper_binary_mechanism(x, lap, corrected=True))
+    for t in range(1, steps + 1):  # S_t = running sum + the noises of t's p-sums
+        assert ours[t - 1] - x[:t].sum() == sum(lap[last - 1] for _, last in blocks(t))
+    # As printed, every zero bit below the top one adds a p-sum a second time.
+    printed = paper_binary_mechanism(x, lap, corrected=False)
+    zero_bits = np.array([bin(t).count("0") - 1 > 0 for t in range(1, steps + 1)])
+    assert (printed[zero_bits] > ours[zero_bits]).all()
+    np.testing.assert_array_equal(printed[~zero_bits], ours[~zero_bits])
+
+
+def test_only_set_bits_contribute() -> None:
+    levels = np.full(12, 1e300)  # garbage everywhere but at the set bits
+    for k in (1, 2, 5, 6, 1000, 2047, 2048):
+        filled = levels.copy()
+        set_bits = [i for i in range(12) if k >> i & 1]
+        filled[set_bits] = np.arange(1.0, len(set_bits) + 1)
+        assert tree.set_bits_sum(filled, k) == sum(range(1, len(set_bits) + 1))
+
+
+@numba.njit
+def _push_view(levels: np.ndarray, k: int, value: float) -> float:
+    return tree.push_and_sum(levels[0, 1], k, value)
+
+
+def test_tree_works_on_a_view_of_a_larger_state() -> None:
+    state = np.zeros((2, 3, 5))
+    _push_view(state, 1, 4.0)
+    assert _push_view(state, 2, 3.0) == 3.0 and state[0, 1, :2].tolist() == [4.0, 3.0]
+    assert _push_view(state, 3, 2.0) == 5.0 and not state[1].any() and not state[0, 0].any()
+
+
+# ----------------------------------------------------------------------- calibration
+
+BOUNDS = [0.1, 0.5 * math.sqrt(3), 1.0, 3.7]
+BUDGETS = [(0.1, 1e-6), (0.5, 1e-3), (1.0, 0.01)]
+
+
+@pytest.mark.parametrize("bound", BOUNDS)
+@pytest.mark.parametrize(("epsilon", "delta"), BUDGETS)
+def test_private_colme_lemmas(bound: float, epsilon: float, delta: float) -> None:
+    """Lemmas 1–3 as printed, and as the generic mechanisms with Δ = 2L and 4L²."""
+    log = math.log(1.25 / delta)
+    gaussian = mean_release_std("gaussian", bound, epsilon, delta)
+    laplace = mean_release_std("laplace", bound, epsilon, delta)
+    assert gaussian**2 == pytest.approx(8 * bound**2 * log / epsilon**2, rel=1e-14)
+    assert laplace**2 == pytest.approx(8 * bound**2 / epsilon**2, rel=1e-14)
+    assert variance_release_std("gaussian", bound, epsilon, delta) ** 2 == pytest.approx(
+        32 * bound**4 * log / epsilon**2, rel=1e-14)
+    assert variance_release_std("laplace", bound, epsilon, delta) ** 2 == pytest.approx(
+        32 * bound**4 / epsilon**2, rel=1e-14)
+    assert mean_sensitivity(bound) == 2 * bound
+    assert variance_sensitivity(bound) == pytest.approx(4 * bound**2, rel=1e-15)
+    for kind, sensitivity, release in (("gaussian", mean_sensitivity(bound), gaussian),
+                                       ("laplace", mean_sensitivity(bound), laplace)):
+        generic = (classic_gaussian_sigma(sensitivity, epsilon, delta) if kind == "gaussian"
+                   else math.sqrt(2.0) * laplace_scale(sensitivity, epsilon))
+        assert release == pytest.approx(generic, rel=1e-15)
+    assert variance_release_std("gaussian", bound, epsilon, delta) == pytest.approx(
+        classic_gaussian_sigma(variance_sensitivity(bound), epsilon, delta), rel=1e-15)
+    assert variance_release_std("laplace", bound, epsilon, delta) == pytest.approx(
+        math.sqrt(2.0) * laplace_scale(variance_sensitivity(bound), epsilon), rel=1e-15)
+
+
+@pytest.mark.parametrize(("epsilon", "delta"), [*BUDGETS, (4.0, 1e-5), (10.0, 0.01)])
+def test_analytic_gaussian_mechanism(epsilon: float, delta: float) -> None:
+    """Balle & Wang's condition holds with equality; tighter than the classic σ; ∝ Δ."""
+    sigma = analytic_gaussian_sigma(epsilon, delta)
+    excess = ndtr(0.5 / sigma - epsilon * sigma) - math.exp(epsilon) * ndtr(
+        -0.5 / sigma - epsilon * sigma)
+    assert excess == pytest.approx(delta, rel=1e-8)
+    if epsilon <= 1.0:
+        assert sigma < classic_gaussian_sigma(1.0, epsilon, delta)
+    assert analytic_gaussian_sigma(epsilon, delta, sensitivity=2.5) == 2.5 * sigma
+
+
+def test_network_calibrations() -> None:
+    epsilon, delta, log = 0.5, 0.01, math.log(2 / 0.01)
+    laplace = calibrate("laplace", epsilon, delta, smooth=True)
+    assert laplace.factor == 2 / epsilon and laplace.variance_factor == 2.0
+    # eq. (9): S*(s) = 1/(e γ s) with γ = ε/(2 ln(2/δ))
+    assert laplace.smooth == pytest.approx(2 * log / (math.e * epsilon), rel=1e-15)
+    assert log_smooth_constant(0.25) == pytest.approx(4 / math.e, rel=1e-15)
+    bounded = calibrate("laplace", epsilon, delta, smooth=False, sensitivity=0.3)
+    assert (bounded.factor, bounded.smooth, bounded.sensitivity) == (1 / epsilon, None, 0.3)
+    gaussian = calibrate("gaussian", epsilon, delta, smooth=True)
+    assert gaussian.factor == pytest.approx(5 * math.sqrt(2 * log) / epsilon, rel=1e-15)
+    assert gaussian.smooth == pytest.approx(4 * (1 + log) / (math.e * epsilon), rel=1e-15)
+    assert gaussian.variance_factor == 1.0
+    analytic = calibrate("gaussian", epsilon, delta, smooth=False)
+    assert analytic.factor == analytic_gaussian_sigma(epsilon, delta)
+    rizk = rizk_calibration(epsilon, delta, 100, smooth=True)
+    assert rizk.factor == 100 / epsilon
+    assert rizk.smooth == pytest.approx(2 * log / (math.e * epsilon), rel=1e-15)
+    signals = np.array([0.5, 2.0, 40.0])
+    np.testing.assert_allclose(rizk.scale(signals, 0.0, 0.001),
+                               100 * 0.001 * 2 * log / (math.e * epsilon * signals) / epsilon,
+                               rtol=1e-14)
+
+
+def test_family_names_are_the_components() -> None:
+    """The names a test harness imports from the families still resolve."""
+    from sweep.network.privacy import Calibration, calibration, gaussian_sigma
+    from sweep.network.privacy import rizk_calibration as network_rizk
+
+    assert gaussian_sigma(1.0, 0.01) == analytic_gaussian_sigma(1.0, 0.01)
+    assert calibration("laplace", 1.0, 0.01, True) == calibrate("laplace", 1.0, 0.01, True)
+    assert isinstance(network_rizk(1.0, 0.01, 10, False), Calibration)
+
+
+# ----------------------------------------------------------------------------- noise
+
+
+def test_kind_codes() -> None:
+    assert [noise.kind_code(name) for name in noise.KINDS] == [noise.LAPLACE, noise.GAUSSIAN]
+    assert noise.variance_factor(noise.LAPLACE) == 2.0
+    assert noise.variance_factor(noise.GAUSSIAN) == 1.0
+    with pytest.raises(ValueError, match="student"):
+        noise.kind_code("student")
+
+
+@numba.njit
+def _draws(rng: np.random.Generator, kind: int, size: float, n: int,
+           by_scale: bool) -> np.ndarray:
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = noise.draw_scale(rng, kind, size) if by_scale else noise.draw_std(
+            rng, kind, size)
+    return out
+
+
+@pytest.mark.parametrize("kind", [noise.LAPLACE, noise.GAUSSIAN])
+@pytest.mark.parametrize("by_scale", [False, True])
+def test_draws_have_their_scale(kind: int, by_scale: bool) -> None:
+    size = 1.7
+    rng = np.random.default_rng(21 + kind + 2 * by_scale)
+    draws = _draws(rng, kind, size, 100_000, by_scale)
+    assert_close_mean(draws, 0.0)
+    variance = noise.variance_factor(kind) * size**2 if by_scale else size**2
+    assert_close_variance(draws, variance)
+    unit = noise.draw_unit(np.random.default_rng(kind), kind, 100_000)
+    assert_close_mean(unit, 0.0)
+    assert_close_variance(unit, noise.variance_factor(kind))
+
+
+# ---------------------------------------------------------------------------- graphs
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"radius": 3.0}, "graph.radius: must be in (0, √2]; got 3.0"),
+    ({"kind": "torus"}, "graph.kind: must be one of"),
+    ({"n_nodes": 1}, "graph.n_nodes: must be an integer >= 2; got 1"),
+    ({"kind": "ring", "n_nodes": 2}, "graph.n_nodes: must be an integer >= 3 for graph.kind"),
+    ({"kind": "grid", "grid_rows": 7}, "graph.grid_rows: must be a divisor of n_nodes = 969"),
+    ({"kind": "watts_strogatz", "neighbors": 3}, "graph.neighbors: must be an even integer"),
+    ({"kind": "barabasi_albert", "n_nodes": 3, "attachments": 3}, "graph.attachments:"),
+    ({"kind": "erdos_renyi", "edge_probability": 0}, "graph.edge_probability: must be in"),
+    ({"kind": "watts_strogatz", "rewire_probability": 2}, "graph.rewire_probability:"),
+    ({"kind": "edgelist"}, "graph.edgelist: must be the path of an edge-list file"),
+    ({"seed": -1}, "graph.seed: must be an integer >= 0"),
+    ({"weights": "uniform"}, "graph.weights: must be one of"),
+    ({"size": 5}, "graph.size: unknown option; allowed: graph.attachments"),
+])
+def test_graph_options_name_their_dotted_key(options: dict, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        GraphConfig.from_options(options)
+    assert str(info.value).startswith(message) and "\n" not in str(info.value)
+
+
+def test_graph_config_prefix_normalization_and_columns() -> None:
+    with pytest.raises(ConfigError, match=r"^topology\.radius: "):
+        GraphConfig.from_options({"radius": 0}, prefix="topology.")
+    ring = GraphConfig.from_options({"kind": "ring", "n_nodes": 12, "seed": 4})
+    assert ring == GraphConfig(kind="ring", n_nodes=12, radius=None, edge_probability=None,
+                               neighbors=None, rewire_probability=None, attachments=None,
+                               grid_rows=None, edgelist=None, seed=4)
+    assert ring.as_columns() == {
+        "graph.kind": "ring", "graph.n_nodes": 12, "graph.radius": None,
+        "graph.edge_probability": None, "graph.neighbors": None,
+        "graph.rewire_probability": None, "graph.attachments": None,
+        "graph.grid_rows": None, "graph.edgelist": None, "graph.seed": 4,
+        "graph.weights": "metropolis"}
+    assert GraphConfig.from_options(ring) == ring
+
+
+@pytest.mark.parametrize("options", [
+    {"kind": "ring", "n_nodes": 9},
+    {"kind": "grid", "n_nodes": 12, "grid_rows": 3},
+    {"kind": "erdos_renyi", "n_nodes": 20, "edge_probability": 0.3, "seed": 2},
+    {"kind": "barabasi_albert", "n_nodes": 15, "attachments": 2, "seed": 1},
+])
+def test_edges_and_weights_against_their_definitions(options: dict) -> None:
+    spec = GraphConfig.from_options(options).spec()
+    graph = graphs.generate(spec)
+    edges = graphs.edges(spec)
+    n = graph.number_of_nodes()
+    assert edges.shape == (graph.number_of_edges(), 2) and edges.min() >= 0
+    assert edges.max() < n
+    degree = np.bincount(edges.ravel(), minlength=n)
+    metropolis = np.zeros((n, n))
+    for i, j in edges:
+        metropolis[i, j] = metropolis[j, i] = 1 / max(degree[i], degree[j])
+    np.fill_diagonal(metropolis, 1 - metropolis.sum(axis=1))
+    np.testing.assert_allclose(graphs.weight_matrix(graph, "metropolis").toarray(),
+                               metropolis, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(graphs.weight_matrix(graph, "lazy_metropolis").toarray(),
+                               (np.eye(n) + metropolis) / 2, rtol=0, atol=1e-15)
+    adjacency = nx.to_numpy_array(graph)
+    max_degree = adjacency / (degree.max() + 1)
+    np.fill_diagonal(max_degree, 1 - max_degree.sum(axis=1))
+    np.testing.assert_allclose(graphs.weight_matrix(graph, "max_degree").toarray(),
+                               max_degree, rtol=0, atol=1e-15)
+
+
+def test_build_checks_connectivity_and_mixing() -> None:
+    network = graphs.build(GraphConfig.from_options(
+        {"kind": "ring", "n_nodes": 9, "weights": "lazy_metropolis"}).spec())
+    # Lazy MH on a 9-ring: λ_k = (1 + cos(2πk/9))/2, so β* = λ_1.
+    assert network.beta_star == pytest.approx((1 + math.cos(2 * math.pi / 9)) / 2, rel=1e-12)
+    assert network.n == 9 and network.n_edges == 9 and network.max_weight == 0.25
+    with pytest.raises(ConfigError, match=r"^graph\.weights: must mix"):
+        graphs.build(GraphConfig.from_options({"kind": "ring", "n_nodes": 10}).spec())
+    with pytest.raises(ConfigError, match=r"^graph: must be connected; .* graph\.seed"):
+        graphs.build(GraphConfig.from_options(
+            {"kind": "erdos_renyi", "n_nodes": 50, "edge_probability": 0.01}).spec())
