@@ -1,4 +1,6 @@
-"""The small regression grid of the sweep platform and its key statistics.
+"""The small regression grid of the sweep platform and its key statistics, and what the
+tests share to drive the platform: the one way to start a command line (:func:`start_cli`,
+:func:`run_cli`), a small valid scenario (:data:`SMALL`) and a report page (:class:`Page`).
 
 Regenerate the stored reference values (after a deliberate change of results) with::
 

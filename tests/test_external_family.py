@@ -76,6 +76,14 @@ def test_the_report_draws_it(toy: Path) -> None:
     assert (toy / "report" / "overview.png").is_file()
 
 
+def test_an_outside_family_that_does_not_import_is_one_line(tmp_path: Path) -> None:
+    done = run_cli([SEARCHPATH, "family=toy", "executor=serial"], tmp_path)  # no PYTHONPATH
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: family: cannot load 'toy_family:FAMILY' (No module named 'toy_family')"]
+    assert not (tmp_path / "results").exists()
+
+
 def test_wilson_interval_matches_its_closed_form() -> None:
     # 8 successes in 10 trials at z = 1.96 (Wilson 1927): [0.4902, 0.9433].
     low, high = wilson(pd.Series([0.8]), pd.Series([10]), 1.959963984540054)

@@ -98,9 +98,11 @@ def test_one_and_two_workers_and_serial_give_identical_datasets(grid: Path) -> N
 
 
 def test_cell_alone_equals_cell_in_grid(grid: Path) -> None:
-    # One replicate per task: the cell is cut differently from the grid run.
+    # One replicate per task: the cell is cut differently from the grid run (and run
+    # in this process, where the grid ran on Ray).
     single = ["epsilon=0.5", "mechanism=pm2", "weights=mom", *GRID[len(KEYS):]]
-    _ok(run_cli([*single, "results_dir=alone", "ray.task_seconds=0.001"], grid))
+    _ok(run_cli([*single, "results_dir=alone", "ray.task_seconds=0.001", "executor=serial"],
+                grid))
     alone = _dataset(grid / "alone")
     assert alone.cell_id.nunique() == 1
     in_grid = _dataset(grid / "two")
@@ -143,10 +145,8 @@ KILL_POINTS = {
 }
 
 
-@pytest.mark.parametrize("point", [
-    pytest.param(point, marks=[pytest.mark.slow] if point != "in_flight" else [])
-    for point in KILL_POINTS
-])
+@pytest.mark.slow
+@pytest.mark.parametrize("point", list(KILL_POINTS))
 def test_sigkill_of_the_driver_then_rerun_equals_uninterrupted_run(
     grid: Path, point: str
 ) -> None:
@@ -182,7 +182,7 @@ def test_sigkill_of_the_driver_then_rerun_equals_uninterrupted_run(
 def test_failing_cell_is_recorded_and_others_finish(tmp_path: Path) -> None:
     searchpath = f"hydra.searchpath=[file://{Path(__file__).parent / 'conf'}]"
     done = run_cli(["-m", searchpath, "family=faulty", "epsilon=0.5,1", "n_agents=4",
-                    "t_max=50", "replicates=2", "checkpoints=3", "ray.num_cpus=2"], tmp_path)
+                    "t_max=50", "replicates=2", "checkpoints=3", "executor=serial"], tmp_path)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1].startswith("error: 1 of 2 cells failed")
     frame = _dataset(tmp_path / "results")
