@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from .family import get_family
 from .plan import Cell, Execution, Piece, RaySettings, make_cell, pieces, tasks
-from .results import cell_table
+from .results import cell_table, option_columns
 from .store import ResultsStore, format_error, library_versions, provenance
 
 Task = list[Piece]
@@ -52,7 +52,8 @@ def compute(piece: Piece) -> pa.Table:
     constants = {**family.columns(cell.prepared), "family": cell.family,
                  "family_version": cell.version, "seed": cell.seed,
                  "replicates": cell.replicates, "cell_id": cell.cell_id}
-    return cell_table(cell.family, family.schema, rows, constants)
+    return cell_table(cell.family, family.schema, rows, constants,
+                      option_columns(family.options))
 
 
 def simulate(family: str, replicates: int = 1, seed: int = 0, **options: Any) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,20 +105,37 @@ def check_schema(name: str, schema: ResultSchema) -> None:
         raise FamilyError(f"family {name}: declares no metric")
 
 
-def option_columns(options: type) -> list[str]:
-    """The result columns an option dataclass gives (nested groups joined with '.')."""
-    names = []
+#: Arrow types of option values, by Python type; other options (tuples, unions) are
+#: stored as the family's columns() gives them.
+_ARROW_TYPES = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.string()}
+
+
+@functools.cache
+def option_columns(options: type) -> dict[str, pa.DataType | None]:
+    """The result columns an option dataclass gives (nested groups joined with '.'), with
+    the Arrow type of each where its annotation says (``X | None`` counts as X).
+
+    A missing value (an option that does not apply) is stored with that type, so that a
+    directory's files agree on their columns' types whatever each cell left out.
+    """
+    hints = typing.get_type_hints(options)
+    columns: dict[str, pa.DataType | None] = {}
     for f in dataclasses.fields(options):
-        nested = f.default_factory if f.default_factory is not dataclasses.MISSING else None
-        if nested is not None and dataclasses.is_dataclass(nested):
-            names += [f"{f.name}.{n}" for n in option_columns(nested)]
-        names.append(f.name)
-    return names
+        hint = hints[f.name]
+        if dataclasses.is_dataclass(hint):
+            columns.update({f"{f.name}.{n}": t for n, t in option_columns(hint).items()})
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        columns[f.name] = _ARROW_TYPES.get(args[0] if len(args) == 1 else hint)
+    return columns
 
 
 def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[str, Any],
-               constants: Mapping[str, Any]) -> pa.Table:
+               constants: Mapping[str, Any],
+               types: Mapping[str, pa.DataType | None] | None = None) -> pa.Table:
     """A family's rows, checked against its schema, with the cell's constant columns.
+
+    ``types`` give the Arrow type of constants that are None (:func:`option_columns`);
+    a None without one is stored as Arrow's null type.
 
     :class:`FamilyError` naming the family and the column if a declared column is
     missing, an undeclared one is present, a value does not convert to the declared
@@ -158,7 +176,10 @@ def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[s
         if name in declared.names:
             raise FamilyError(f"family {family}: column {name!r} is both a row column and "
                               "a constant of the cell")
-        array = pa.nulls(len(table)) if value is None else pa.repeat(pa.scalar(value), len(table))
+        if value is None:
+            array = pa.nulls(len(table), (types or {}).get(name) or pa.null())
+        else:
+            array = pa.repeat(pa.scalar(value), len(table))
         table = table.append_column(pa.field(name, array.type, metadata={ROLE_KEY: CONSTANT}),
                                     array)
     return table

@@ -7,6 +7,7 @@ import math
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -99,11 +100,30 @@ def test_simulate_gives_the_rows_of_a_sweep_cell(tmp_path: Path) -> None:
                                   check_exact=True)
 
 
+#: A small network cell.
+NETWORK = {"family": "network", "rounds": 5, "replicates": 2, "checkpoints": 3,
+           "graph": {"kind": "ring", "n_nodes": 8, "weights": "lazy_metropolis"}}
+
+
+def test_options_that_do_not_apply_keep_their_type(tmp_path: Path) -> None:
+    # Rizk et al.'s learning rate is None for MVUE: stored as a missing float, so that
+    # pandas reads the directory as one table.
+    cells, _ = plan([{**NETWORK, "method": method} for method in ("mvue", "rizk")])
+    execute(cells, Execution(results_dir=str(tmp_path), executor="serial"), progress=False)
+    for path in tmp_path.glob("*.parquet"):
+        schema = pq.read_schema(path)
+        assert schema.field("learning_rate").type == pa.float64()
+        assert schema.field("rizk_start").type == pa.string()
+    frame = pd.read_parquet(tmp_path)
+    assert frame.learning_rate.dtype == np.float64
+    assert frame[frame.method == "rizk"].learning_rate.eq(0.001).all()
+    assert frame[frame.method == "mvue"].learning_rate.isna().all()
+
+
 def test_a_version_bump_recomputes_that_family_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    configs = [CELL, {"family": "network", "rounds": 5, "replicates": 2, "checkpoints": 3,
-                       "graph": {"kind": "ring", "n_nodes": 8, "weights": "lazy_metropolis"}}]
+    configs = [CELL, NETWORK]
     run = Execution(results_dir=str(tmp_path), executor="serial")
     first = execute(plan(configs)[0], run, progress=False)
     assert (first.done, first.skipped) == (2, 0)
