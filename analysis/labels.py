@@ -140,25 +140,34 @@ def add_scheme(frame: pd.DataFrame, parts: Sequence[str] | None = None) -> pd.Da
     method's name as a prefix when simulated rows are there too. Baselines are named by
     their method, with ``(analytic)`` for analytic rows.
     """
-    words = vocabulary(families_of(frame))
+    family = families_of(frame)
+    words = vocabulary(family)
     parts = words.scheme if parts is None else parts
+
+    def label(column: str) -> pd.Series:
+        return frame[column].map(lambda v: name(column, v, family)).astype(str)
+
     simulated = frame.source == "simulated"
     # A family without a vocabulary: every method is one of its algorithms.
     schemed = frame.method.isin(words.schemed or words.curves or frame.method.unique())
     algorithm = schemed & simulated
     reference = schemed & ~simulated
     varying = [p for p in parts if p in frame and frame.loc[schemed, p].nunique() > 1]
+    methods = label("method")
+    joined = methods
     if varying:
-        joined = frame[varying[0]].map(lambda v: name(varying[0], v, families_of(frame)))
+        joined = label(varying[0])
         for part in varying[1:]:
-            joined = joined + ", " + frame[part].map(lambda v, p=part: name(p, v))
-        joined = joined.astype(str)
-    else:
-        joined = frame.method.map(lambda m: name("method", m)).astype(str)
-    labels = frame.method.map(lambda m: name("method", m)).astype(object)
-    labels[~schemed & ~simulated] = labels[~schemed & ~simulated] + " (analytic)"
+            joined = joined + ", " + label(part)
+    # A reference row says what it is: its method, and its source unless it is the
+    # paper's exact curve ("analytic": Private-ColME's oracle reads "oracle").
+    analytic = frame.source == "analytic"
+    what = methods.where(analytic, methods + ", " + label("source"))
+    labels = methods.where(simulated, (methods + " (analytic)").where(analytic, what))
     labels[algorithm] = joined[algorithm]
-    if varying:
-        prefix = labels[reference] + ": " if algorithm.any() else ""
-        labels[reference] = prefix + joined[reference]
+    kinds = frame.loc[reference, ["method", "source"]].drop_duplicates()
+    if varying and (algorithm.any() or len(kinds) > 1):
+        labels[reference] = what[reference] + ": " + joined[reference]
+    else:
+        labels[reference] = (joined if varying else what)[reference]
     return frame.assign(scheme=labels)

@@ -74,7 +74,7 @@ def curves(
     facets = [col, row]
     data = _facet_values(summary, facets)
     chosen = data.method.isin(series) & (True if source is None else data.source == source)
-    lines = data[chosen]
+    lines = data[chosen & data[y].notna()]  # a series without this metric draws nothing
     if lines.empty:
         raise MissingData(f"no rows of method {', '.join(series)}"
                           + (f" from source {source}" if source else ""))
