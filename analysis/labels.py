@@ -145,7 +145,8 @@ def add_scheme(frame: pd.DataFrame, parts: Sequence[str] | None = None) -> pd.Da
     parts = words.scheme if parts is None else parts
 
     def label(column: str) -> pd.Series:
-        return frame[column].map(lambda v: name(column, v, family)).astype(str)
+        words = {v: name(column, v, family) for v in pd.unique(frame[column])}
+        return frame[column].map(words).astype(str)
 
     simulated = frame.source == "simulated"
     # A family without a vocabulary: every method is one of its algorithms.
@@ -170,4 +171,8 @@ def add_scheme(frame: pd.DataFrame, parts: Sequence[str] | None = None) -> pd.Da
         labels[reference] = what[reference] + ": " + joined[reference]
     else:
         labels[reference] = (joined if varying else what)[reference]
+    # A reference named like a simulated series (e.g. the analytic oracle next to the
+    # simulated oracle estimator) says its source, or the two would be drawn as one.
+    clash = reference & labels.isin(set(labels[algorithm]))
+    labels[clash] = labels[clash] + " (" + label("source")[clash] + ")"
     return frame.assign(scheme=labels)

@@ -105,11 +105,6 @@ def roles_of(schema: pa.Schema) -> Roles:
     return Roles(tuple(c for c in ROW_KEYS if c in schema.names), metrics)
 
 
-def metrics_of(schema: pa.Schema) -> list[str]:
-    """The metric columns of a results schema."""
-    return list(roles_of(schema).metrics)
-
-
 def _version(schema: pa.Schema) -> tuple[str, int] | None:
     """(family, version) of a results file, from its provenance (None if it has none)."""
     try:
@@ -121,9 +116,9 @@ def _version(schema: pa.Schema) -> tuple[str, int] | None:
     return family, int(record.get("family_version", 0))
 
 
-def _newest(schemas: dict[str, pa.Schema], path: object,
-            versions: str) -> dict[str, pa.Schema]:
-    """The files of the newest version of each family; warns about those left out."""
+def _newest(schemas: dict[str, pa.Schema], versions: str) -> dict[str, pa.Schema]:
+    """The files of the newest version of each family, over all the directories read;
+    warns about those left out."""
     if versions == "all":
         return schemas
     if versions != "newest":
@@ -135,9 +130,9 @@ def _newest(schemas: dict[str, pa.Schema], path: object,
     old = [file for file, key in of.items() if key and key[1] < newest[key[0]]]
     if old:
         families = sorted({of[file][0] for file in old})
-        warnings.warn(f"{path}: {len(old)} cells of family {', '.join(families)} were made by "
-                      "an older version of the family and are left out (versions='all' "
-                      "keeps them)", stacklevel=3)
+        warnings.warn(f"{len(old)} cells of family {', '.join(families)} were made by an "
+                      "older version of the family and are left out (versions='all' keeps "
+                      "them)", stacklevel=4)
     return {file: schema for file, schema in schemas.items() if file not in old}
 
 
@@ -152,15 +147,20 @@ def _datasets(
     ``KeyError`` if a filter names no column.
     """
     paths = [results] if isinstance(results, str | os.PathLike) else list(results)
+    found = {}
     for path in paths:
         with _checked(path):
-            dataset = ds.dataset(path, format=CHECKED)
-            schemas = _newest({f.path: f.physical_schema for f in dataset.get_fragments()},
-                              path, versions)
+            found[path] = {f.path: f.physical_schema
+                           for f in ds.dataset(path, format=CHECKED).get_fragments()}
+    kept = _newest({f: s for schemas in found.values() for f, s in schemas.items()}, versions)
+    for path, schemas in found.items():
+        schemas = {f: s for f, s in schemas.items() if f in kept}
+        if not schemas:
+            continue
+        with _checked(path):
             # Families write different columns: read every file against the union.
-            unified = pa.unify_schemas(list(schemas.values()), promote_options="permissive") if (
-                schemas) else dataset.schema
-            dataset = ds.dataset(list(schemas), format=CHECKED, schema=unified)
+            dataset = ds.dataset(list(schemas), format=CHECKED, schema=pa.unify_schemas(
+                list(schemas.values()), promote_options="permissive"))
         missing = set(filters) - set(dataset.schema.names)
         if missing:
             raise KeyError(f"no column {sorted(missing)[0]!r} in {path}")
@@ -201,16 +201,27 @@ def load(
         seen.update(frame.cell_id.unique())
         for schema in schemas.values():
             found = found.merged(roles_of(schema))
-    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    _describe(frame, Roles(tuple(c for c in found.index if c in frame),
-                           {m: k for m, k in found.metrics.items() if m in frame}))
-    return frame
+    if not frames:
+        return pd.DataFrame(columns=wanted or ["cell_id", *ROW_KEYS])
+    return present(pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0],
+                   found)
 
 
 def _describe(frame: pd.DataFrame, roles: Roles) -> pd.DataFrame:
     frame.attrs.update(index=list(roles.index), metrics=list(roles.metrics),
                        kinds=dict(roles.metrics))
     return frame
+
+
+def present(frame: pd.DataFrame, roles: Roles | None = None) -> pd.DataFrame:
+    """``frame`` with the roles (default: its own ``attrs``) of the columns that hold
+    values in it: a family's index or metrics do not apply to another family's rows,
+    e.g. after selecting one family of a mixed directory."""
+    roles = roles or _given_roles(frame)
+    held = {c for c in frame.columns if frame[c].notna().any()}
+    index = (c for c in roles.index if c in held or (c in ROW_KEYS and c in frame))
+    return _describe(frame, Roles(tuple(index),
+                                  {m: k for m, k in roles.metrics.items() if m in held}))
 
 
 def _given_roles(frame: pd.DataFrame) -> Roles:
@@ -244,9 +255,9 @@ def summarize(frame: pd.DataFrame, interval: str = "se",
     continuous metric, mean ± one standard error (``interval="se"``) or the normal 95%
     interval (``"ci95"``); for a proportion, the Wilson score interval at z = 1 or 1.96.
     Reference rows (no replicate) pass through with a zero-width band. The roles come
-    from ``frame.attrs`` (as :func:`load` and :func:`sweep.execute.simulate` leave
-    them: the latter's rows carry no attrs and get the standard index); ``metrics``
-    selects some. The cell-constant columns come from ``cells`` (one row per
+    from ``frame.attrs``, as :func:`load` and :func:`sweep.execute.simulate` leave them
+    (a frame without them gets the standard index and the built-in families' metrics);
+    ``metrics`` selects some. The cell-constant columns come from ``cells`` (one row per
     ``cell_id``) if given, and from ``frame`` otherwise.
     """
     if interval not in ("se", "ci95"):
@@ -257,14 +268,16 @@ def summarize(frame: pd.DataFrame, interval: str = "se",
         roles = Roles(roles.index, {m: roles.metrics.get(m, CONTINUOUS) for m in metrics})
     names = list(roles.metrics)
     keys = [*roles.series, "t"]
-    grouped = frame.groupby(keys, sort=True, observed=True)
+    # A family's own index is missing on another family's rows: keep those rows.
+    grouped = frame.groupby(keys, sort=True, observed=True, dropna=False)
     summary = grouped[names].mean()
     count = grouped.size()
     deviation = grouped[names].std(ddof=1).fillna(0.0)  # one replicate (or analytic): no spread
-    replicated = grouped["replicate"].count() > 0 if "replicate" in frame else count > 1
     summary["n"] = count
     for metric, kind in roles.metrics.items():
         if kind == PROPORTION:
+            # Reference rows (no replicate) are exact: no band.
+            replicated = grouped["replicate"].count() > 0
             low, high = wilson(summary[metric], grouped[metric].count(), width)
             summary[f"{metric}_low"] = low.where(replicated, summary[metric])
             summary[f"{metric}_high"] = high.where(replicated, summary[metric])
@@ -315,7 +328,7 @@ def summaries(
                                              filter=expression).head(1).to_pandas()
                 parts.append(summarize(_describe(frame, roles), interval, cells))
     if not parts:
-        return pd.DataFrame(columns=[*ROW_KEYS])
+        return pd.DataFrame(columns=["cell_id", *ROW_KEYS])
     return _describe(pd.concat(parts, ignore_index=True), found)
 
 

@@ -21,6 +21,9 @@ def _network(summary: pd.DataFrame) -> pd.DataFrame:
     if "family" not in summary or not (summary.family == "network").any():
         raise MissingData("no rows of the network family (family=network)")
     rows = summary[summary.family == "network"].copy()
+    if "graph.kind" not in rows:
+        raise MissingData("the network cells were written by version 1 of the family "
+                          "(columns graph, n_nodes); rerun their sweep")
     rows["variant"] = [f"{name('method', m)}, {name('privacy', p)}"
                        for m, p in zip(rows.method, rows.privacy, strict=True)]
     rows["scenario"] = [f"{name('graph.kind', g)}, n = {n:g}"

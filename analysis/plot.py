@@ -66,7 +66,9 @@ def curves(
     """
     words = vocabulary(families_of(summary))
     if y is None:
-        y = words.metric if words.metric in summary else summary_metrics(summary)[0]
+        held = [m for m in summary.attrs.get("metrics") or summary_metrics(summary)
+                if summary[m].notna().any()]
+        y = words.metric if words.metric in held else held[0]
     series = tuple(series or words.curves or summary.method.unique())
     baselines = tuple(words.baselines if baselines is None else baselines)
     if "scheme" not in summary:

@@ -20,7 +20,7 @@ import seaborn as sns
 
 from .figures import FIGURES, VIEWS
 from .labels import add_scheme, families_of, vocabulary
-from .load import ROW_KEYS, summaries, summary_metrics, swept
+from .load import ROW_KEYS, present, summaries, summary_metrics, swept
 from .plot import MissingData, curves, save
 
 
@@ -46,7 +46,7 @@ def overview(summary: pd.DataFrame) -> sns.FacetGrid:
 
 
 def _overview_of(summary: pd.DataFrame, family: str | None) -> sns.FacetGrid:
-    return overview(summary if family is None else summary[summary.family == family])
+    return overview(summary if family is None else present(summary[summary.family == family]))
 
 
 def report(results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],

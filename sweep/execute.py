@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from .family import get_family
 from .plan import Cell, Execution, Piece, RaySettings, make_cell, pieces, tasks
-from .results import cell_table, option_columns
+from .results import cell_table, option_columns, roles
 from .store import ResultsStore, format_error, library_versions, provenance
 
 Task = list[Piece]
@@ -39,7 +39,7 @@ class PieceResult:
     error: str | None
     started: float  # UNIX time at which the piece started
     seconds: float
-    libraries: dict[str, str] = field(default_factory=dict)  # the worker's (provenance)
+    libraries: dict[str, str | None] = field(default_factory=dict)  # the worker's (provenance)
 
 
 def compute(piece: Piece) -> pa.Table:
@@ -60,11 +60,17 @@ def simulate(family: str, replicates: int = 1, seed: int = 0, **options: Any) ->
     """The rows of one cell, computed in this process: what a sweep cell of the same
     family, options, ``replicates`` and ``seed`` stores, row for row and bit for bit.
 
-    ``options`` are the family's options by name (nested groups as dicts). Raises
-    :class:`~sweep.errors.ConfigError` on bad input before any work.
+    ``options`` are the family's options by name (nested groups as dicts). The frame's
+    ``attrs`` hold its index, metrics and their kinds, as :func:`analysis.load` leaves
+    them. Raises :class:`~sweep.errors.ConfigError` on bad input before any work.
     """
     cell = make_cell({"family": family, "replicates": replicates, "seed": seed, **options})
-    return pa.concat_tables([compute(p) for p in pieces(cell, math.inf)]).to_pandas()
+    table = pa.concat_tables([compute(p) for p in pieces(cell, math.inf)])
+    frame = table.to_pandas()
+    # The roles a file carries, where analysis.summarize looks for them.
+    index, metrics = roles(table.schema)
+    frame.attrs.update(index=index, metrics=list(metrics), kinds=metrics)
+    return frame
 
 
 def run_task(task: Task) -> list[PieceResult]:

@@ -82,8 +82,8 @@ def get_family(spec: str) -> Family:
     """The family named ``spec``: a key of :data:`FAMILIES` or ``module:attribute``.
 
     Its declaration is checked on first load: :class:`~sweep.errors.FamilyError` if it
-    lacks a member, declares a column twice, or has an option named like a column the
-    engine or the analysis adds (``n``, ``seed``, ``cell_id``, an index column, ...).
+    lacks a member, declares a column twice, or has an option named like a metric or a
+    column the engine or the analysis adds (``n``, ``seed``, ``cell_id``, a band, ...).
     """
     path = FAMILIES.get(spec, spec)
     module_name, sep, attribute = path.partition(":")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -30,6 +31,12 @@ def choice(name: str, value: Any, choices: Sequence[str]) -> None:
 def integer(name: str, value: Any, low: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
         fail(name, f"an integer >= {low}", value)
+
+
+def in_range(name: str, value: Any, low: float, high: float, allowed: str) -> None:
+    """``low < value <= high`` and finite (``allowed`` words the range in the message)."""
+    if not real(value) or not (low < value <= high) or not math.isfinite(value):
+        fail(name, allowed, value)
 
 
 def real(value: Any) -> bool:

@@ -97,10 +97,12 @@ class ResultSchema:
 
 
 def check_schema(name: str, schema: ResultSchema) -> None:
-    """:class:`FamilyError` if ``schema`` redeclares a standard column or names one twice."""
-    clash = set(schema.index) & set(STANDARD_INDEX) or set(schema.index) & set(schema.metrics)
-    if clash:
-        raise FamilyError(f"family {name}: column {sorted(clash)[0]!r} is declared twice")
+    """:class:`FamilyError` if ``schema`` names a column twice, or one of the engine's."""
+    names = [*STANDARD_INDEX, *schema.index, *schema.metrics, *ENGINE_COLUMNS]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise FamilyError(f"family {name}: column {twice[0]!r} is declared twice (or is a "
+                          "standard index or engine column)")
     if not schema.metrics:
         raise FamilyError(f"family {name}: declares no metric")
 
@@ -124,6 +126,7 @@ def option_columns(options: type) -> dict[str, pa.DataType | None]:
         hint = hints[f.name]
         if dataclasses.is_dataclass(hint):
             columns.update({f"{f.name}.{n}": t for n, t in option_columns(hint).items()})
+            continue
         args = [a for a in typing.get_args(hint) if a is not type(None)]
         columns[f.name] = _ARROW_TYPES.get(args[0] if len(args) == 1 else hint)
     return columns
@@ -179,7 +182,7 @@ def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[s
         if value is None:
             array = pa.nulls(len(table), (types or {}).get(name) or pa.null())
         else:
-            array = pa.repeat(pa.scalar(value), len(table))
+            array = pa.repeat(pa.scalar(value, (types or {}).get(name)), len(table))
         table = table.append_column(pa.field(name, array.type, metadata={ROLE_KEY: CONSTANT}),
                                     array)
     return table

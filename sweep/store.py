@@ -161,7 +161,7 @@ LIBRARIES = ("numpy", "scipy", "numba", "pandas", "pyarrow", "ray", "networkx")
 
 
 @functools.cache
-def library_versions() -> dict[str, str]:
+def library_versions() -> dict[str, str | None]:
     """Versions of :data:`LIBRARIES` in this process (``None`` if one is not installed)."""
     versions = {}
     for name in LIBRARIES:
@@ -174,7 +174,7 @@ def library_versions() -> dict[str, str]:
 
 def provenance(
     cell: Cell, version: str, commit: str | None, started: float, finished: float,
-    seconds: float, libraries: dict[str, str],
+    seconds: float, libraries: dict[str, str | None],
 ) -> dict[str, Any]:
     """What travels inside a cell's file: its resolved configuration and how it was made.
 

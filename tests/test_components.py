@@ -202,16 +202,6 @@ def test_network_calibrations() -> None:
                                rtol=1e-14)
 
 
-def test_family_names_are_the_components() -> None:
-    """The names a test harness imports from the families still resolve."""
-    from sweep.network.privacy import Calibration, calibration, gaussian_sigma
-    from sweep.network.privacy import rizk_calibration as network_rizk
-
-    assert gaussian_sigma(1.0, 0.01) == analytic_gaussian_sigma(1.0, 0.01)
-    assert calibration("laplace", 1.0, 0.01, True) == calibrate("laplace", 1.0, 0.01, True)
-    assert isinstance(network_rizk(1.0, 0.01, 10, False), Calibration)
-
-
 # ----------------------------------------------------------------------------- noise
 
 

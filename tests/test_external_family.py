@@ -4,6 +4,7 @@ column and a proportion metric, and nothing in the engine or the analysis knows 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,13 +13,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from analysis import load, summaries
+from analysis import load, report, summaries, summarize
 from analysis.load import wilson
 from sweep.errors import FamilyError
-from sweep.family import check_family
-from sweep.results import PROPORTION, Metric, ResultSchema, cell_table, roles
+from sweep.execute import execute, simulate
+from sweep.family import check_family, get_family
+from sweep.plan import Execution, plan
+from sweep.results import PROPORTION, Metric, ResultSchema, cell_table, option_columns, roles
 
-from .sweep_reference import run_cli
+from .sweep_reference import SMALL, run_cli
 
 EXTERNAL = Path(__file__).resolve().parent / "external"
 SEARCHPATH = f"hydra.searchpath=[file://{EXTERNAL / 'conf'}]"
@@ -76,6 +79,44 @@ def test_the_report_draws_it(toy: Path) -> None:
     assert (toy / "report" / "overview.png").is_file()
 
 
+def test_a_directory_with_another_family_keeps_both(toy: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(EXTERNAL))
+    shutil.copytree(toy / "results", tmp_path / "mixed")
+    execute(plan([{**SMALL, "replicates": 2}])[0],
+            Execution(results_dir=str(tmp_path / "mixed"), executor="serial"), progress=False)
+    rows = load(tmp_path / "mixed")
+    # The colme rows have no node: summarizing keeps them, as their own series.
+    summary = summarize(rows)
+    assert set(summary.family) == {"colme", "toy_family:FAMILY"}
+    assert len(summary[summary.family == "colme"]) == len(summarize(
+        rows[rows.family == "colme"]))
+    # Reading one family gives its own roles only.
+    colme = load(tmp_path / "mixed", family="colme")
+    assert colme.attrs["index"] == ["method", "source", "replicate", "t"]
+    assert set(colme.attrs["metrics"]) == {"mse", "false_exclusion", "false_inclusion"}
+    done = report(tmp_path / "mixed", tmp_path / "report")
+    assert {"overview_colme", "overview_toy_family:FAMILY"} <= set(done.drawn), done.skipped
+    # The rows of simulate() carry their roles: the node is not averaged away.
+    coin = simulate("toy_family:FAMILY", replicates=3, seed=1)
+    assert len(summarize(coin).query("source == 'simulated'")) == 3 * 3
+
+
+def test_the_newest_version_is_chosen_across_directories(toy: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.syspath_prepend(str(EXTERNAL))
+    family = get_family("toy_family:FAMILY")
+    monkeypatch.setattr(family, "version", family.version + 1)
+    execute(plan([{"family": "toy_family:FAMILY", "replicates": 2, "p": 0.3,
+                   "n_nodes": 2}])[0],
+            Execution(results_dir=str(tmp_path / "new"), executor="serial"), progress=False)
+    with pytest.warns(UserWarning, match="2 cells of family toy_family:FAMILY .* older"):
+        rows = load([toy / "results", tmp_path / "new"])
+    assert set(rows.family_version) == {family.version}
+    assert len(load([toy / "results", tmp_path / "new"], versions="all").cell_id.unique()) == 3
+
+
 def test_an_outside_family_that_does_not_import_is_one_line(tmp_path: Path) -> None:
     done = run_cli([SEARCHPATH, "family=toy", "executor=serial"], tmp_path)  # no PYTHONPATH
     assert done.returncode == 2
@@ -99,6 +140,12 @@ class _Family:
 def test_a_family_whose_option_names_a_column_is_rejected_on_load() -> None:
     from dataclasses import make_dataclass
 
+    for metric in ("t", "cell_id", "method"):
+        family = _Family()
+        family.options = make_dataclass("Options", [("size", int, 1)])
+        family.schema = ResultSchema(metrics={metric: Metric()})
+        with pytest.raises(FamilyError, match=f"column '{metric}' is declared twice"):
+            check_family("bad", family)
     for option in ("n", "seed", "cell_id", "error", "error_low", "results_dir"):
         family = _Family()
         family.options = make_dataclass("Options", [(option, int, 1)])
@@ -109,6 +156,12 @@ def test_a_family_whose_option_names_a_column_is_rejected_on_load() -> None:
     family.options = make_dataclass("Options", [("size", int, 1)])
     with pytest.raises(FamilyError, match="version must be an integer"):
         check_family("bad", family)
+
+
+def test_option_columns_flatten_nested_groups() -> None:
+    columns = option_columns(get_family("network").options)
+    assert columns["graph.n_nodes"] == pa.int64() and "graph" not in columns
+    assert columns["learning_rate"] == pa.float64() and columns["method"] == pa.string()
 
 
 def test_rows_that_break_the_declaration_are_named() -> None:

@@ -45,9 +45,16 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from sweep.colme.config import ColmeConfig
+from sweep.colme.config import INFERRED_FORMS, MECHANISMS, PRIORS, VARIANCES, ColmeConfig
+from sweep.colme.config import WEIGHTS as COLME_WEIGHTS
 from sweep.colme.privacy import data_bound, sigma_dp, variance_sigma_dp
-from sweep.network.privacy import calibration, gaussian_sigma, rizk_calibration
+from sweep.colme.statistic import RAW_ESTIMATE, new_pair_state, release
+from sweep.colme.variance import record_p_sum, update_estimate
+from sweep.components.calibration import analytic_gaussian_sigma as gaussian_sigma
+from sweep.components.calibration import calibrate as calibration
+from sweep.components.calibration import rizk_calibration
+from sweep.components.graphs import weight_matrix
+from sweep.network.algorithms import Dynamics, simulate
 
 from .audit import (
     GAUSSIAN,
@@ -353,37 +360,23 @@ def test_negative_controls_are_flagged() -> None:
     assert report.ratio("never released") == 0.0
 
 
-def _platform_release():
-    """The platform's compiled release step, if its internals are where they were."""
-    try:
-        from sweep.colme.config import MECHANISMS, WEIGHTS
-        from sweep.colme.statistic import new_pair_state, release
-    except ImportError as error:  # pragma: no cover - internals moved
-        pytest.skip(f"sweep.colme.statistic internals moved: {error}")
-    return MECHANISMS, WEIGHTS, new_pair_state, release
-
-
 @pytest.mark.parametrize("mechanism", ["pm1", "pm2"])
 def test_platform_release_matches_the_audited_p_sum_model(mechanism: str) -> None:
     """The released means the kernel computes (``statistic.release``) are the modelled
     data means plus the modelled combination of one fresh noise per query: the audit of
     the model is an audit of the platform's releases."""
-    mechanisms, weights, new_pair_state, release = _platform_release()
     times = SCHEDULES["irregular"]
     k = len(times)
-    code = mechanisms.index(mechanism)
+    code = MECHANISMS.index(mechanism)
     rng = np.random.default_rng(5)
     data = rng.uniform(-1.0, 1.0, times[-1])
     fresh = rng.standard_normal(k)
-    try:
-        _, pair, levels = new_pair_state(1, code, int(times[-1]).bit_length() + 1)
-        sent = np.array([
-            release(pair, levels, 0, 0, kappa, 1.0 / times[kappa - 1],
-                    float(data[:times[kappa - 1]].sum()), float(fresh[kappa - 1]), 1.0,
-                    code, weights.index("last"))
-            for kappa in range(1, k + 1)])
-    except TypeError as error:  # pragma: no cover - signature changed
-        pytest.skip(f"statistic.release changed its signature: {error}")
+    _, pair, levels = new_pair_state(1, code, int(times[-1]).bit_length() + 1)
+    sent = np.array([
+        release(pair, levels, 0, 0, kappa, 1.0 / times[kappa - 1],
+                float(data[:times[kappa - 1]].sum()), float(fresh[kappa - 1]), 1.0,
+                code, COLME_WEIGHTS.index("last"))
+        for kappa in range(1, k + 1)])
     expected = mean_release(times)(data) + mean_mixing(times, mechanism) @ fresh
     np.testing.assert_allclose(sent, expected, rtol=1e-12, atol=1e-12)
 
@@ -394,48 +387,39 @@ def test_platform_variance_release_is_a_post_processing_of_the_audited_values(
     """Sch-Var-1: the V_{b→a} the kernel releases (eq. (8), ``record_p_sum`` and
     ``update_estimate``) is a function of the audited noisy values only, S_P + Z_P and
     Q_P + (ℓ_P − 1)/ℓ_P · W_P over the p-sums of the split, and public constants."""
-    mechanisms, weights, new_pair_state, release = _platform_release()
-    try:
-        from sweep.colme.config import INFERRED_FORMS, PRIORS, VARIANCES
-        from sweep.colme.statistic import RAW_ESTIMATE
-        from sweep.colme.variance import record_p_sum, update_estimate
-    except ImportError as error:  # pragma: no cover - internals moved
-        pytest.skip(f"sweep.colme.variance internals moved: {error}")
     times = SCHEDULES["irregular"]
-    code = mechanisms.index(mechanism)
+    code = MECHANISMS.index(mechanism)
     rng = np.random.default_rng(6)
     data = rng.uniform(-1.0, 1.0, times[-1])
     fresh, fresh_w = rng.standard_normal(len(times)), rng.standard_normal(len(times))
     sigma2_dp = 1.7
     ranges = p_sums(times, mechanism)
-    try:
-        _, pair, levels = new_pair_state(1, code, int(times[-1]).bit_length() + 1,
-                                         known=False)
-        for kappa in range(1, len(times) + 1):
-            t = int(times[kappa - 1])
-            sent = release(pair, levels, 0, 0, kappa, 1.0 / t, float(data[:t].sum()),
-                           float(fresh[kappa - 1]), sigma2_dp, code, weights.index("last"))
-            record_p_sum(pair, levels, 0, 0, kappa, t, float(data[:t].sum()),
-                         float(fresh[kappa - 1]), float(fresh_w[kappa - 1]), code)
-            update_estimate(pair, 0, 0, t, sent, float(np.sum(data[:t] ** 2)), sigma2_dp,
-                            VARIANCES.index("shared"), PRIORS.index("paper"),
-                            INFERRED_FORMS.index("eq16"))
-            if t < 2:
-                continue
-            total, inverse = 0.0, 0.0
-            parts = split(kappa, mechanism)
-            for created in parts:
-                first, last = ranges[created - 1]
-                block, length = data[first - 1:last], last - first + 1
-                noisy_sum = block.sum() + fresh[created - 1]
-                noisy_squares = (np.sum((block - block.mean()) ** 2)
-                                 + (length - 1) / length * fresh_w[created - 1])
-                total += noisy_squares + noisy_sum**2 / length  # eqs. (6), (7)
-                inverse += 1.0 / length
-            expected = (total - t * sent**2 - sigma2_dp * (inverse - len(parts) / t)) / (t - 1)
-            assert pair[0, 0, RAW_ESTIMATE] == pytest.approx(expected, rel=1e-10, abs=1e-12)
-    except TypeError as error:  # pragma: no cover - signatures changed
-        pytest.skip(f"the variance release changed its signature: {error}")
+    _, pair, levels = new_pair_state(1, code, int(times[-1]).bit_length() + 1,
+                                     known=False)
+    for kappa in range(1, len(times) + 1):
+        t = int(times[kappa - 1])
+        sent = release(pair, levels, 0, 0, kappa, 1.0 / t, float(data[:t].sum()),
+                       float(fresh[kappa - 1]), sigma2_dp, code, COLME_WEIGHTS.index("last"))
+        record_p_sum(pair, levels, 0, 0, kappa, t, float(data[:t].sum()),
+                     float(fresh[kappa - 1]), float(fresh_w[kappa - 1]), code)
+        update_estimate(pair, 0, 0, t, sent, float(np.sum(data[:t] ** 2)), sigma2_dp,
+                        VARIANCES.index("shared"), PRIORS.index("paper"),
+                        INFERRED_FORMS.index("eq16"))
+        if t < 2:
+            continue
+        total, inverse = 0.0, 0.0
+        parts = split(kappa, mechanism)
+        for created in parts:
+            first, last = ranges[created - 1]
+            block, length = data[first - 1:last], last - first + 1
+            noisy_sum = block.sum() + fresh[created - 1]
+            noisy_squares = (np.sum((block - block.mean()) ** 2)
+                             + (length - 1) / length * fresh_w[created - 1])
+            total += noisy_squares + noisy_sum**2 / length  # eqs. (6), (7)
+            inverse += 1.0 / length
+        expected = (total - t * sent**2 - sigma2_dp * (inverse - len(parts) / t)) / (t - 1)
+        assert pair[0, 0, RAW_ESTIMATE] == pytest.approx(expected, rel=1e-10, abs=1e-12)
+
 
 
 # ================================================================= network family
@@ -480,27 +464,14 @@ class Method:
             return (t - 2) / t, 1 / t, 1 / t, 1 / t
         return 0.0, (t - 1) / t, 1 / t, 1 / t
 
-    def platform(self) -> object | None:
-        """The platform's description of the same method (its noise weights), if found."""
-        for module in ("sweep.network.algorithms", "sweep.components.algorithms"):
-            try:
-                dynamics = __import__(module, fromlist=["Dynamics"]).Dynamics
-                return dynamics(self.name, self.privacy, self.eta, self.start_at_signal)
-            except (ImportError, AttributeError, TypeError):
-                continue
-        return None
-
     def noise_weights(self, t: int) -> tuple[float, float]:
         """(weight of a_i, weight of the statistic's sensitivity) in the noise scale of
-        round t: the platform's (``Dynamics.neighbour_weight``, ``signal_weight``), or,
-        if its algorithms moved, the per-round sensitivities the paper states (Sec. 3.1
-        remark, 4.1, 4.3, App. B)."""
-        dynamics = self.platform()
-        if dynamics is not None:
-            return dynamics.neighbour_weight(t), dynamics.signal_weight()
-        network = 0.0 if self.privacy != "network" else (
-            float(t - 1) if self.name == "ol_alg4" else 1.0)
-        return network, self.eta if self.name in ("rizk", "rizk_ol") else 1.0
+        round t: the platform's (``Dynamics.neighbour_weight``, ``signal_weight``), so
+        that the audit is of the platform's calibration; the paper's per-round
+        sensitivities (Sec. 3.1 remark, 4.1, 4.3, App. B) are checked against it in
+        :func:`test_platform_dynamics_match_the_audited_recursions`."""
+        dynamics = Dynamics(self.name, self.privacy, self.eta, self.start_at_signal)
+        return dynamics.neighbour_weight(t), dynamics.signal_weight()
 
 
 def metropolis_hastings(graph: nx.Graph) -> np.ndarray:
@@ -970,10 +941,6 @@ def test_harness_exact_delta_matches_numerical_integration(kind: str, pair: tupl
 def test_platform_dynamics_match_the_audited_recursions() -> None:
     """The platform's coefficients and noise weights are the audited model's, and its
     simulator carries a noise sequence into the estimates as the model's mixing does."""
-    try:
-        from sweep.network.algorithms import Dynamics, simulate
-    except ImportError as error:  # pragma: no cover - moved
-        pytest.skip(f"sweep.network.algorithms moved: {error}")
     cases = [("mvue", "signal"), ("mvue", "network"), ("mvue_fresh_noise", "signal"),
              ("ol", "signal"), ("ol", "network"), ("ol_alg4", "network"),
              ("rizk", "network"), ("rizk_ol", "signal")]
@@ -991,27 +958,15 @@ def test_platform_dynamics_match_the_audited_recursions() -> None:
         # sequence equals the norm of the model's mixing applied to it.
         rng = np.random.default_rng(47)
         noise = rng.standard_normal((N_NODES, ROUNDS + 1))
-        try:
-            metrics = simulate(platform, WEIGHTS, 1, np.arange(1, ROUNDS + 1),
-                               lambda t: np.ones((N_NODES, 1)),
-                               lambda t, s, noise=noise: noise[:, [t]], lambda s: s, 1.0)
-        except TypeError as error:  # pragma: no cover - signature changed
-            pytest.skip(f"simulate changed its signature: {error}")
+        metrics = simulate(platform, WEIGHTS, 1, np.arange(1, ROUNDS + 1),
+                           lambda t: np.ones((N_NODES, 1)),
+                           lambda t, s, noise=noise: noise[:, [t]], lambda s: s, 1.0)
         errors = (transcript_mixing(model) @ noise.ravel()).reshape(N_NODES, ROUNDS + 1)
         np.testing.assert_allclose(metrics[:, 1, 0], np.linalg.norm(errors[:, 1:], axis=0),
                                    rtol=1e-10)
 
 
 def test_platform_graph_weights_match_the_audited_ones() -> None:
-    """a_i = max_{j∈N_i} a_ij of the platform's Metropolis–Hastings weights on a graph,
-    from sweep/components/graphs.py or sweep/network/graphs.py, whichever exists."""
-    for module in ("sweep.components.graphs", "sweep.network.graphs"):
-        try:
-            graphs = __import__(module, fromlist=["weight_matrix"])
-            matrix = graphs.weight_matrix(GRAPH, "metropolis").toarray()
-            break
-        except (ImportError, AttributeError, TypeError):
-            continue
-    else:  # pragma: no cover - moved again
-        pytest.skip("no weight_matrix(graph, weights) in the known graph modules")
+    """The platform's Metropolis–Hastings weights on the audited graph are the audit's."""
+    matrix = weight_matrix(GRAPH, "metropolis").toarray()
     np.testing.assert_allclose(matrix, WEIGHTS, rtol=1e-12, atol=1e-15)

@@ -121,5 +121,4 @@ def simulate(
         ``false_exclusion``, ``false_inclusion``, one per option, and the cell's
         ``family``, ``family_version``, ``seed``, ``replicates`` and ``cell_id``.
     """
-    names = (baselines,) if isinstance(baselines, str) else list(baselines)
-    return execute.simulate("colme", replicates, seed, baselines=names, **options)
+    return execute.simulate("colme", replicates, seed, baselines=baselines, **options)

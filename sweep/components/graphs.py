@@ -27,7 +27,7 @@ import scipy.linalg
 import scipy.sparse as sp
 
 from ..errors import ConfigError
-from ..options import choice, fail, integer, plain_options, real
+from ..options import choice, fail, in_range, integer, plain_options, real
 
 #: Generated graphs and the options that parametrize each (besides ``n_nodes``).
 GENERATORS = {
@@ -131,9 +131,9 @@ class GraphConfig:
             integer(key("n_nodes"), self.n_nodes, 2)
         used = GENERATORS.get(self.kind, ())
         if "radius" in used:
-            _in_range(key("radius"), self.radius, 0.0, math.sqrt(2.0), "in (0, √2]")
+            in_range(key("radius"), self.radius, 0.0, math.sqrt(2.0), "in (0, √2]")
         if "edge_probability" in used:
-            _in_range(key("edge_probability"), self.edge_probability, 0.0, 1.0, "in (0, 1]")
+            in_range(key("edge_probability"), self.edge_probability, 0.0, 1.0, "in (0, 1]")
         if "rewire_probability" in used:
             if not real(self.rewire_probability) or not 0 <= self.rewire_probability <= 1:
                 fail(key("rewire_probability"), "in [0, 1]", self.rewire_probability)
@@ -178,12 +178,6 @@ class GraphConfig:
     def as_columns(self, prefix: str = "graph.") -> dict[str, Any]:
         """The options as result columns, named ``graph.kind``, ``graph.n_nodes``, ..."""
         return {prefix + f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-
-
-def _in_range(name: str, value: Any, low: float, high: float, allowed: str) -> None:
-    """``low < value <= high`` (``high`` excluded when infinite)."""
-    if not real(value) or not (low < value <= high) or not math.isfinite(value):
-        fail(name, allowed, value)
 
 
 @dataclass(frozen=True)

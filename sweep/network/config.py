@@ -22,6 +22,7 @@ from ..options import (
     checkpoint_times,
     choice,
     fail,
+    in_range,
     integer,
     plain_options,
     real,
@@ -99,9 +100,9 @@ class NetworkConfig:
         choice("signal", self.signal, SIGNALS)
         if not real(self.signal_mean) or not math.isfinite(self.signal_mean):
             fail("signal_mean", "a finite number", self.signal_mean)
-        _in_range("signal_sigma", self.signal_sigma, 0.0, math.inf, "a finite number > 0")
+        in_range("signal_sigma", self.signal_sigma, 0.0, math.inf, "a finite number > 0")
         if self.signal == "gaussian":
-            _in_range("sensitivity", self.sensitivity, 0.0, math.inf, "a finite number > 0")
+            in_range("sensitivity", self.sensitivity, 0.0, math.inf, "a finite number > 0")
         choice("method", self.method, METHODS)
         choice("privacy", self.privacy, PRIVACIES)
         if self.method == "ol_alg4" and self.privacy != "network":
@@ -111,12 +112,12 @@ class NetworkConfig:
         if self.method in ("rizk", "rizk_ol") and self.noise != "laplace":
             fail("noise", "laplace for Rizk et al. (Appendix B calibrates Laplace noise)",
                  self.noise)
-        _in_range("epsilon", self.epsilon, 0.0, math.inf, "a finite number > 0")
+        in_range("epsilon", self.epsilon, 0.0, math.inf, "a finite number > 0")
         if not real(self.delta) or not 0.0 < self.delta < 1.0:
             fail("delta", "in (0, 1)", self.delta)
         integer("rounds", self.rounds, 1)
         if self.method in ("rizk", "rizk_ol"):
-            _in_range("learning_rate", self.learning_rate, 0.0, 1.0, "in (0, 1]")
+            in_range("learning_rate", self.learning_rate, 0.0, 1.0, "in (0, 1]")
             choice("rizk_start", self.rizk_start, RIZK_STARTS)
         check_checkpoints(self.checkpoints, self.rounds, "rounds")
         if not isinstance(self.references, tuple) or not all(
@@ -183,12 +184,6 @@ class NetworkConfig:
 # The generator parameters the flat identity has always held (None when unused).
 _LEGACY_PARAMETERS = ("radius", "edge_probability", "neighbors", "rewire_probability",
                       "attachments", "grid_rows")
-
-
-def _in_range(name: str, value: Any, low: float, high: float, allowed: str) -> None:
-    """``low < value <= high`` (``high`` excluded when infinite)."""
-    if not real(value) or not (low < value <= high) or not math.isfinite(value):
-        fail(name, allowed, value)
 
 
 __all__ = ["NOISES", "PRIVACIES", "REFERENCES", "SIGNALS", "NetworkConfig"]
