@@ -1,5 +1,10 @@
 """``python -m analysis report RESULTS_DIR [RESULTS_DIR ...] --out OUT_DIR`` and
-``python -m analysis figure NAME RESULTS_DIR [...] --out FILE_STEM``."""
+``python -m analysis figure NAME RESULTS_DIR [...] --out FILE_STEM`` and
+``python -m analysis reproduce ROOT --out docs``.
+
+Exit codes: 0 drawn; 1 the results hold nothing to draw; 2 bad arguments; 3 a results
+path does not exist; 4 a directory holds no results; 5 a results file is damaged.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +15,15 @@ import matplotlib
 
 matplotlib.use("Agg")  # the command writes files; it never opens a window
 
+from . import reproduce
 from .figures import FIGURES, VIEWS
-from .load import summaries
+from .load import ResultsError, summaries
 from .plot import MissingData, save
-from .report import report
+from .report import drawers, report
+
+#: What ``figure`` draws: the paper's figures, the views and the overview (of each
+#: family: ``overview_<family>`` in a directory of several).
+FIGURE_NAMES = ["overview", *FIGURES, *VIEWS]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,25 +33,48 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("results", nargs="+", help="results directories")
     rep.add_argument("--out", required=True, help="output directory")
     fig = sub.add_parser("figure", help="one figure as PNG and PDF")
-    fig.add_argument("name", choices=[*FIGURES, *VIEWS])
+    fig.add_argument("name", help=f"one of {', '.join(FIGURE_NAMES)}")
     fig.add_argument("results", nargs="+", help="results directories")
     fig.add_argument("--out", required=True, help="output path without suffix")
+    # Its own parser reads the rest: python -m analysis reproduce ROOT [--out] [--any-size].
+    again = sub.add_parser("reproduce", add_help=False,
+                           help="docs/reproduction.md and its figures from the presets' results")
+    again.add_argument("arguments", nargs=argparse.REMAINDER)
+    for command in (rep, fig):
+        command.add_argument("--any-size", action="store_true",
+                             help="draw the paper's figures from runs of any size")
+        command.add_argument("--keep", choices=["newest", "all"], default="newest",
+                             help="cells that differ only in replicates or family version: "
+                                  "the newest and largest (default), or all")
     args = parser.parse_args(argv)
+    if args.command == "figure" and args.name not in FIGURE_NAMES and not \
+            args.name.startswith("overview"):
+        parser.error(f"figure: unknown name {args.name!r}; one of {', '.join(FIGURE_NAMES)}")
     try:
+        if args.command == "reproduce":
+            return reproduce.main(args.arguments)
         if args.command == "report":
-            done = report(args.results, args.out)
+            done = report(args.results, args.out, paper=not args.any_size, keep=args.keep)
             for name, paths in done.drawn.items():
                 print(f"drew {name}: {', '.join(str(p) for p in paths)}")
             for name, reason in done.skipped.items():
                 print(f"could not draw {name}: {reason}")
             print(f"report: {done.out / 'index.html'}")
         else:
-            summary = summaries(args.results)
-            draw = FIGURES[args.name].draw if args.name in FIGURES else VIEWS[args.name]
-            print("\n".join(str(p) for p in save(draw(summary), args.out)))
+            summary = summaries(args.results, keep=args.keep)
+            available = drawers(summary, paper=not args.any_size)
+            if args.name not in available:
+                raise MissingData(f"{args.name}: the results hold no such family "
+                                  f"(figures: {', '.join(available)})")
+            grid = available[args.name](summary)
+            print("\n".join(str(p) for p in save(grid, args.out)))
+            print(grid.caption)
     except MissingData as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except ResultsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.exit_code
     return 0
 
 

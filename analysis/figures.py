@@ -7,19 +7,49 @@ raises :class:`~analysis.plot.MissingData` with the reason when the results lack
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 import seaborn as sns
 
-from .labels import add_scheme, axis, name
+from .labels import axis, name
 from .network import error_vs_epsilon, error_vs_round
 from .plot import MissingData, curves
 
 PAPER = {"class_means": "0.2,0.4,0.8", "sigma": 0.5, "distribution": "uniform",
          "epsilon": 1.0, "delta": 1e-6, "t_max": 30000}
+#: Options that set a run's size: a figure drawn at any size (``paper=False``) shows
+#: whatever sizes the results hold, as panels.
+SIZES = ("n_agents", "t_max", "graph.n_nodes", "rounds")
+#: Values listed in a reason before it abbreviates.
+SHOWN = 6
+
+
+def _values(values: Iterable[Any]) -> str:
+    shown = [f"{v:g}" if isinstance(v, float) else str(v) for v in values]
+    if len(shown) > SHOWN:
+        shown = [*shown[:SHOWN], "…"]
+    return shown[0] if len(shown) == 1 else "{" + ", ".join(shown) + "}"
+
+
+def _wanted(column: str, value: Any) -> str:
+    values = list(value) if isinstance(value, list | set | tuple) else [value]
+    return f"{column} {'=' if len(values) == 1 else '∈'} {_values(sorted(values, key=str))}"
+
+
+def _present(rows: pd.DataFrame, column: str) -> str:
+    values = sorted(pd.unique(rows[column]), key=lambda v: (isinstance(v, str), str(v)
+                                                             if v is None else v))
+    return f"{column} {'=' if len(values) == 1 else '∈'} {_values(values)}"
+
+
+def _matches(rows: pd.DataFrame, column: str, value: Any) -> pd.Series:
+    allowed = value if isinstance(value, list | set | tuple) else [value]
+    # None stands for "does not apply" (a missing value in the results).
+    return rows[column].isin(allowed) | (rows[column].isna() if None in allowed else False)
 
 
 @dataclass(frozen=True)
@@ -27,8 +57,9 @@ class Figure:
     """A figure: what it shows, the rows it reads, and how it draws them.
 
     ``filters`` select the figure's series; ``parameters`` are the paper's settings of the
-    scenario, also required unless ``draw(..., paper=False)`` (for the same figure from a
-    smaller run, e.g. in tests and notebooks).
+    scenario (its sizes among them), also required unless ``draw(..., paper=False)``,
+    which draws the same panels from runs of any size (e.g. in tests and notebooks).
+    ``requires`` are values each of which the figure must show.
     """
 
     name: str
@@ -43,37 +74,67 @@ class Figure:
         """The sweep that produces the figure's rows (the caption's first part)."""
         return self.caption.split(";")[0]
 
-    def draw(self, summary: pd.DataFrame, paper: bool = True) -> sns.FacetGrid:
-        """Draw from a summary that may hold more than this figure needs."""
-        rows = summary
-        wanted = {**self.parameters, **self.filters} if paper else self.filters
+    def _missing(self, needs: str, have: str, sizes: bool) -> MissingData:
+        hint = ", or draw it from these sizes with --any-size" if sizes else ""
+        return MissingData(f"{self.name}: needs {needs}; the results have {have} "
+                           f"(run {self.preset}{hint})")
+
+    def select(self, summary: pd.DataFrame, paper: bool = True) -> pd.DataFrame:
+        """The figure's rows of ``summary``; :class:`MissingData` names the filter that
+        failed and the values the results hold instead."""
+        wanted = {**self.parameters, **self.filters} if paper else {
+            c: v for c, v in self.filters.items() if c not in SIZES}
+        family = wanted.get("family", None)
+        if family and not _matches(summary, "family", family).any():
+            raise MissingData(f"{self.name}: needs results of family {family}; the results "
+                              f"have {_present(summary, 'family')} (run {self.preset})")
+        absent = [c for c in wanted if c not in summary]
+        if absent:
+            needs = ", ".join(_wanted(c, wanted[c]) for c in absent)
+            raise MissingData(f"{self.name}: needs {needs}; the results have no column "
+                              f"{', '.join(absent)} (run {self.preset})")
+        # Every filter that matches nothing on its own, with what is there instead.
+        failing = [c for c, v in wanted.items() if not _matches(summary, c, v).any()]
+        if failing:
+            raise self._missing(", ".join(_wanted(c, wanted[c]) for c in failing),
+                                ", ".join(_present(summary, c) for c in failing),
+                                set(failing) <= set(SIZES))
+        rows, applied = summary, []
         for column, value in wanted.items():
-            if column not in rows:
-                raise MissingData(f"{self.name}: the results have no column {column!r}")
-            allowed = value if isinstance(value, list | set | tuple) else [value]
-            # None stands for "does not apply" (a missing value in the results).
-            rows = rows[rows[column].isin(allowed)
-                        | (rows[column].isna() if None in allowed else False)]
+            kept = rows[_matches(rows, column, value)]
+            if kept.empty:
+                raise self._missing(f"{_wanted(column, value)} together with {', '.join(applied)}",
+                                    _present(rows, column) + " there", column in SIZES)
+            rows = kept
+            applied.append(_wanted(column, value))
         for column, values in self.requires.items():
             present = set(rows[column]) if column in rows else set()
             if not values <= present:
-                missing = ", ".join(name(column, v) for v in sorted(values - present, key=str))
-                raise MissingData(f"{self.name}: no rows with {column} = {missing} "
-                                  f"(run {self.preset})")
-        if rows.empty:
-            raise MissingData(f"{self.name}: no matching rows (run {self.preset})")
-        return self.draw_summary(rows)
+                raise self._missing(_wanted(column, values), _present(rows, column)
+                                    + " among the figure's rows", False)
+        return rows
+
+    def draw(self, summary: pd.DataFrame, paper: bool = True) -> sns.FacetGrid:
+        """Draw from a summary that may hold more than this figure needs; the title says
+        the sizes its cells share."""
+        rows = self.select(summary, paper)
+        grid = self.draw_summary(rows)
+        sizes = [name(c, rows[c].iloc[0]) for c in SIZES if c in rows and rows[c].nunique() == 1]
+        title = grid.figure.get_suptitle() or self.caption.split("; ", 1)[1]
+        grid.figure.suptitle(f"{title} ({', '.join(sizes)})" if sizes else title, y=1.02)
+        return grid
 
 
 def _fig2_left(rows: pd.DataFrame) -> sns.FacetGrid:
-    rows = add_scheme(rows, parts=("mechanism", "weights"))
-    return curves(rows, style="schedule", title="Fig. 2 (left): M = 200, simulation")
+    return curves(rows, hue="scheme", style="schedule", parts=("mechanism", "weights"),
+                  title="Fig. 2 (left): simulation")
 
 
 def _oracle(title: str) -> Callable[[pd.DataFrame], sns.FacetGrid]:
     def draw(rows: pd.DataFrame) -> sns.FacetGrid:
-        rows = add_scheme(rows, parts=("noise", "mechanism", "weights"))
-        return curves(rows, series=("oracle",), source="analytic", title=title)
+        return curves(rows, series=("oracle",), source="analytic", hue="scheme",
+                      parts=("noise", "mechanism", "weights"), band=False, title=title,
+                      note="The oracle is analytic (Prop. 3): exact curves, no bands.")
     return draw
 
 
@@ -81,18 +142,18 @@ def _fig3(xlim: tuple[float, float] | None) -> Callable[[pd.DataFrame], sns.Face
     def draw(rows: pd.DataFrame) -> sns.FacetGrid:
         # The grid is a product; the paper shows MoM with known variance only.
         rows = rows[(rows.weights == "last") | (rows.variance == "known")]
-        rows = add_scheme(rows, parts=("weights", "variance"))
-        return curves(rows, xlim=xlim, title="Fig. 3: PM-I, RR, M = 200"
-                      + ("" if xlim is None else f", t ≤ {xlim[1]:g}"))
+        return curves(rows, hue="scheme", parts=("weights", "variance"), xlim=xlim,
+                      title="Fig. 3: PM-I, RR" + ("" if xlim is None else f", t ≤ {xlim[1]:g}"))
     return draw
 
 
 def _fig4_left(rows: pd.DataFrame) -> sns.FacetGrid:
-    rows = add_scheme(rows, parts=("noise", "mechanism"))
-    return curves(rows, title="Fig. 4 (left): M = 15, non-MoM, RR")
+    return curves(rows, hue="scheme", parts=("noise", "mechanism"),
+                  title="Fig. 4 (left): non-MoM, RR")
 
 
-# n_agents selects as much as the schemes do: cells of other figures share the rest.
+# n_agents selects as much as the schemes do: cells of other figures share the rest. It is
+# a size, so a figure drawn at any size (paper=False) does not require it.
 FIG2 = {"n_agents": 200, "noise": "gaussian", "variance": "known", "class_estimator": "test"}
 FIG2_ORACLE = {"noise": "gaussian", "variance": "known", "schedule": "rr"}
 FIG3 = {"n_agents": 200, "noise": "gaussian", "mechanism": "pm1", "schedule": "rr",
@@ -107,10 +168,10 @@ FIGURES: dict[str, Figure] = {f.name: f for f in [
            {**FIG2, "weights": ["last", "mom"]}, _fig2_left,
            {"mechanism": {"pm1", "pm2"}, "schedule": {"rr", "rrr"}}),
     Figure("fig2_middle", "+experiment=fig2_oracle; analytic oracle (Prop. 3), M = 200",
-           {**FIG2_ORACLE, "n_agents": 200}, _oracle("Fig. 2 (middle): oracle, M = 200"),
+           {**FIG2_ORACLE, "n_agents": 200}, _oracle("Fig. 2 (middle): oracle"),
            {"mechanism": {"pm1", "pm2"}}),
     Figure("fig2_right", "+experiment=fig2_oracle; analytic oracle (Prop. 3), M = 30",
-           {**FIG2_ORACLE, "n_agents": 30}, _oracle("Fig. 2 (right): oracle, M = 30"),
+           {**FIG2_ORACLE, "n_agents": 30}, _oracle("Fig. 2 (right): oracle"),
            {"mechanism": {"pm1", "pm2"}}),
     Figure("fig3_left", "+experiment=fig3; known variance vs Sch-Var-1, Sch-Var-2",
            FIG3, _fig3(None), {"variance": {"known", "shared", "inferred", "inferred_bayes"}}),
@@ -120,100 +181,141 @@ FIGURES: dict[str, Figure] = {f.name: f for f in [
     Figure("fig4_left", "+experiment=fig4; Gaussian vs Laplace noise, M = 15",
            {**FIG4, "class_estimator": "test"}, _fig4_left, {"noise": {"gaussian", "laplace"}}),
     Figure("fig4_right", "+experiment=fig4; analytic oracle with Laplace noise, M = 15",
-           {**FIG4, "noise": "laplace"}, _oracle("Fig. 4 (right): oracle, Laplace, M = 15"),
+           {**FIG4, "noise": "laplace"}, _oracle("Fig. 4 (right): oracle, Laplace"),
            {"mechanism": {"pm1", "pm2"}}),
-    Figure("fig7", "+experiment=fig7; networks: error against ε, vs Rizk et al.",
+    Figure("fig7", "+experiment=fig7; Fig. 7: networks, error against ε, vs Rizk et al.",
            {"family": "network", "method": ["mvue", "ol", "rizk", "rizk_ol"],
             "epsilon": [0.125, 0.25, 0.5, 1.0, 2.0, 4.0], "rizk_start": [None, "zero"]},
            error_vs_epsilon, {"method": {"mvue", "ol", "rizk"},
                               "privacy": {"signal", "network"}}, NETWORK_PAPER),
-    Figure("sample_paths", "+experiment=sample_paths; networks: error against t (Figs 3–6)",
+    Figure("sample_paths", "+experiment=sample_paths; Figs 3–6: networks, error against t",
            {"family": "network", "method": ["mvue", "ol"], "epsilon": [1.0, 10.0]},
            error_vs_round,
            {"privacy": {"signal", "network"}}, NETWORK_PAPER),
 ]}
 
 
-def _algorithm(summary: pd.DataFrame) -> pd.DataFrame:
+def _algorithm(summary: pd.DataFrame, view: str, varied: str | None = None) -> pd.DataFrame:
+    """The summary, if it holds simulated rows of Algorithm 1 (over two values or more of
+    ``varied``)."""
     rows = summary[(summary.method == "colme") & (summary.source == "simulated")]
     if rows.empty:
-        raise MissingData("no simulated rows of Algorithm 1")
-    return add_scheme(rows)
+        raise MissingData(f"{view}: needs simulated rows of Algorithm 1 (family=colme, "
+                          "replicates > 0)")
+    if varied and rows[varied].nunique() < 2:
+        raise MissingData(f"{view}: needs a sweep over at least two values of {varied}; the "
+                          f"results have {varied} = {rows[varied].iloc[0]}")
+    return summary
 
 
-def privacy_utility(summary: pd.DataFrame, at: str = "final") -> sns.FacetGrid:
-    """MSE at the last checkpoint against ε, one line per scheme: the trade-off."""
-    rows = _algorithm(summary)
-    if rows.epsilon.nunique() < 2:
-        raise MissingData("privacy_utility: needs a sweep over at least two values of epsilon")
-    rows = rows[rows.t == rows.groupby("cell_id").t.transform("max")]
-    others = [c for c in ("n_agents", "t_max") if rows[c].nunique() > 1]
-    grid = sns.relplot(rows, x="epsilon", y="mse", hue="scheme", col=others[0] if others
-                       else None, kind="line", marker="o", errorbar=None, height=4,
-                       aspect=1.3, palette="colorblind")
-    grid.set(xscale="log", yscale="log")
-    grid.set_axis_labels(axis("epsilon"), "MSE at t = t_max")
-    return grid
+def privacy_utility(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
+                    ) -> sns.FacetGrid:
+    """MSE at the last checkpoint against ε, a curve per scheme through its cells, with
+    each cell's local and ideal baselines as reference marks: the trade-off."""
+    rows = _algorithm(summary, "privacy_utility", "epsilon")
+    return curves(rows, x="epsilon", y="mse", series=("colme",), source="simulated",
+                  aggregate=aggregate, ylabel="MSE at t = t_max",
+                  note="Each point is a cell's MSE at its last checkpoint t = t_max.")
 
 
-def time_to_target(summary: pd.DataFrame, target: float | None = None) -> sns.FacetGrid:
-    """First t at which the mean MSE reaches ``target``, against M, per scheme.
+def _first_reach(rows: pd.DataFrame, column: str, target: float) -> pd.Series:
+    hit = rows[rows[column] <= target]
+    return hit.groupby(["cell_id", "method", "source"]).t.min()
 
-    The default target is ten times the smallest final MSE of Algorithm 1 in the sweep.
+
+def time_to_target(summary: pd.DataFrame, target: float | None = None,
+                   aggregate: str | Sequence[str] = ()) -> sns.FacetGrid:
+    """First t at which a cell's mean MSE reaches ``target``, against M, a curve per
+    scheme, with the same time for the baselines.
+
+    The default target is ten times the smallest final MSE of Algorithm 1 over the
+    cells given, which every cell of the best scheme reaches. The error bars are the
+    first times the band's lower and upper edges reach the target; a cell that never
+    reaches it within its t_max is not drawn.
     """
-    rows = _algorithm(summary)
-    if rows.n_agents.nunique() < 2:
-        raise MissingData("time_to_target: needs a sweep over at least two values of n_agents")
+    rows = _algorithm(summary, "time_to_target", "n_agents")
+    algorithm = rows[(rows.method == "colme") & (rows.source == "simulated")]
+    how = ""
     if target is None:
-        final = rows[rows.t == rows.groupby("cell_id").t.transform("max")]
+        final = algorithm[algorithm.t == algorithm.groupby("cell_id").t.transform("max")]
         target = 10 * float(final.mse.min())
-    hits = rows[rows.mse <= target].groupby("cell_id").t.min().rename("t_target")
-    cells = rows.drop_duplicates("cell_id").set_index("cell_id").join(hits)
-    grid = sns.relplot(cells.reset_index(), x="n_agents", y="t_target", hue="scheme",
-                       kind="line", marker="o", errorbar=None, height=4, aspect=1.3,
-                       palette="colorblind")
-    grid.set(xscale="log", yscale="log")
-    grid.set_axis_labels(axis("n_agents"), f"first t with MSE ≤ {target:.2g}")
-    return grid
+        how = ", ten times the smallest final MSE of Algorithm 1 over these cells"
+    keys = ["cell_id", "method", "source"]
+    times = pd.DataFrame({"t_target": _first_reach(rows, "mse", target),
+                          # The lower edge reaches the target first.
+                          "t_target_low": _first_reach(rows, "mse_low", target),
+                          "t_target_high": _first_reach(rows, "mse_high", target)})
+    # The band's upper edge may never reach it: the time is then at least t_max.
+    times["t_target_high"] = times.t_target_high.fillna(
+        rows.groupby(keys).t.max().reindex(times.index))
+    cells = rows.drop_duplicates(keys).drop(columns=["t"]).merge(
+        times.reset_index(), on=keys)
+    missing = algorithm.cell_id.nunique() - cells[cells.method == "colme"].cell_id.nunique()
+    if missing == algorithm.cell_id.nunique():
+        raise MissingData(f"time_to_target: no cell of Algorithm 1 reaches MSE ≤ {target:.3g}")
+    cells = derived(cells, rows, "t_target")
+    note = (f"Target: MSE ≤ {target:.3g}{how}. The error bars are the first times the "
+            "band's edges reach it.")
+    if missing:
+        never = f"{missing} cells never reach" if missing > 1 else "1 cell never reaches"
+        note += f" {never} it within t_max and {'are' if missing > 1 else 'is'} not drawn."
+    return curves(cells, x="n_agents", y="t_target", at=None, series=("colme",),
+                  source="simulated", aggregate=aggregate,
+                  ylabel=f"first t with MSE ≤ {target:.3g}", note=note)
 
 
-def class_errors(summary: pd.DataFrame) -> sns.FacetGrid:
-    """False-exclusion and false-inclusion rates of the class estimates against t."""
-    rows = _algorithm(summary)
-    long = rows.melt(id_vars=["t", "scheme", "cell_id"],
-                     value_vars=["false_exclusion", "false_inclusion"], var_name="error",
-                     value_name="rate")
-    long["error"] = long.error.map(axis)
-    grid = sns.relplot(long, x="t", y="rate", hue="scheme", col="error", kind="line",
-                       errorbar=None, height=4, aspect=1.1, palette="colorblind")
-    grid.set(xscale="log")
-    grid.set_titles(col_template="{col_name}")
-    grid.set_axis_labels(axis("t"), "rate over ordered pairs")
-    return grid
+def derived(frame: pd.DataFrame, base: pd.DataFrame, metric: str,
+            kind: str = "continuous") -> pd.DataFrame:
+    """``frame`` with ``base``'s roles but the one metric ``metric`` (of ``kind``)."""
+    frame.attrs.update(base.attrs)
+    frame.attrs.update(metrics=[metric], kinds={metric: kind})
+    return frame
 
 
-def ratio(summary: pd.DataFrame, reference: str = "ideal") -> sns.FacetGrid:
+def class_errors(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
+                 ) -> sns.FacetGrid:
+    """False-exclusion and false-inclusion rates of the class estimates against t: one
+    line style per error, a colour per scheme, Wilson bands."""
+    rows = _algorithm(summary, "class_errors")
+    rows = rows[(rows.method == "colme") & (rows.source == "simulated")]
+    errors = ("false_exclusion", "false_inclusion")
+    long = pd.concat([rows.drop(columns=[c for e in errors for c in (e, f"{e}_low",
+                                                                       f"{e}_high")])
+                      .assign(error=axis(e), rate=rows[e], rate_low=rows[f"{e}_low"],
+                              rate_high=rows[f"{e}_high"]) for e in errors],
+                     ignore_index=True)
+    long = derived(long, rows, "rate", "proportion")
+    return curves(long, y="rate", style="error", series=("colme",), baselines=(),
+                  aggregate=aggregate, log=(True, False), ylabel="rate over ordered pairs")
+
+
+def ratio(summary: pd.DataFrame, reference: str = "ideal",
+          aggregate: str | Sequence[str] = ()) -> sns.FacetGrid:
     """MSE of Algorithm 1 divided by the reference's (``ideal`` or ``oracle``) at each t.
 
     The reference is the analytic curve of the same cell (for ``oracle``, Prop. 3 for the
-    cell's own scheme), so the ratio tends to 1 where the scheme attains it.
+    cell's own scheme), so the ratio tends to 1 where the scheme attains it; the band is
+    the MSE's, divided by the same exact value.
     """
-    rows = _algorithm(summary)
+    view = f"ratio_to_{reference}"
+    rows = _algorithm(summary, view)
+    rows = rows[(rows.method == "colme") & (rows.source == "simulated")]
     references = summary[(summary.method == reference) & (summary.source == "analytic")]
     if references.empty:
-        raise MissingData(f"ratio: needs the analytic {reference} baseline "
-                          f"(baselines=[...,{reference}])")
+        raise MissingData(f"{view}: needs the analytic {reference} baseline "
+                          f"(sweep with baselines=[...,{reference}])")
     merged = rows.merge(references[["cell_id", "t", "mse"]], on=["cell_id", "t"],
                         suffixes=("", "_reference"))
     if merged.empty:
-        raise MissingData(f"ratio: no cell has both Algorithm 1 and the analytic {reference}")
-    merged["ratio"] = merged.mse / merged.mse_reference
-    grid = sns.relplot(merged, x="t", y="ratio", hue="scheme", kind="line", errorbar=None,
-                       height=4, aspect=1.3, palette="colorblind")
-    grid.set(xscale="log", yscale="log")
+        raise MissingData(f"{view}: no cell has both Algorithm 1 and the analytic {reference}")
+    for column in ("", "_low", "_high"):
+        merged[f"ratio{column}"] = merged[f"mse{column}"] / merged.mse_reference
+    grid = curves(derived(merged, rows, "ratio"), y="ratio", series=("colme",), baselines=(),
+                  aggregate=aggregate, ylabel=f"MSE / MSE of the {reference} (analytic)",
+                  note=f"Each curve is divided by the analytic {reference} of its own cell; "
+                       "the horizontal line marks 1.")
     for ax in grid.axes.flat:
         ax.axhline(1.0, color="0.3", lw=0.8)
-    grid.set_axis_labels(axis("t"), f"MSE / MSE of the {reference} (analytic)")
     return grid
 
 
@@ -222,9 +324,9 @@ VIEWS: dict[str, Callable[[pd.DataFrame], sns.FacetGrid]] = {
     "time_to_target": time_to_target,
     "class_errors": class_errors,
     "ratio_to_ideal": ratio,
-    "ratio_to_oracle": lambda summary: ratio(summary, "oracle"),
+    "ratio_to_oracle": functools.partial(ratio, reference="oracle"),
     "network_error_vs_epsilon": error_vs_epsilon,
     "network_error_vs_round": error_vs_round,
 }
-__all__ = ["FIGURES", "VIEWS", "Figure", "class_errors", "privacy_utility", "ratio",
-           "time_to_target"]
+__all__ = ["FIGURES", "VIEWS", "Figure", "class_errors", "derived", "privacy_utility",
+           "ratio", "time_to_target"]

@@ -22,8 +22,10 @@ class Vocabulary:
     ``symbols`` name parameters in titles (``epsilon`` → ε). ``curves`` are the methods
     drawn as curves by default, the family's algorithm; ``schemed`` the methods whose
     series are named by their scheme (default: ``curves``); ``baselines`` those drawn as
-    grey reference lines; ``scheme`` the options that name a series; ``metric`` the
-    default quantity on the y axis.
+    grey reference lines; ``scheme`` the options that name a series; ``facets`` the
+    options drawn as panels before any other (numeric options are panels anyway);
+    ``references`` the sources of an algorithm's rows drawn as its reference lines
+    (e.g. a bound); ``metric`` the default quantity on the y axis.
     """
 
     names: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -33,6 +35,8 @@ class Vocabulary:
     schemed: tuple[str, ...] = ()
     baselines: tuple[str, ...] = ()
     scheme: tuple[str, ...] = ()
+    facets: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
     metric: str | None = None
 
     def __or__(self, other: Vocabulary) -> Vocabulary:
@@ -42,6 +46,7 @@ class Vocabulary:
         return Vocabulary(names, {**self.axes, **other.axes}, {**self.symbols, **other.symbols},
                           other.curves or self.curves, other.schemed or self.schemed,
                           other.baselines or self.baselines, other.scheme or self.scheme,
+                          other.facets or self.facets, other.references or self.references,
                           other.metric or self.metric)
 
 
@@ -71,6 +76,7 @@ COLME = Vocabulary(
     schemed=("colme", "oracle"),
     baselines=("local", "ideal"),
     scheme=("noise", "mechanism", "weights", "schedule", "variance"),
+    facets=("epsilon", "n_agents", "t_max", "sigma", "delta", "n_classes"),
     metric="mse",
 )
 NETWORK = Vocabulary(
@@ -91,6 +97,8 @@ NETWORK = Vocabulary(
     symbols={"graph.n_nodes": "n", "rounds": "T"},
     curves=("mvue", "ol", "mvue_fresh_noise", "ol_alg4", "rizk", "rizk_ol"),
     scheme=("method", "privacy", "noise"),
+    facets=("epsilon", "graph.kind", "graph.n_nodes", "rounds"),
+    references=("bound", "exact"),
     metric="total_error",
 )
 #: The vocabularies of the families that have one, by family name.

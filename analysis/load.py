@@ -1,14 +1,50 @@
 """Reading sweep results and aggregating them over replicates.
 
-The results directory is a plain Parquet dataset (see ``sweep.store``); this module reads
-it with pyarrow's dataset API, so that filters and column selections are applied while
-reading and a large directory never has to fit in memory whole.
+The results directory is a plain Parquet dataset, one file per cell (see ``sweep.store``);
+this module reads it with pyarrow's dataset API, so that filters and column selections
+are applied while reading and a large directory never has to fit in memory whole.
 
 Each file says what its rows vary by and which columns are metrics of which kind (the
 roles marked by :mod:`sweep.results`), so a family's own index columns (``node``,
 ``hypothesis``, ...) survive aggregation and its proportions get Wilson intervals,
 without this module knowing the family. Files written before the roles were marked take
 them from the declaration of the built-in family that wrote them.
+
+Which cells are read is said, never silent: of each family only its newest version, and
+of cells that differ only in ``replicates`` the one with most (``keep="all"``: every
+cell); what was left out is warned about and listed in the result's ``attrs["kept"]``.
+
+How it stays fast and small at 10⁴ cells or 10⁷ rows
+----------------------------------------------------
+Reading a directory costs, per file, one Parquet footer (0.2 to 0.3 ms to open and
+parse: a results footer holds the Arrow schema with its role marks and the provenance)
+and, per row, the decoding of its columns (``benchmarks/bench_analysis.py`` measures
+both shapes). So:
+
+* Every footer is read once, by one loop that keeps from it only the row count, the
+  family and version of the provenance, and the schema with its role marks; files with
+  the same columns and roles share one schema object (a parsed footer weighs about
+  0.1 MiB: 1 GiB at 10⁴ files if kept). At 10⁴ files this loop takes 2.5 to 4 s, against
+  7 to 9 s for the data scan that follows, which decodes the same footers again, in
+  C++ on every core. Threads do not speed the loop up, and the scan cannot start
+  without it: which files to read (the newest version) and how to group them (their
+  roles) are in the footers.
+* The rows are read in few scans: the files of one family declaration (the same roles)
+  go into one ``pyarrow.dataset`` scan, cut into chunks of at most :data:`CHUNK_ROWS`
+  rows and :data:`CHUNK_FILES` files (by the footers' row counts), so that memory stays
+  bounded whatever the directory holds; a cell is one file, so its rows are always in
+  one chunk. A scan uses :data:`CHECKED`, which verifies the page checksums the sweep
+  writes; a query engine such as DuckDB would be a new dependency and would read the
+  pages unverified.
+* The statistics are Arrow's own hash aggregation (``Table.group_by``: mean, standard
+  deviation with ``ddof=1``, counts) of each chunk, in one batch and single-threaded,
+  so that every bit of a result depends on the rows only (see :func:`_aggregate`). The
+  bands are computed from those on the small aggregated table. :func:`summarize` (rows
+  in memory) converts its frame to Arrow and goes through the same code, so that the
+  two agree: bit for bit on rows of fewer than 2²⁰, and to the last bits beyond.
+* A cell's constant columns (its options, seed, replicates, ...) are taken from the first
+  row of each record batch (a batch never spans two files) while the batches stream by:
+  they are never held for every row.
 """
 
 from __future__ import annotations
@@ -19,17 +55,20 @@ import json
 import os
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as ds
+import pyarrow.fs as pafs
 import yaml
 
 from sweep.family import FAMILIES, get_family
 from sweep.results import CONTINUOUS, METRIC, PROPORTION, ROLE_KEY, STANDARD_INDEX, roles
+from sweep.store import FAILURES, SUFFIX
 
 #: Columns that vary within a cell in every family.
 ROW_KEYS = tuple(STANDARD_INDEX)
@@ -39,18 +78,55 @@ Z95 = 1.959963984540054
 CHECKED = ds.ParquetFileFormat(
     default_fragment_scan_options=ds.ParquetFragmentScanOptions(page_checksum_verification=True)
 )
+#: Rows of one scan. A chunk's rows (about 100 bytes a row in the columns summaries read)
+#: and their aggregation are in memory together: this bounds the memory of summaries.
+#: It is also the largest batch Arrow's grouping takes whole (see :func:`_aggregate`).
+CHUNK_ROWS = 2**20
+#: Files of one scan. A scan keeps each file's parsed footer (about 0.1 MiB) until it ends:
+#: this bounds the memory of a directory of many small cells.
+CHUNK_FILES = 128
+#: Rows of a record batch up to which a cell's constants are kept as a slice of it (a
+#: slice costs a seventh of a copy, but holds the whole batch until the chunk is read).
+SHARED_ROWS = 4096
+#: The choices of ``keep``.
+KEEP = ("newest", "all")
+
+PathLike = str | os.PathLike[str]
 
 
-class DamagedResults(OSError):
+class ResultsError(OSError):
+    """Results that cannot be read; ``exit_code`` is the command line's exit code."""
+
+    exit_code: ClassVar[int]
+
+
+class ResultsNotFound(ResultsError):
+    """A results path does not exist, or is not a directory."""
+
+    exit_code = 3
+
+
+class NoResults(ResultsError):
+    """A results directory holds no results files."""
+
+    exit_code = 4
+
+
+class DamagedResults(ResultsError):
     """A results file is unreadable or fails its checksums."""
+
+    exit_code = 5
 
 
 @contextlib.contextmanager
 def _checked(path: object) -> Iterator[None]:
     try:
         yield
+    except ResultsError:
+        raise
     except (OSError, pa.ArrowException) as error:
-        raise DamagedResults(f"damaged results file under {path} ({error}); rerun the sweep "
+        reason = " ".join(str(error).split())  # one line, whatever Arrow's message holds
+        raise DamagedResults(f"damaged results file under {path} ({reason}); rerun the sweep "
                              "command: it sets damaged files aside and recomputes them") from None
 
 
@@ -77,6 +153,11 @@ class Roles:
         """The columns that identify one curve: the cell and the index but for replicate
         and t."""
         return ["cell_id", *(c for c in self.index if c not in ("replicate", "t"))]
+
+    @property
+    def keys(self) -> list[str]:
+        """The columns a summary has one row per value of: the series and t."""
+        return [*self.series, "t"]
 
     def merged(self, other: Roles) -> Roles:
         return Roles(tuple(dict.fromkeys((*self.index, *other.index))),
@@ -116,61 +197,305 @@ def _version(schema: pa.Schema) -> tuple[str, int] | None:
     return family, int(record.get("family_version", 0))
 
 
-def _newest(schemas: dict[str, pa.Schema], versions: str) -> dict[str, pa.Schema]:
-    """The files of the newest version of each family, over all the directories read;
-    warns about those left out."""
-    if versions == "all":
-        return schemas
-    if versions != "newest":
-        raise ValueError(f"versions: must be 'newest' or 'all'; got {versions!r}")
-    of = {file: _version(schema) for file, schema in schemas.items()}
-    newest: dict[str, int] = {}
-    for key in filter(None, of.values()):
-        newest[key[0]] = max(newest.get(key[0], key[1]), key[1])
-    old = [file for file, key in of.items() if key and key[1] < newest[key[0]]]
-    if old:
-        families = sorted({of[file][0] for file in old})
-        warnings.warn(f"{len(old)} cells of family {', '.join(families)} were made by an "
-                      "older version of the family and are left out (versions='all' keeps "
-                      "them)", stacklevel=4)
-    return {file: schema for file, schema in schemas.items() if file not in old}
+def _cells(count: int) -> str:
+    return f"{count} cell" if count == 1 else f"{count} cells"
 
 
-def _datasets(
-    results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
-    filters: Mapping[str, Any],
-    versions: str = "newest",
-) -> Iterator[tuple[ds.Dataset, dict[str, pa.Schema]]]:
-    """The results directories as datasets, with each file's own schema by path.
+@dataclass(frozen=True)
+class _File:
+    """What a results file's footer says: its rows, schema (shared by the files of the
+    same columns and roles, without the file's own metadata) and (family, version)."""
 
-    Only cells of each family's newest version are kept (``versions="all"``: every cell).
-    ``KeyError`` if a filter names no column.
-    """
+    path: str
+    rows: int
+    schema: pa.Schema
+    version: tuple[str, int] | None
+
+
+@dataclass
+class _Group:
+    """The files of one family declaration (the same roles), and their columns."""
+
+    roles: Roles
+    files: list[_File] = field(default_factory=list)
+    columns: dict[str, None] = field(default_factory=dict)  # ordered set
+
+    @property
+    def varying(self) -> list[str]:
+        """The columns that vary within a cell, and ``cell_id``."""
+        return list(dict.fromkeys([*self.roles.index, *self.roles.metrics, "cell_id"]))
+
+    @property
+    def constants(self) -> list[str]:
+        """The columns constant over a cell (``cell_id`` first)."""
+        varying = set(self.varying)
+        return ["cell_id", *(c for c in self.columns if c not in varying)]
+
+    def chunks(self) -> Iterator[list[_File]]:
+        """The files in runs of at most :data:`CHUNK_ROWS` rows (a larger file alone) and
+        :data:`CHUNK_FILES` files."""
+        chunk, rows = [], 0
+        for file in self.files:
+            if chunk and (rows + file.rows > CHUNK_ROWS or len(chunk) == CHUNK_FILES):
+                yield chunk
+                chunk, rows = [], 0
+            chunk.append(file)
+            rows += file.rows
+        if chunk:
+            yield chunk
+
+
+@dataclass
+class _Survey:
+    """The results files to read, from their footers: grouped by roles, the union of
+    their columns (every file is read against it: families write different columns), and
+    what was left out, in words."""
+
+    groups: list[_Group]
+    schema: pa.Schema
+    kept: list[str]
+
+
+def _listing(results: PathLike | Sequence[PathLike]) -> list[str]:
+    """The results files of the directories, each cell once: cells are content-addressed
+    (file name = cell id), so a cell in several directories is read from the first."""
     paths = [results] if isinstance(results, str | os.PathLike) else list(results)
-    found = {}
+    files, seen = [], set()
     for path in paths:
+        if not os.path.isdir(path):
+            state = "is not a directory" if os.path.exists(path) else "does not exist"
+            raise ResultsNotFound(f"results path {path} {state}; check the path (the "
+                                  "sweep's results_dir)")
+        with os.scandir(path) as entries:
+            names = sorted(entry.name for entry in entries)
+        cells = [n for n in names if n.endswith(SUFFIX) and not n.startswith(("_", "."))]
+        if not cells:
+            held = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+            failed = f" (the cells recorded in {FAILURES} failed)" if FAILURES in names else ""
+            raise NoResults(f"no results in {path}: " + (
+                f"it holds no cell files (<cell id>{SUFFIX}), only {held}{failed}" if names
+                else "the directory is empty"))
+        for name in cells:
+            if name not in seen:
+                seen.add(name)
+                files.append(os.path.join(path, name))
+    return files
+
+
+def _footers(files: list[str]) -> Iterator[_File]:
+    """Each file's footer, read once; files of the same columns and roles share one
+    schema object."""
+    local = pafs.LocalFileSystem()
+    shared: dict[bytes, pa.Schema] = {}
+    for path in files:
         with _checked(path):
-            found[path] = {f.path: f.physical_schema
-                           for f in ds.dataset(path, format=CHECKED).get_fragments()}
-    kept = _newest({f: s for schemas in found.values() for f, s in schemas.items()}, versions)
-    for path, schemas in found.items():
-        schemas = {f: s for f, s in schemas.items() if f in kept}
-        if not schemas:
-            continue
-        with _checked(path):
-            # Families write different columns: read every file against the union.
-            dataset = ds.dataset(list(schemas), format=CHECKED, schema=pa.unify_schemas(
-                list(schemas.values()), promote_options="permissive"))
-        missing = set(filters) - set(dataset.schema.names)
-        if missing:
-            raise KeyError(f"no column {sorted(missing)[0]!r} in {path}")
-        yield dataset, schemas
+            # A fragment parses the footer in C++ only (``pq.read_metadata`` also builds
+            # Python objects of every column), and gives the Arrow schema and row count.
+            fragment = CHECKED.make_fragment(path, filesystem=local)
+            schema, rows = fragment.physical_schema, fragment.metadata.num_rows
+        # The field marks and the pandas dtypes stay; the file's own provenance goes.
+        bare = schema.with_metadata({k: v for k, v in (schema.metadata or {}).items()
+                                     if k == b"pandas"})
+        bare = shared.setdefault(bare.serialize().to_pybytes(), bare)
+        yield _File(path, rows, bare, _version(schema))
+
+
+def _newest(files: list[_File], keep: str) -> tuple[list[_File], list[str]]:
+    """The files of the newest version of each family, over all the directories read,
+    and what was left out, in words."""
+    if keep == "all":
+        return files, []
+    newest: dict[str, int] = {}
+    for family, version in filter(None, (f.version for f in files)):
+        newest[family] = max(newest.get(family, version), version)
+    old = [f for f in files if f.version and f.version[1] < newest[f.version[0]]]
+    kept = []
+    for family in sorted({f.version[0] for f in old}):
+        versions = sorted({f.version[1] for f in old if f.version[0] == family})
+        count = sum(f.version[0] == family for f in old)
+        kept.append(f"left out {_cells(count)} of family {family} made by older "
+                    f"version{'s' if len(versions) > 1 else ''} "
+                    f"{', '.join(map(str, versions))} (newest: {newest[family]}; "
+                    f"keep='all' reads {'it' if count == 1 else 'them'})")
+    left = {f.path for f in old}
+    return [f for f in files if f.path not in left], kept
+
+
+def _survey(results: PathLike | Sequence[PathLike], keep: str, filters: Mapping[str, Any],
+            columns: Sequence[str] = ()) -> _Survey:
+    """The results files to read (``keep`` of :func:`load`). ``KeyError`` if a filter or
+    one of ``columns`` names a column no file has."""
+    if keep not in KEEP:
+        raise ValueError(f"keep: must be 'newest' or 'all'; got {keep!r}")
+    files, kept = _newest(list(_footers(_listing(results))), keep)
+    schemas = list({id(f.schema): f.schema for f in files}.values())
+    roles_by_schema = {id(s): roles_of(s) for s in schemas}
+    groups: dict[tuple[Any, ...], _Group] = {}
+    for file in files:
+        own = roles_by_schema[id(file.schema)]
+        group = groups.setdefault((own.index, tuple(own.metrics.items())), _Group(own))
+        group.files.append(file)
+        group.columns.update(dict.fromkeys(file.schema.names))
+    with _checked(results):
+        schema = pa.unify_schemas(schemas, promote_options="permissive")
+    missing = [c for c in (*filters, *columns) if c not in schema.names]
+    if missing:
+        raise KeyError(f"no column {missing[0]!r} in {results}")
+    return _Survey(list(groups.values()), schema, kept)
+
+
+def _read(files: list[_File], schema: pa.Schema, columns: list[str],
+          constants: list[str], expression: ds.Expression | None
+          ) -> tuple[pa.Table, pa.Table]:
+    """``columns`` of the rows of ``files`` that pass ``expression``, and ``constants``
+    (``cell_id`` first) once per cell, read against ``schema``."""
+    dataset = ds.dataset([f.path for f in files], schema=schema, format=CHECKED)
+    rows, cells = [], []
+    with _checked(os.path.dirname(files[0].path)):
+        for batch in dataset.to_batches(columns=list(dict.fromkeys([*columns, *constants])),
+                                        filter=expression):
+            if batch.num_rows:
+                rows.append(batch.select(columns))
+                # A batch holds rows of one file, hence one cell: its first row says the
+                # cell's constants. A slice shares the batch's buffers: a large batch's
+                # is copied out (a take), so that the other rows' copies are freed now.
+                first = batch.select(constants).slice(0, 1)
+                cells.append(first.take([0]) if batch.num_rows > SHARED_ROWS else first)
+    return (pa.Table.from_batches(rows, pa.schema([schema.field(c) for c in columns])),
+            # One copy: the cells' rows no longer hold the batches' buffers.
+            pa.Table.from_batches(cells, pa.schema([schema.field(c) for c in constants]))
+            .combine_chunks())
+
+
+def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:
+    """Per cell, index value and t (:attr:`Roles.keys`): each metric's mean, standard
+    deviation over rows (``ddof=1``) and number of values, the number of rows
+    (``count_all``) and of rows with a replicate (``replicate_count``).
+
+    The one implementation of the statistics, for rows read and rows in memory alike.
+    Missing group keys form their own group: a family's own index column is missing on
+    another family's rows. Arrow computes a group's statistics in one pass over each
+    batch it is given and merges those of several batches, which rounds differently:
+    so the rows are made one batch (up to 2²⁰ rows; a small file is a small batch), and
+    aggregated single-threaded, so that every group's sums are taken in its rows' order
+    whatever chunks the rows came in.
+    """
+    sample = pc.VarianceOptions(ddof=1)
+    statistics = [spec for m in roles.metrics
+                  for spec in ((m, "mean"), (m, "stddev", sample), (m, "count"))]
+    return rows.combine_chunks().group_by(roles.keys, use_threads=False).aggregate(
+        [*statistics, ([], "count_all"), ("replicate", "count")])
+
+
+def _width(interval: str) -> float:
+    """The half-width of a band in standard errors (or the z of a Wilson interval)."""
+    if interval not in ("se", "ci95"):
+        raise ValueError(f"interval: must be 'se' or 'ci95'; got {interval!r}")
+    return 1.0 if interval == "se" else Z95
+
+
+def _describe(frame: pd.DataFrame, roles: Roles) -> pd.DataFrame:
+    frame.attrs.update(index=list(roles.index), metrics=list(roles.metrics),
+                       kinds=dict(roles.metrics))
+    return frame
+
+
+def _bands(aggregated: pa.Table, roles: Roles, interval: str) -> pd.DataFrame:
+    """:func:`_aggregate`'s statistics as each metric's mean and band and ``n``, sorted
+    by :attr:`Roles.keys` (missing keys last)."""
+    width = _width(interval)
+    keys = roles.keys
+    statistics = aggregated.sort_by([(k, "ascending") for k in keys]).to_pandas()
+    summary = statistics[keys].copy()
+    count = statistics["count_all"]
+    for metric in roles.metrics:
+        summary[metric] = statistics[f"{metric}_mean"]
+    summary["n"] = count
+    # Reference rows (no replicate) are exact: no band.
+    replicated = statistics["replicate_count"] > 0
+    for metric, kind in roles.metrics.items():
+        mean = summary[metric]
+        if kind == PROPORTION:
+            low, high = wilson(mean, statistics[f"{metric}_count"], width)
+            summary[f"{metric}_low"] = low.where(replicated, mean)
+            summary[f"{metric}_high"] = high.where(replicated, mean)
+        else:
+            # One replicate (or an analytic row): no spread.
+            spread = statistics[f"{metric}_stddev"].fillna(0.0) / np.sqrt(count)
+            summary[f"{metric}_low"] = mean - width * spread
+            summary[f"{metric}_high"] = mean + width * spread
+    return summary
+
+
+def _summary(aggregated: pa.Table, roles: Roles, interval: str,
+             cells: pd.DataFrame) -> pd.DataFrame:
+    """The summary of :func:`_aggregate`'s statistics, with the cells' constants (one row
+    per ``cell_id`` in ``cells``)."""
+    # A summary repeats each cell's constants on every one of its rows: as categories
+    # they weigh a byte or two a row, not a string (half of a large summary's memory).
+    text = [c for c in cells.columns if c != "cell_id" and (
+        pd.api.types.is_string_dtype(cells[c]) or cells[c].dtype == object)]
+    cells = cells.astype(dict.fromkeys(text, "category"))
+    # Joined once the statistics' frame is freed: it and the joined table are the two
+    # largest of a summary.
+    summary = _describe(_bands(aggregated, roles, interval).merge(cells, on="cell_id",
+                                                                  how="left"), roles)
+    summary.attrs["interval"] = interval  # what the bands are, for the figures' captions
+    return summary
+
+
+def _most_replicates(table: pa.Table, cells: pd.DataFrame
+                     ) -> tuple[pa.Table, pd.DataFrame, list[str]]:
+    """``table`` (rows or statistics) and ``cells`` (one row per cell) without the cells
+    that differ from another only in having fewer replicates (the same family, options
+    and seed), and what was left out, in words."""
+    if "replicates" not in cells:
+        return table, cells, []
+    same = [c for c in cells.columns if c not in ("replicates", "cell_id", "family_version")]
+    # A family may give an option as a list (a tuple option), which does not hash: such
+    # columns are compared by their text.
+    identity = cells[same].apply(lambda c: c.astype(str) if c.dtype == object else c)
+    most = cells.replicates.groupby([identity[c] for c in same], dropna=False,
+                                    sort=False).transform("max")
+    fewer = cells.replicates < most
+    kept = []
+    for top, left in cells.replicates[fewer].groupby(most[fewer]):
+        values = sorted(left.unique())
+        kept.append(f"kept replicates = {top} over {', '.join(map(str, values))} for "
+                    f"{_cells(len(left))} that differ{'s' if len(left) == 1 else ''} only "
+                    f"in replicates (keep='all' shows {'both' if len(values) == 1 else 'all'})")
+    if kept:
+        cells = cells[~fewer]
+        table = table.filter(pc.is_in(table["cell_id"],
+                                      value_set=pa.array(cells.cell_id, pa.string())))
+    return table, cells, kept
+
+
+def _say(frame: pd.DataFrame, kept: list[str]) -> pd.DataFrame:
+    """``frame`` with what was left out in its ``attrs["kept"]``, and warned about."""
+    frame.attrs["kept"] = kept
+    if kept:
+        warnings.warn("; ".join(kept), stacklevel=3)
+    return frame
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    """The tables that hold rows (the first if none does), as one: the union of their
+    columns, missing where a table has none."""
+    held = [t for t in tables if t.num_rows] or tables[:1]
+    return pa.concat_tables(held, promote_options="permissive")
+
+
+def _one_row_per_cell(tables: list[pa.Table]) -> pd.DataFrame:
+    """The cells' constants :func:`_read` gave (a cell read in several batches once)."""
+    return (_concat(tables).combine_chunks().to_pandas()
+            .drop_duplicates("cell_id", ignore_index=True))
 
 
 def load(
-    results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    results: PathLike | Sequence[PathLike],
     columns: Sequence[str] | None = None,
-    versions: str = "newest",
+    keep: str = "newest",
     **filters: Any,
 ) -> pd.DataFrame:
     """The rows of one or several results directories.
@@ -182,35 +507,39 @@ def load(
         first that holds it): cells are content-addressed, so the copies are identical.
     columns : list of str, optional
         Columns to read (``cell_id`` is always added); all by default.
-    versions : {"newest", "all"}
-        Which cells of a family to read when the directory holds several versions of
-        it: the newest version's (with a warning that counts the others), or all.
+    keep : {"newest", "all"}
+        ``"newest"``: of each family only the cells of its newest version, and of cells
+        that differ only in ``replicates`` the one with most; what is left out is warned
+        about and listed in ``attrs["kept"]`` (one sentence each). ``"all"``: every cell.
     **filters
         ``column=value`` or ``column=[values]``, applied while reading, e.g.
-        ``load("results", mechanism="pm1", n_agents=[30, 200])``.
+        ``load("results", mechanism="pm1", n_agents=[30, 200])``. A filter that matches
+        nothing gives an empty frame.
 
     The frame's ``attrs`` hold the rows' ``index`` and ``metrics`` and the metrics'
-    ``kinds``, which :func:`summarize` uses.
+    ``kinds``, which :func:`summarize` uses, and ``kept``.
+
+    Raises :class:`ResultsNotFound` if a path is not a directory, :class:`NoResults` if a
+    directory holds no results, :class:`DamagedResults` if a file is damaged, and
+    ``KeyError`` if a filter or a column names no column of the results.
     """
     wanted = None if columns is None else list(dict.fromkeys([*columns, "cell_id"]))
-    frames, seen, found = [], set(), Roles((), {})
-    for dataset, schemas in _datasets(results, filters, versions):
-        with _checked(dataset.files[:1]):
-            frame = dataset.to_table(columns=wanted, filter=_expression(filters)).to_pandas()
-        frames.append(frame[~frame.cell_id.isin(seen)])
-        seen.update(frame.cell_id.unique())
-        for schema in schemas.values():
-            found = found.merged(roles_of(schema))
-    if not frames:
-        return pd.DataFrame(columns=wanted or ["cell_id", *ROW_KEYS])
-    return present(pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0],
-                   found)
-
-
-def _describe(frame: pd.DataFrame, roles: Roles) -> pd.DataFrame:
-    frame.attrs.update(index=list(roles.index), metrics=list(roles.metrics),
-                       kinds=dict(roles.metrics))
-    return frame
+    survey = _survey(results, keep, filters, wanted or ())
+    expression = _expression(filters)
+    tables, cells, found = [], [], Roles((), {})
+    for group in survey.groups:
+        for chunk in group.chunks():
+            rows, constants = _read(chunk, survey.schema, wanted or list(group.columns),
+                                    group.constants, expression)
+            tables.append(rows)
+            cells.append(constants)
+        found = found.merged(group.roles)
+    table, kept = _concat(tables), []
+    if keep == "newest":
+        table, _, kept = _most_replicates(table, _one_row_per_cell(cells))
+    # The files' pandas metadata restores the dtypes the rows were written with.
+    table = table.replace_schema_metadata(survey.schema.metadata)
+    return _say(present(table.to_pandas(), found), survey.kept + kept)
 
 
 def present(frame: pd.DataFrame, roles: Roles | None = None) -> pd.DataFrame:
@@ -250,86 +579,62 @@ def summarize(frame: pd.DataFrame, interval: str = "se",
     """Mean of each metric over replicates, per cell, index value and checkpoint.
 
     Groups by the cell and every index column of the rows but ``replicate`` (``method``,
-    ``source``, ``t`` and a family's own, e.g. ``node``). Adds, for each metric,
-    ``<metric>_low`` and ``<metric>_high`` and the number of rows ``n``: for a
+    ``source``, ``t`` and a family's own, e.g. ``node``); rows without a value of a
+    family's own index column (another family's) form their own group. Adds, for each
+    metric, ``<metric>_low`` and ``<metric>_high`` and the number of rows ``n``: for a
     continuous metric, mean ± one standard error (``interval="se"``) or the normal 95%
     interval (``"ci95"``); for a proportion, the Wilson score interval at z = 1 or 1.96.
-    Reference rows (no replicate) pass through with a zero-width band. The roles come
-    from ``frame.attrs``, as :func:`load` and :func:`sweep.execute.simulate` leave them
-    (a frame without them gets the standard index and the built-in families' metrics);
-    ``metrics`` selects some. The cell-constant columns come from ``cells`` (one row per
-    ``cell_id``) if given, and from ``frame`` otherwise.
+    Reference rows (no replicate) pass through with a zero-width band. Rows are sorted
+    by cell, index value and t. The roles come from ``frame.attrs``, as :func:`load` and
+    :func:`sweep.execute.simulate` leave them (a frame without them gets the standard
+    index and the built-in families' metrics); ``metrics`` selects some. The
+    cell-constant columns come from ``cells`` (one row per ``cell_id``) if given, and
+    from ``frame`` otherwise; ``attrs["kept"]`` is the frame's.
     """
-    if interval not in ("se", "ci95"):
-        raise ValueError(f"interval: must be 'se' or 'ci95'; got {interval!r}")
-    width = 1.0 if interval == "se" else Z95
+    _width(interval)
     roles = _given_roles(frame)
     if metrics is not None:
         roles = Roles(roles.index, {m: roles.metrics.get(m, CONTINUOUS) for m in metrics})
-    names = list(roles.metrics)
-    keys = [*roles.series, "t"]
-    # A family's own index is missing on another family's rows: keep those rows.
-    grouped = frame.groupby(keys, sort=True, observed=True, dropna=False)
-    summary = grouped[names].mean()
-    count = grouped.size()
-    deviation = grouped[names].std(ddof=1).fillna(0.0)  # one replicate (or analytic): no spread
-    summary["n"] = count
-    for metric, kind in roles.metrics.items():
-        if kind == PROPORTION:
-            # Reference rows (no replicate) are exact: no band.
-            replicated = grouped["replicate"].count() > 0
-            low, high = wilson(summary[metric], grouped[metric].count(), width)
-            summary[f"{metric}_low"] = low.where(replicated, summary[metric])
-            summary[f"{metric}_high"] = high.where(replicated, summary[metric])
-        else:
-            spread = deviation[metric] / np.sqrt(count)
-            summary[f"{metric}_low"] = summary[metric] - width * spread
-            summary[f"{metric}_high"] = summary[metric] + width * spread
-    summary = summary.reset_index()
+    varying = list(dict.fromkeys([*roles.keys, "replicate", *roles.metrics]))
     if cells is None:
-        constant = [c for c in frame.columns
-                    if c not in (*roles.index, *roles.metrics) and c != "cell_id"]
-        cells = frame.drop_duplicates("cell_id")[["cell_id", *constant]]
-    return _describe(summary.merge(cells, on="cell_id", how="left"), roles)
+        constant = [c for c in frame.columns if c not in (*roles.index, *roles.metrics)]
+        cells = frame.drop_duplicates("cell_id")[constant]
+    rows = pa.Table.from_pandas(frame[varying], preserve_index=False)
+    summary = _summary(_aggregate(rows, roles), roles, interval, cells)
+    summary.attrs["kept"] = list(frame.attrs.get("kept", []))
+    return summary
 
 
 def summaries(
-    results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    results: PathLike | Sequence[PathLike],
     interval: str = "se",
-    versions: str = "newest",
+    keep: str = "newest",
     **filters: Any,
 ) -> pd.DataFrame:
-    """:func:`summarize` of the results directories, one file (cell) at a time.
+    """:func:`summarize` of the results directories, read in bounded chunks.
 
-    A cell's rows are all in its own file, so summarizing file by file gives the same
-    table as summarizing everything at once, with the memory of one cell; of the columns
-    constant over a cell, only the first row is read. This is how large directories are
-    read (see :func:`load` for ``results``, ``versions`` and ``filters``).
+    The same table as ``summarize(load(results, keep=keep, **filters), interval)``,
+    without holding the rows: each chunk of files is aggregated as it is read, and a
+    cell's constant columns are kept once (see the module's notes and :func:`load` for
+    ``results``, ``keep``, ``filters``, ``attrs["kept"]`` and the exceptions raised).
     """
-    parts, seen, found = [], set(), Roles((), {})
-    for dataset, schemas in _datasets(results, filters, versions):
-        expression = _expression(filters)
-        for fragment in dataset.get_fragments(filter=expression):
-            # The rows' own columns in full, the cell's constants from its first row; a
-            # file's roles are those its own family declared.
-            own = schemas[fragment.path]
-            roles = roles_of(own)
-            varying = [*roles.index, *roles.metrics, "cell_id"]
-            constant = [c for c in own.names if c not in varying or c == "cell_id"]
-            with _checked(fragment.path):
-                frame = fragment.to_table(columns=varying, filter=expression,
-                                          schema=dataset.schema).to_pandas()
-            frame = frame[~frame.cell_id.isin(seen)]
-            if len(frame):
-                seen.update(frame.cell_id.unique())
-                found = found.merged(roles)
-                with _checked(fragment.path):
-                    cells = fragment.scanner(schema=dataset.schema, columns=constant,
-                                             filter=expression).head(1).to_pandas()
-                parts.append(summarize(_describe(frame, roles), interval, cells))
-    if not parts:
-        return pd.DataFrame(columns=["cell_id", *ROW_KEYS])
-    return _describe(pd.concat(parts, ignore_index=True), found)
+    _width(interval)
+    survey = _survey(results, keep, filters)
+    expression = _expression(filters)
+    parts, cells, found = [], [], Roles((), {})
+    for group in survey.groups:
+        for chunk in group.chunks():
+            rows, constants = _read(chunk, survey.schema, group.varying, group.constants,
+                                    expression)
+            parts.append(_aggregate(rows, group.roles))
+            cells.append(constants)
+            if rows.num_rows:
+                found = found.merged(group.roles)
+    found = found if found.index else survey.groups[0].roles
+    aggregated, cells_read, kept = _concat(parts), _one_row_per_cell(cells), []
+    if keep == "newest":
+        aggregated, cells_read, kept = _most_replicates(aggregated, cells_read)
+    return _say(_summary(aggregated, found, interval, cells_read), survey.kept + kept)
 
 
 def summary_metrics(summary: pd.DataFrame) -> list[str]:

@@ -1,153 +1,511 @@
-"""seaborn figures of sweep summaries: MSE against t, baselines as reference lines.
+"""seaborn figures of sweep summaries in which every curve is one cell.
 
-Every function takes a summary from :func:`analysis.load.summarize` (one row per series
-and checkpoint, with ``<metric>_low`` / ``<metric>_high`` bands) and returns a seaborn
-``FacetGrid``; :func:`save` writes it as PNG and PDF.
+Every function takes a summary from :func:`analysis.load.summarize` (one row per cell,
+index value and checkpoint, with ``<metric>_low`` / ``<metric>_high`` bands). A curve
+never averages cells silently: whatever varies among the cells drawn is mapped to the
+colour, the line style or the panels, and cells that would still share a curve are
+refused, unless ``aggregate=`` names the columns to average over (which the caption
+then states). Reference curves (the baselines, a family's bounds) are drawn per cell:
+one grey line where a panel's cells share it, one per curve, in its colour, where they
+differ. Every figure carries a caption saying what it shows (``grid.caption``, also
+printed under the plot); :func:`save` writes it as PNG and PDF.
 """
 
 from __future__ import annotations
 
-import itertools
+import math
 import os
+import textwrap
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.lines import Line2D
 
 from .labels import add_scheme, axis, families_of, name, vocabulary
 from .load import ROW_KEYS, summary_metrics
 
 DASHES = ["-", "--", ":", "-."]
-BASELINE_STYLE = {"local": ("0.35", (0, (1, 1))), "ideal": ("0.0", (0, (6, 2))),
-                  "oracle": ("0.55", (0, (3, 1, 1, 1)))}
+#: Line styles of reference curves, by method (baselines) or by source (a method's own
+#: references, e.g. a bound).
+REFERENCE_DASHES = {"local": (0, (1, 1)), "ideal": (0, (6, 2)), "oracle": (0, (3, 1, 1, 1)),
+                    "bound": (0, (5, 1, 1, 1)), "exact": (0, (1, 1))}
+GREY = "0.35"
+#: Series per panel beyond which a part of the scheme moves to the panels.
+MAX_SERIES = 8
+#: Lines a legend column holds per inch of figure height, so it is never taller.
+LEGEND_ROWS_PER_INCH = 4.5
+#: Columns a cell carries that are not options: they never name a curve.
+NOT_OPTIONS = ("cell_id", "n", "scheme", "panel", "family_version", "replicates", "seed")
+#: Columns whose values are labels already (a scheme, a row of panels, a derived quantity's
+#: name): shown as they are.
+LABELS = ("scheme", "panel", "error", "metric")
 
 
 class MissingData(LookupError):
     """The results hold nothing to draw for a figure; the message says what is needed."""
 
 
-def _facet_values(frame: pd.DataFrame, facets: Sequence[str | None]) -> pd.DataFrame:
-    frame = frame.copy()
-    for column in facets:
-        if column:
-            frame[column] = frame[column].map(lambda v, c=column: name(c, v))
-    return frame
+class SharedCurve(ValueError):
+    """Several cells would be drawn as one curve; ``columns`` are what differs."""
+
+    def __init__(self, columns: list[str], mapped: list[str]) -> None:
+        self.columns = columns
+        if not columns:
+            super().__init__("several cells share one curve and differ in no column the "
+                             "results store (an option such as checkpoints): draw their "
+                             "directories separately")
+            return
+        super().__init__(
+            f"several cells share one curve: they differ in {', '.join(columns)}; map "
+            f"{'it' if len(columns) == 1 else 'them'} to hue, style, col or row (now "
+            f"{', '.join(mapped) or 'nothing'}) or average explicitly with aggregate=")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which column sets the colour, the line style, the panel column and the panel row."""
+
+    hue: str | None = None
+    style: str | None = None
+    col: str | None = None
+    row: str | None = None
+
+    @property
+    def keys(self) -> list[str]:
+        return [k for k in (self.hue, self.style, self.col, self.row) if k]
+
+
+def cell_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns constant within a cell: its options and the cell's own columns."""
+    index = {*ROW_KEYS, *frame.attrs.get("index", ())}
+    metrics = summary_metrics(frame)
+    return [c for c in frame.columns if c not in index and c not in metrics
+            and not c.endswith(("_low", "_high")) and c not in ("n", "scheme", "panel")]
+
+
+def varying(frame: pd.DataFrame, first: Sequence[str] = ()) -> list[str]:
+    """The options that vary among ``frame``'s cells and are not determined by others.
+
+    Columns derived from options (e.g. a graph's edge count from its size) vary with
+    them but add nothing: a column counts only if it is not a function of the columns
+    already kept, tried in the order ``first``, then the frame's.
+    """
+    cells = frame.drop_duplicates("cell_id")
+    # An option that applies to some cells only (missing elsewhere) is set by the others.
+    candidates = [c for c in cell_columns(frame) if c not in NOT_OPTIONS
+                  and cells[c].nunique() > 1]
+    candidates.sort(key=lambda c: first.index(c) if c in first else len(first))
+    kept: list[str] = []
+    for column in candidates:
+        if kept and (cells.groupby(kept, dropna=False)[column].nunique(dropna=False) <= 1).all():
+            continue
+        kept.append(column)
+    return kept
+
+
+def _distinct(frame: pd.DataFrame, column: str) -> list[object]:
+    """The values of ``column`` in order (numbers ascending, text alphabetically)."""
+    values = pd.unique(frame[column].dropna())
+    return sorted(values, key=lambda v: (isinstance(v, str), v))
+
+
+def arrange(lines: pd.DataFrame, x: str, given: Layout = Layout(),
+            parts: Sequence[str] | None = None) -> tuple[pd.DataFrame, Layout]:
+    """Map what varies among the cells of ``lines`` to the roles ``given`` leaves open.
+
+    Numeric options (ε, M, t_max, ...) and the family's ``facets`` become panels: the
+    first a panel column, the rest panel rows. The other options are the scheme: the
+    one with fewest values (at most four) sets the line style when two or more vary, the
+    rest are named together as the colour (a ``scheme`` column, :func:`add_scheme`).
+    More than :data:`MAX_SERIES` series in a panel move parts of the scheme to the rows.
+    """
+    words = vocabulary(families_of(lines))
+    taken = set(given.keys)
+    scheme = list(words.scheme if parts is None else parts)
+    free = [c for c in varying(lines, [*words.facets, *scheme]) if c != x and c not in taken]
+    numeric = [c for c in free if c in words.facets
+               or (c not in scheme and pd.api.types.is_numeric_dtype(lines[c]))]
+    series = [c for c in free if c not in numeric]
+    if "method" not in taken and lines.method.nunique() > 1:
+        series.insert(0, "method")  # several algorithms (e.g. MVUE and OL) are drawn
+    hue, style = given.hue, given.style
+    if hue is None:
+        if style is None and len(series) > 1:
+            fewest = min((c for c in series if lines[c].nunique() <= len(DASHES)),
+                         key=lambda c: lines[c].nunique(), default=None)
+            if fewest is not None:
+                style = fewest
+                series.remove(fewest)
+        counts = [lines[c].nunique() for c in series]
+        styles = lines[style].nunique() if style else 1
+        while series and math.prod(counts) * styles > MAX_SERIES and given.row is None:
+            numeric.append(series.pop(int(np.argmin(counts))))
+            counts = [lines[c].nunique() for c in series]
+        hue = "scheme"
+        lines = add_scheme(lines, parts=series)
+    elif hue == "scheme" and "scheme" not in lines:
+        lines = add_scheme(lines, parts=parts)
+    col, row = given.col, given.row
+    if col is None and numeric:
+        col = numeric.pop(0)
+    if row is None and numeric:
+        row = numeric[0] if len(numeric) == 1 else "panel"
+        if row == "panel":
+            # Several options on the rows: one row per combination, in numeric order.
+            order = lines[numeric].drop_duplicates().sort_values(numeric)
+            labels = {tuple(v): ", ".join(name(c, x, families_of(lines))
+                                          for c, x in zip(numeric, v, strict=True))
+                      for v in order.itertuples(index=False)}
+            lines = lines.assign(panel=[labels[tuple(v)] for v in
+                                        lines[numeric].itertuples(index=False)])
+            lines.attrs["panel_order"] = list(labels.values())
+    return lines, Layout(hue, style, col, row)
+
+
+def _check(lines: pd.DataFrame, layout: Layout, x: str,
+           aggregate: Sequence[str]) -> pd.DataFrame:
+    """The cells that share each curve, refused unless they differ only in ``aggregate``;
+    returns one row per curve (and x) with the number of cells in ``cells``."""
+    per = [*layout.keys] + ([] if x == "t" else [x])
+    # A cell may draw several curves (methods, a family's own index): one row per each.
+    cells = lines.drop_duplicates(["cell_id", *per])
+    groups = cells.groupby(per, dropna=False, observed=True, sort=False)
+    options = [c for c in cell_columns(lines) if c not in (*per, "cell_id")]
+    differ = [c for c in options if (groups[c].nunique(dropna=False) > 1).any()]
+    extra = [c for c in differ if c not in aggregate]
+    if not differ and (groups.cell_id.nunique() > 1).any():
+        raise SharedCurve([], per)
+    if extra:
+        # Derived columns (edge counts, ...) differ with the options: name the options.
+        named = [c for c in varying(cells) if c in extra] or extra
+        raise SharedCurve(named, per)
+    return groups.cell_id.nunique().rename("cells").reset_index()
+
+
+def _pool(frame: pd.DataFrame, keys: list[str], y: str) -> pd.DataFrame:
+    """The mean of ``y`` over the cells of each curve, with the band ± s/√k of the k
+    cells' means (s their standard deviation): cells that differ only in what is
+    averaged are independent estimates of one curve, whatever their replicates."""
+    grouped = frame.groupby(keys, dropna=False, observed=True, sort=False)
+    pooled = grouped[y].agg(["mean", "std", "size"])
+    half = (pooled["std"] / np.sqrt(pooled["size"])).fillna(0.0)  # one cell: exact
+    out = pd.DataFrame({y: pooled["mean"], f"{y}_low": pooled["mean"] - half,
+                        f"{y}_high": pooled["mean"] + half})
+    first = grouped.first().drop(columns=[y, f"{y}_low", f"{y}_high"])
+    return out.join(first).reset_index()
+
+
+def _at(frame: pd.DataFrame, at: str | int | None) -> pd.DataFrame:
+    """The rows at one checkpoint per cell: the last (``"final"``) or ``at``."""
+    if at is None or "t" not in frame:
+        return frame
+    if at == "final":
+        return frame[frame.t == frame.groupby("cell_id").t.transform("max")]
+    return frame[frame.t == at]
+
+
+def _columns(data: pd.DataFrame, rows: pd.Series, needed: Sequence[str | None]
+             ) -> list[str]:
+    """The columns of ``data`` a figure of ``rows`` reads: the index, ``needed``, and the
+    cell columns that vary among the rows' cells (a column constant over every cell
+    drawn can tell no two curves apart), so that a figure of a large summary never
+    copies it whole."""
+    firsts = data.loc[rows, "cell_id"].drop_duplicates().index
+    cells = data.loc[firsts]
+    options = [c for c in cell_columns(data) if c in ("cell_id", "family", "replicates")
+               or cells[c].nunique(dropna=False) > 1]
+    index = [c for c in (*ROW_KEYS, *data.attrs.get("index", ())) if c in data]
+    return list(dict.fromkeys([*index, *options, *(c for c in needed if c and c in data)]))
+
+
+def _references(data: pd.DataFrame, candidates: pd.Series, methods: Sequence[str],
+                series: Sequence[str], sources: Sequence[str], y: str,
+                columns: list[str]) -> pd.DataFrame:
+    """Rows of the baseline ``methods``, and those of the ``series`` from the reference
+    ``sources`` (e.g. a bound), among the ``candidates`` that hold ``y``: of a baseline,
+    each cell's analytic rows where it has them, its simulated ones otherwise."""
+    own = data.method.isin(series) & data.source.isin(sources)
+    rows = data.loc[candidates & (data.method.isin(methods) | own) & data[y].notna(), columns]
+    analytic = rows.source.eq("analytic").groupby([rows.cell_id, rows.method]).transform("any")
+    return rows[rows.source.eq("analytic") | ~analytic]
+
+
+def _reference_label(method: str, source: str, series: Sequence[str],
+                     families: list[str] | None) -> str:
+    if method in series:  # a method's own reference, e.g. its bound
+        return name("source", source, families)
+    label = name("method", method, families)
+    return label if source == "analytic" else f"{label} ({name('source', source, families)})"
+
+
+def _reference_dashes(method: str, source: str) -> object:
+    return REFERENCE_DASHES.get(method, REFERENCE_DASHES.get(source, (0, (2, 2))))
+
+
+def _interval(frame: pd.DataFrame, y: str) -> str:
+    """What the bands of ``y`` are: the summary's interval for the metric's kind."""
+    ci95 = frame.attrs.get("interval") == "ci95"
+    if (frame.attrs.get("kinds") or {}).get(y) == "proportion":
+        return f"Wilson score intervals at z = {'1.96' if ci95 else '1'} over replicates"
+    return f"{'normal 95% intervals' if ci95 else '± one standard error'} over replicates"
+
+
+def _label(column: str, value: object, families: list[str] | None) -> str:
+    return str(value) if column in LABELS else name(column, value, families)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def caption(lines: pd.DataFrame, x: str, y: str, counts: pd.DataFrame,
+            aggregate: Sequence[str], references: Sequence[str], band: bool,
+            extra: str = "") -> str:
+    """What a figure shows: its cells, their replicates, the bands and the references."""
+    cells = lines.cell_id.nunique()
+    text = _count(cells, "cell")
+    shared = int(counts.cells.max()) if len(counts) else 1
+    unit = "curve" if x == "t" else "point"
+    if shared > 1:
+        low = int(counts.cells.min())
+        text += (f"; each {unit} is the mean over {', '.join(aggregate)} of "
+                 f"{low if low == shared else f'{low}–{shared}'} cells (aggregate=)")
+    else:
+        text += f"; each {unit} is one cell"
+    if "replicates" in lines:
+        reps = sorted(lines.drop_duplicates("cell_id").replicates.dropna().unique())
+        if reps:
+            text += (f", {_count(reps[0], 'replicate')} each" if len(reps) == 1
+                     else f", {reps[0]}–{reps[-1]} replicates")
+    if band:
+        bars = "bands" if x == "t" else "error bars"
+        text += (f"; {bars}: ± one standard error of the mean over the cells averaged"
+                 if shared > 1 else f"; {bars}: {_interval(lines, y)}")
+    if references:
+        text += (f"; references ({', '.join(references)}) come from each panel's own cells: "
+                 "grey where its curves share them, in a curve's colour where they differ")
+    return text + (f". {extra}" if extra else ".")
 
 
 def curves(
     summary: pd.DataFrame,
     *,
+    x: str = "t",
     y: str | None = None,
     series: Sequence[str] | None = None,
     source: str | None = None,
     baselines: Sequence[str] | None = None,
-    hue: str = "scheme",
+    hue: str | None = None,
     style: str | None = None,
     col: str | None = None,
     row: str | None = None,
+    parts: Sequence[str] | None = None,
+    aggregate: str | Sequence[str] = (),
+    at: str | int | None = "final",
     band: bool = True,
     log: tuple[bool, bool] = (True, True),
     xlim: tuple[float, float] | None = None,
+    ylabel: str | None = None,
     title: str | None = None,
-    height: float = 4.0,
+    note: str = "",
+    height: float = 3.2,
+    sharey: bool | str = True,
 ) -> sns.FacetGrid:
-    """Curves of ``y`` against t, one per series, with baselines as reference lines.
+    """Curves of ``y`` against ``x``, one per cell, with each cell's baselines.
 
-    ``y`` is a metric (default: the family's main one, else the summary's first);
-    ``series`` are the methods drawn as curves (default: the family's algorithms, e.g.
-    ``colme`` and the ``oracle`` class estimator; every method for a family without a
-    vocabulary), optionally of one ``source``; ``hue``, ``style``, ``col`` and ``row``
-    map any column (``scheme`` names the varying parts of a scheme in the paper's
-    words). ``baselines`` (default: the family's) are drawn in grey in every panel,
-    analytic when the results hold analytic rows and simulated otherwise. Bands: the
-    summary's interval.
+    ``x`` is ``t`` (a curve per cell over its checkpoints) or an option such as
+    ``epsilon`` (a curve through the cells, each at the checkpoint ``at``: ``"final"``
+    or a time). ``y`` is a metric (default: the family's main one); ``series`` the
+    methods drawn as curves (default: the family's algorithms), optionally of one
+    ``source``. ``hue``, ``style``, ``col`` and ``row`` map columns; those left open are
+    filled by :func:`arrange` from what varies (``parts`` names the scheme). Cells that
+    still share a curve raise :class:`SharedCurve` unless they differ only in the
+    columns of ``aggregate`` (e.g. ``"seed"``), over which the curve is averaged and
+    the caption says so. ``baselines`` (default: the family's), and the rows of the
+    drawn methods from the family's reference sources (a bound), are drawn per cell, as
+    reference lines. Bands: the summary's interval, as bands against t and error bars
+    against an option. ``ylabel``, ``title`` and ``note`` (appended to the caption) say
+    what a derived quantity is; ``sharey`` is seaborn's.
     """
-    words = vocabulary(families_of(summary))
+    families = families_of(summary)
+    words = vocabulary(families)
+    aggregate = [aggregate] if isinstance(aggregate, str) else list(aggregate)
     if y is None:
         held = [m for m in summary.attrs.get("metrics") or summary_metrics(summary)
                 if summary[m].notna().any()]
         y = words.metric if words.metric in held else held[0]
     series = tuple(series or words.curves or summary.method.unique())
     baselines = tuple(words.baselines if baselines is None else baselines)
-    if "scheme" not in summary:
-        summary = add_scheme(summary)
-    facets = [col, row]
-    data = _facet_values(summary, facets)
-    chosen = data.method.isin(series) & (True if source is None else data.source == source)
-    lines = data[chosen & data[y].notna()]  # a series without this metric draws nothing
-    if lines.empty:
+    data = _at(summary, at) if x != "t" else summary
+    # A family's reference rows (its bounds) are references, never series of their own.
+    chosen = data.method.isin(series) & (~data.source.isin(words.references) if source is None
+                                         else data.source == source)
+    drawn = chosen & data[y].notna()
+    if not drawn.any():
         raise MissingData(f"no rows of method {', '.join(series)}"
                           + (f" from source {source}" if source else ""))
-    keys = [k for k in (hue, style, col, row) if k]
-    unmapped = [c for c in summary.attrs.get("index", ()) if c not in (*ROW_KEYS, *keys)]
+    columns = _columns(data, drawn, [x, y, f"{y}_low", f"{y}_high", hue, style, col, row])
+    lines = data.loc[drawn, columns]
+    lines, layout = arrange(lines, x, Layout(hue, style, col, row), parts)
+    unmapped = [c for c in summary.attrs.get("index", ())
+                if c not in (*ROW_KEYS, *layout.keys) and lines[c].nunique() > 1]
     if unmapped:
         raise ValueError(f"the rows also vary by {', '.join(unmapped)}: map it to hue, "
                          "style, col or row")
-    clash = lines.groupby(keys, observed=True).cell_id.nunique()
-    if (clash > 1).any():
-        raise ValueError(f"several cells share one curve: map the columns that vary among "
-                         f"them to hue, style, col or row (now {', '.join(keys)})")
-    styles = {v: DASHES[i % len(DASHES)] for i, v in enumerate(
-        sorted(lines[style].unique()) if style else [None])}
-
-    def draw(*, data: pd.DataFrame, color: str, label: str) -> None:
-        frame = data
-        ax = plt.gca()
-        parts = frame.groupby(style, observed=True) if style else [(None, frame)]
-        for value, part in parts:
-            part = part.sort_values("t")
-            text = label if style is None else f"{label}, {name(style, value)}"
-            ax.plot(part.t, part[y], color=color, ls=styles[value], lw=1.4, label=text)
-            if band and f"{y}_low" in part:
-                ax.fill_between(part.t, part[f"{y}_low"], part[f"{y}_high"], color=color,
-                                alpha=0.2, lw=0)
-
-    grid = sns.FacetGrid(lines, col=col, row=row, hue=hue, height=height, aspect=1.3,
-                         hue_order=sorted(lines[hue].unique(), key=str),
-                         sharex=True, sharey=True, palette="colorblind")
-    grid.map_dataframe(draw)
-    _draw_baselines(grid, data[~data.method.isin(series)], baselines, y, col, row)
+    counts = _check(lines, layout, x, aggregate)
+    # Each reference row belongs to its cell's curve and panel; a key that varies within
+    # a cell (e.g. which error a row holds) is the reference row's own.
+    within = lines.groupby("cell_id")[layout.keys].nunique(dropna=False).max()
+    per_cell = [k for k in layout.keys if within[k] <= 1]
+    keyed = lines.drop_duplicates("cell_id")[["cell_id", *per_cell]]
+    refs = _references(data, ~chosen, baselines, series, words.references, y, columns)
+    refs = refs.drop(columns=[k for k in per_cell if k in refs]).merge(keyed, on="cell_id")
+    # References in the order of ``baselines``, then a method's own, by source.
+    rank = refs.method.map({m: i for i, m in enumerate(baselines)}).fillna(len(baselines))
+    refs = refs.iloc[np.argsort(rank.to_numpy(), kind="stable")]
+    kinds = refs[["method", "source"]].drop_duplicates().itertuples(index=False)
+    described = dict.fromkeys(_reference_label(m, s, series, families) for m, s in kinds)
+    text = caption(lines, x, y, counts, aggregate, list(described), band, note)
+    if counts.cells.max() > 1:
+        lines = _pool(lines, [*layout.keys, x], y)
+        refs = _pool(refs, [*layout.keys, x, "method", "source"], y)
+    grid = _draw(lines, refs, layout, x, y, series, band, families, height, sharey)
     grid.set(xscale="log" if log[0] else "linear", yscale="log" if log[1] else "linear")
+    if x != "t" and log[0]:
+        # An option's values as plain ticks (0.25, 0.5, 1), not powers of ten.
+        values = _distinct(lines, x)
+        for ax in grid.axes.flat:
+            ax.set_xticks(values, [f"{v:g}" for v in values])
+            ax.minorticks_off()
     if xlim:
         grid.set(xlim=xlim)
-    grid.set_axis_labels(axis("t"), axis(y, families_of(summary)))
-    if col or row:
-        grid.set_titles(col_template="{col_name}", row_template="{row_name}")
-    legend: dict[str, object] = {}
-    for ax in grid.axes.flat:
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            legend.setdefault(label, handle)
-    references = {name("method", m) for m in baselines}  # listed after every panel's series
-    legend = dict(sorted(legend.items(), key=lambda item: item[0] in references))
-    grid.add_legend(legend_data=legend, label_order=list(legend), title="")
-    if title:
-        grid.figure.suptitle(title, y=1.02)
+    grid.set_axis_labels(axis(x, families), ylabel or axis(y, families))
+    return finish(grid, text, title)
+
+
+def _panels(grid: sns.FacetGrid, layout: Layout) -> list[tuple[plt.Axes, dict[str, object]]]:
+    """Each axis with the values of its panel's columns."""
+    out = []
+    rows = grid.row_names or [None]
+    cols = grid.col_names or [None]
+    for i, r in enumerate(rows):
+        for j, c in enumerate(cols):
+            where = {k: v for k, v in ((layout.row, r), (layout.col, c)) if k}
+            out.append((grid.axes[i, j], where))
+    return out
+
+
+def _select(frame: pd.DataFrame, where: dict[str, object]) -> pd.DataFrame:
+    for column, value in where.items():
+        frame = frame[frame[column] == value]
+    return frame
+
+
+def _draw(lines: pd.DataFrame, refs: pd.DataFrame, layout: Layout, x: str, y: str,
+          series: Sequence[str], band: bool, families: list[str] | None,
+          height: float, sharey: bool | str) -> sns.FacetGrid:
+    hue_order = _distinct(lines, layout.hue) if layout.hue else [None]
+    colours = dict(zip(hue_order, sns.color_palette("colorblind", max(len(hue_order), 1)),
+                       strict=False))
+    styles = ({v: DASHES[i % len(DASHES)] for i, v in enumerate(_distinct(lines, layout.style))}
+              if layout.style else {None: "-"})
+    order = {"col_order": _distinct(lines, layout.col) if layout.col else None,
+             "row_order": (lines.attrs.get("panel_order") if layout.row == "panel"
+                           else _distinct(lines, layout.row) if layout.row else None)}
+    grid = sns.FacetGrid(lines, col=layout.col, row=layout.row, height=height, aspect=1.3,
+                         sharex=True, sharey=sharey, **order)
+    marker = None if x == "t" else "o"
+    for ax, where in _panels(grid, layout):
+        panel = _select(lines, where)
+        keys = [k for k in (layout.hue, layout.style) if k]
+        for key, curve in (panel.groupby(keys, sort=False) if keys else [((), panel)]):
+            key = dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True))
+            curve = curve.sort_values(x)
+            colour = colours[key.get(layout.hue)]
+            label = ", ".join(_label(k, v, families) for k, v in key.items())
+            ax.plot(curve[x], curve[y], color=colour, ls=styles[key.get(layout.style)],
+                    lw=1.4, marker=marker, ms=4, label=label)
+            if band and f"{y}_low" in curve:
+                if x == "t":
+                    ax.fill_between(curve[x], curve[f"{y}_low"], curve[f"{y}_high"],
+                                    color=colour, alpha=0.2, lw=0)
+                else:
+                    ax.errorbar(curve[x], curve[y], yerr=[curve[y] - curve[f"{y}_low"],
+                                                          curve[f"{y}_high"] - curve[y]],
+                                color=colour, ls="none", capsize=2, lw=1)
+        _draw_references(ax, _select(refs, where), layout, x, y, colours, series, families)
+        title = " | ".join(_label(k, v, families) for k, v in reversed(where.items()))
+        ax.set_title(title)
+    _legend(grid, layout, colours, styles, refs, series, families)
     return grid
 
 
-def _draw_baselines(grid: sns.FacetGrid, data: pd.DataFrame, baselines: Sequence[str],
-                    y: str, col: str | None, row: str | None) -> None:
-    rows = data[data.method.isin(baselines)]
-    for (i, j), ax in zip(itertools.product(range(grid.axes.shape[0]),
-                                            range(grid.axes.shape[1])), grid.axes.flat,
-                          strict=True):
-        panel = rows
-        if row:
-            panel = panel[panel[row] == grid.row_names[i]]
-        if col:
-            panel = panel[panel[col] == grid.col_names[j]]
-        for method in baselines:
-            part = panel[panel.method == method]
-            if (part.source == "analytic").any():
-                part = part[part.source == "analytic"]
-            if part.empty:
-                continue
-            # One curve per baseline: the baseline does not depend on the scheme.
-            part = part.groupby("t", as_index=False)[y].mean()
-            color, dashes = BASELINE_STYLE.get(method, ("0.5", "-"))
-            ax.plot(part.t, part[y], color=color, ls=dashes, lw=1.2, label=name("method", method))
+def _draw_references(ax: plt.Axes, refs: pd.DataFrame, layout: Layout, x: str, y: str,
+                     colours: dict[object, object], series: Sequence[str],
+                     families: list[str] | None) -> None:
+    """Each kind of reference once per distinct curve in the panel: grey when every
+    curve of the panel shares it, else in the colour of the curve it belongs to."""
+    keys = [k for k in (layout.hue, layout.style) if k]
+    # A baseline is one kind per method; a drawn method's own reference (its bound) is
+    # one kind per source, whichever method it belongs to.
+    owner = refs.method.where(~refs.method.isin(series), "")
+    for (_, source), kind in refs.groupby([owner, refs.source], sort=False):
+        method = kind.method.iloc[0]
+        distinct: dict[tuple[bytes, bytes], list[object]] = {}
+        for key, curve in (kind.groupby(keys, sort=False) if keys else [((), kind)]):
+            curve = curve.sort_values(x).drop_duplicates(x)
+            values = (curve[x].to_numpy(float).tobytes(), curve[y].to_numpy(float).tobytes())
+            hue = key[0] if isinstance(key, tuple) and layout.hue else (
+                key if layout.hue else None)
+            distinct.setdefault(values, []).append(hue)
+        for (xs, ys), hues in distinct.items():
+            colour = GREY if len(distinct) == 1 or len(set(hues)) > 1 else colours[hues[0]]
+            ax.plot(np.frombuffer(xs), np.frombuffer(ys), color=colour, lw=1.1,
+                    ls=_reference_dashes(method, source), zorder=1.5,
+                    label=_reference_label(method, source, series, families))
+
+
+def _legend(grid: sns.FacetGrid, layout: Layout, colours: dict[object, object],
+            styles: dict[object, object], refs: pd.DataFrame, series: Sequence[str],
+            families: list[str] | None) -> None:
+    """One entry per colour, per line style and per kind of reference, beside the panels,
+    in as many columns as keep it no taller than the figure."""
+    entries: dict[str, Line2D] = {}
+    if layout.hue:
+        for value, colour in colours.items():
+            entries[_label(layout.hue, value, families)] = Line2D([], [], color=colour, lw=1.6)
+    if layout.style and len(styles) > 1:
+        for value, dashes in styles.items():
+            entries[_label(layout.style, value, families)] = Line2D([], [], color="0.2",
+                                                                    ls=dashes, lw=1.4)
+    for method, source in refs[["method", "source"]].drop_duplicates().itertuples(index=False):
+        entries[_reference_label(method, source, series, families)] = Line2D(
+            [], [], color=GREY, ls=_reference_dashes(method, source), lw=1.1)
+    if not entries:
+        return
+    per_column = max(4, int(grid.figure.get_figheight() * LEGEND_ROWS_PER_INCH))
+    grid.add_legend(legend_data=entries, label_order=list(entries), title="",
+                    ncol=math.ceil(len(entries) / per_column), fontsize=8)
+
+
+def finish(grid: sns.FacetGrid, text: str, title: str | None = None) -> sns.FacetGrid:
+    """Give ``grid`` its caption (``grid.caption``, printed under the panels) and title."""
+    figure = grid.figure
+    if title:
+        figure.suptitle(title, y=1.02)
+    width = figure.get_figwidth()
+    # Below the lowest tick labels and axis labels, wherever the layout put them.
+    renderer = figure.canvas.get_renderer()
+    bottom = min(ax.get_tightbbox(renderer).y0 for ax in grid.axes.flat)
+    figure.text(0.01, bottom / figure.bbox.height - 0.01, textwrap.fill(text, int(width * 15)),
+                ha="left", va="top", fontsize=7.5, color="0.25")
+    grid.caption = text
+    return grid
 
 
 def save(grid: sns.FacetGrid | plt.Figure, path: str | os.PathLike[str],
@@ -162,3 +520,7 @@ def save(grid: sns.FacetGrid | plt.Figure, path: str | os.PathLike[str],
         written.append(target)
     plt.close(figure)
     return written
+
+
+__all__ = ["Layout", "MissingData", "SharedCurve", "arrange", "caption", "curves", "finish",
+           "save", "varying"]

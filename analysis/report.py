@@ -1,9 +1,10 @@
 """``python -m analysis report RESULTS_DIR --out OUT_DIR``: every figure the results allow.
 
 Writes a PNG and a PDF per figure (the paper's figures whose preset is present, an
-overview of all series, and the further views), and ``index.html`` showing them with the
-sweep's parameters, a summary table at the last checkpoint, and what could not be drawn
-and why. Results are read one cell at a time (:func:`analysis.load.summaries`).
+overview of all series, and the further views), ``final.csv`` (every series at its last
+checkpoint) and ``index.html`` showing the figures with their captions, which cells were
+read (and which were left out: older versions, fewer replicates), the sweep's
+parameters, the last-checkpoint table, and what could not be drawn and why.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import functools
 import html
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,63 +20,105 @@ import pandas as pd
 import seaborn as sns
 
 from .figures import FIGURES, VIEWS
-from .labels import add_scheme, families_of, vocabulary
+from .labels import add_scheme, families_of
 from .load import ROW_KEYS, present, summaries, summary_metrics, swept
 from .plot import MissingData, curves, save
 
 
 @dataclass
 class Report:
-    """What a report drew (name -> files) and what it could not draw (name -> reason)."""
+    """What a report drew (name -> files, and captions), and what it could not draw
+    (name -> reason)."""
 
     out: Path
     drawn: dict[str, list[Path]] = field(default_factory=dict)
+    captions: dict[str, str] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
 
 
-def overview(summary: pd.DataFrame) -> sns.FacetGrid:
-    """All series of the families' algorithms, named by every swept option, with the
-    baselines; a family's own index column (beyond method, source, replicate and t)
-    sets the line style."""
-    varying = [c for c in swept(summary) if c not in ("replicates",)]
-    scheme = vocabulary(families_of(summary)).scheme
-    parts = [*scheme, *(c for c in varying if c not in scheme)]
-    rows = add_scheme(summary, parts=parts)
+def overview(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()) -> sns.FacetGrid:
+    """Every series of a family's algorithms, laid out by :func:`analysis.plot.arrange`
+    (numeric options as panels, the scheme as colour and line style), with each panel's
+    baselines; a family's own index column (beyond method, source, replicate and t) sets
+    the line style."""
     own = [c for c in summary.attrs.get("index", ()) if c not in ROW_KEYS]
-    return curves(rows, style=own[0] if own else None, title="All series")
+    return curves(summary, style=own[0] if own else None, aggregate=aggregate,
+                  title="All series")
 
 
-def _overview_of(summary: pd.DataFrame, family: str | None) -> sns.FacetGrid:
-    return overview(summary if family is None else present(summary[summary.family == family]))
+def _overview_of(summary: pd.DataFrame, family: str | None,
+                 aggregate: Sequence[str]) -> sns.FacetGrid:
+    # A summary of one family is drawn as it is: no copy of a large table.
+    one = family is None or not (summary.family != family).any()
+    rows = summary if one else present(summary[summary.family == family])
+    return overview(rows, aggregate)
 
 
-def report(results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
-           out: str | os.PathLike[str]) -> Report:
-    """Draw every figure the results allow into ``out`` and write ``out/index.html``."""
-    summary = summaries(results)
-    if summary.empty:
-        raise MissingData(f"no results in {results}")
-    done = Report(Path(out))
+def drawers(summary: pd.DataFrame, paper: bool = True
+            ) -> dict[str, Callable[[pd.DataFrame], sns.FacetGrid]]:
+    """Every figure a report tries, by name: the overview of each family (``overview``,
+    or ``overview_<family>`` in a directory of several), the paper's figures (at the
+    paper's sizes unless ``paper`` is false) and the views.
+
+    Cells that differ only in their seed are averaged in the overview and the views,
+    and their captions say so; every other curve is one cell.
+    """
+    seeds = ["seed"] if "seed" in summary and summary.seed.nunique() > 1 else []
     # One overview per family: families measure different things on their y axes.
     families = families_of(summary) or [None]
     overviews = {"overview" if len(families) == 1 else f"overview_{family}":
-                 functools.partial(_overview_of, family=family) for family in families}
-    drawers = {**overviews, **{n: f.draw for n, f in FIGURES.items()}, **VIEWS}
-    for figure, draw in drawers.items():
+                 functools.partial(_overview_of, family=family, aggregate=seeds)
+                 for family in families}
+    figures = {n: functools.partial(f.draw, paper=paper) for n, f in FIGURES.items()}
+    views = {n: functools.partial(view, aggregate=seeds) for n, view in VIEWS.items()}
+    return {**overviews, **figures, **views}
+
+
+def report(results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+           out: str | os.PathLike[str], paper: bool = True, keep: str = "newest") -> Report:
+    """Draw every figure the results allow into ``out`` and write ``out/index.html``.
+
+    ``paper=False`` draws the paper's figures from runs of any size; ``keep`` is that of
+    :func:`analysis.load.summaries`.
+    """
+    summary = summaries(results, keep=keep)
+    if summary.empty:
+        raise MissingData(f"no results in {results}")
+    done = Report(Path(out))
+    done.out.mkdir(parents=True, exist_ok=True)
+    for figure, draw in drawers(summary, paper).items():
         try:
-            done.drawn[figure] = save(draw(summary), done.out / figure)
+            grid = draw(summary)
         except (MissingData, ValueError) as reason:
             done.skipped[figure] = str(reason)
-    done.out.mkdir(parents=True, exist_ok=True)
-    (done.out / "index.html").write_text(_page(summary, done), encoding="utf-8")
+            continue
+        done.captions[figure] = grid.caption
+        done.drawn[figure] = save(grid, done.out / figure)
+    final = _final(summary)
+    final.to_csv(done.out / "final.csv", index=False)
+    (done.out / "index.html").write_text(_page(summary, final, done), encoding="utf-8")
     return done
+
+
+def _final(summary: pd.DataFrame) -> pd.DataFrame:
+    """Each series at its cell's last checkpoint, sorted by what the sweep varied."""
+    varying = swept(summary)
+    metrics = summary_metrics(summary)
+    final = add_scheme(summary[summary.t == summary.groupby("cell_id").t.transform("max")])
+    bands = [c for m in metrics for c in (m, f"{m}_low", f"{m}_high")]
+    return final[[*varying, "method", "source", "scheme", "t", *bands, "n"]].sort_values(
+        [*varying, "method", "source"]).dropna(axis=1, how="all")
 
 
 def _table(frame: pd.DataFrame) -> str:
     return frame.to_html(index=False, border=0, float_format=lambda v: f"{v:.4g}")
 
 
-def _page(summary: pd.DataFrame, done: Report) -> str:
+#: Rows of the last-checkpoint table shown on the page; ``final.csv`` holds them all.
+TABLE_ROWS = 200
+
+
+def _page(summary: pd.DataFrame, final: pd.DataFrame, done: Report) -> str:
     varying = swept(summary)
     cells = summary.drop_duplicates("cell_id")
     metrics = summary_metrics(summary)
@@ -88,27 +131,29 @@ def _page(summary: pd.DataFrame, done: Report) -> str:
                                 "values": [", ".join(map(str, sorted(cells[c].unique(),
                                                                      key=str)))
                                            for c in varying]})
-    final = add_scheme(summary[summary.t == summary.groupby("cell_id").t.transform("max")])
-    bands = [c for m in metrics for c in (m, f"{m}_low", f"{m}_high")]
-    table = final[[*varying, "method", "source", "scheme", "t", *bands, "n"]].sort_values(
-        [*varying, "method", "source"]).dropna(axis=1, how="all")
     figures = "\n".join(
-        f'<figure><img src="{paths[0].name}" alt="{name}"><figcaption>{html.escape(name)}'
-        f' (<a href="{paths[1].name}">PDF</a>)</figcaption></figure>'
+        f'<figure><img src="{paths[0].name}" alt="{name}"><figcaption><b>{html.escape(name)}'
+        f'</b> (<a href="{paths[1].name}">PDF</a>): {html.escape(done.captions[name])}'
+        "</figcaption></figure>"
         for name, paths in done.drawn.items()
     )
     skipped = "\n".join(f"<li><b>{html.escape(n)}</b>: {html.escape(r)}</li>"
                         for n, r in done.skipped.items())
+    kept = "".join(f"<li>{html.escape(line)}</li>" for line in summary.attrs.get("kept", ()))
+    shown = (f"all {len(final)} rows" if len(final) <= TABLE_ROWS else
+             f"the first {TABLE_ROWS} of {len(final)} rows")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Sweep report</title>
 <style>body{{font-family:sans-serif;margin:2em}} img{{max-width:100%}}
+figcaption{{font-size:90%;color:#333;max-width:60em}}
 table{{border-collapse:collapse}} td,th{{padding:2px 8px;text-align:right}}</style></head>
 <body><h1>Sweep report</h1>
-<p>{cells.cell_id.nunique()} cells, {len(summary)} summary rows. Bands: ± one standard
-error over replicates.</p>
+<p>{cells.cell_id.nunique()} cells, {len(summary)} summary rows.</p>
+{f"<h2>Cells read</h2><ul>{kept}</ul>" if kept else ""}
 <h2>Parameters</h2>{_table(swept_table)}{_table(parameters)}
 <h2>Figures</h2>{figures}
 <h2>Not drawn</h2><ul>{skipped or "<li>none</li>"}</ul>
-<h2>Metrics at the last checkpoint</h2>{_table(table)}
+<h2>Metrics at the last checkpoint</h2>
+<p>{shown}; every row in <a href="final.csv">final.csv</a>.</p>{_table(final.head(TABLE_ROWS))}
 </body></html>
 """

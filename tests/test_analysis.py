@@ -15,7 +15,7 @@ from matplotlib.collections import PolyCollection
 from analysis.figures import FIGURES
 from analysis.labels import add_scheme, name
 from analysis.load import load, summaries, summarize
-from analysis.plot import MissingData, curves
+from analysis.plot import MissingData, SharedCurve, curves
 from sweep.colme import simulate
 from sweep.family import get_family
 from sweep.results import cell_table
@@ -113,7 +113,7 @@ def test_scheme_labels_use_the_papers_words() -> None:
 
 
 def test_curves_draw_the_promised_series_axes_and_bands() -> None:
-    summary = add_scheme(summarize(_grid()), parts=("mechanism", "weights"))
+    summary = summarize(_grid())
     grid = curves(summary, style="schedule", col="mechanism")
     assert grid.axes.shape == (1, 2)
     assert [ax.get_title() for ax in grid.axes.flat] == ["PM-I", "PM-II"]
@@ -122,13 +122,15 @@ def test_curves_draw_the_promised_series_axes_and_bands() -> None:
         assert ax.get_xlabel() == "time t"
         # 2 weights × 2 schedules in this panel, and the two baselines.
         labels = [line.get_label() for line in ax.lines]
-        assert len(labels) == 6 and labels[-2:] == ["local", "ideal"]
+        assert labels == ["non-MoM, RR", "non-MoM, rRR", "MoM, RR", "MoM, rRR", "local",
+                          "ideal"]
         assert sum(isinstance(c, PolyCollection) for c in ax.collections) == 4  # bands
     assert grid.axes[0, 0].get_ylabel() == "average mean squared error"
+    # A colour per weights, a line style per schedule, then the baselines.
     legend = [t.get_text() for t in grid.legend.texts]
-    assert "PM-I, non-MoM, rRR" in legend and legend[-2:] == ["local", "ideal"]
-    first = grid.axes[0, 0].lines[0]  # hues sorted; the cell (pm1, mom, rr) is c2
-    assert first.get_label() == "PM-I, MoM, RR"
+    assert legend == ["MoM", "non-MoM", "RR", "rRR", "local", "ideal"]
+    first = grid.axes[0, 0].lines[2]  # the cell (pm1, mom, rr) is c2
+    assert first.get_label() == "MoM, RR"
     np.testing.assert_allclose(first.get_ydata(), summary.loc[
         (summary.cell_id == "c2") & (summary.method == "colme"), "mse"].to_numpy())
 
@@ -149,18 +151,18 @@ def test_the_rows_of_simulate_are_summarized_and_drawn() -> None:
 
 def test_curves_refuse_ambiguous_series() -> None:
     summary = add_scheme(summarize(_grid()), parts=("mechanism",))
-    with pytest.raises(ValueError, match="several cells share one curve"):
-        curves(summary)
+    with pytest.raises(SharedCurve, match="several cells share one curve: they differ in "
+                       "weights, schedule"):
+        curves(summary, hue="scheme")
 
 
 def test_paper_figure_draws_its_panel_or_says_what_is_missing() -> None:
     summary = summarize(_grid())
     grid = FIGURES["fig2_left"].draw(summary)
     legend = [t.get_text() for t in grid.legend.texts]
-    assert legend == ["PM-I, MoM, RR", "PM-I, MoM, rRR", "PM-I, non-MoM, RR",
-                      "PM-I, non-MoM, rRR", "PM-II, MoM, RR", "PM-II, MoM, rRR",
-                      "PM-II, non-MoM, RR", "PM-II, non-MoM, rRR", "local", "ideal"]
-    with pytest.raises(MissingData, match="schedule = rRR"):
+    assert legend == ["PM-I, MoM", "PM-I, non-MoM", "PM-II, MoM", "PM-II, non-MoM", "RR",
+                      "rRR", "local", "ideal"]
+    with pytest.raises(MissingData, match=r"needs schedule ∈ \{rr, rrr\}"):
         FIGURES["fig2_left"].draw(summary[summary.schedule == "rr"])
     with pytest.raises(MissingData, match="experiment=fig4"):
         FIGURES["fig4_left"].draw(summary)
@@ -193,10 +195,10 @@ def _views_grid() -> pd.DataFrame:
     return pd.concat(cells, ignore_index=True)
 
 
-def _data_lines(ax: object) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(x, y) of the lines that hold data (seaborn's legend proxies are empty)."""
+def _data_lines(ax: object, *labels: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(x, y) of the lines labelled ``labels``, in drawing order."""
     return [(np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float))
-            for line in ax.lines if len(line.get_xdata())]
+            for line in ax.lines if line.get_label() in labels]
 
 
 def test_views_draw_what_they_promise() -> None:
@@ -206,29 +208,32 @@ def test_views_draw_what_they_promise() -> None:
     grid = privacy_utility(summary[summary.n_agents == 200])
     ax = grid.axes.flat[0]
     assert ax.get_xlabel() == "privacy level ε" and ax.get_xscale() == "log"
-    assert [t.get_text() for t in grid.legend.texts] == ["PM-I", "PM-II"]
-    lines = _data_lines(ax)
+    assert [t.get_text() for t in grid.legend.texts] == ["PM-I", "PM-II", "local", "ideal"]
+    lines = _data_lines(ax, "PM-I", "PM-II")
     assert len(lines) == 2 and all(np.allclose(x, [0.5, 1.0]) for x, _ in lines)
     # MSE at t_max = 1000: 1.1/t for PM-I, 1.5 times that for PM-II, whatever ε.
     assert sorted(y[0] for _, y in lines) == pytest.approx([1.1e-3, 1.65e-3])
+    [(_, ideal)] = _data_lines(ax, "ideal")
+    np.testing.assert_allclose(ideal, 0.5 / 1000)
 
     grid = class_errors(summary)
-    assert [a.get_title() for a in grid.axes.flat] == ["false-exclusion rate (type I)",
-                                                      "false-inclusion rate (type II)"]
+    assert grid.axes.shape == (2, 2)  # ε by M
+    legend = [t.get_text() for t in grid.legend.texts]
+    assert legend == ["PM-I", "PM-II", "false-exclusion rate (type I)",
+                      "false-inclusion rate (type II)"]
 
     grid = ratio(summary[(summary.epsilon == 1.0) & (summary.n_agents == 200)], "ideal")
-    lines = _data_lines(grid.axes.flat[0])
-    curves_ = [y for _, y in lines if not np.allclose(y, 1.0)]  # not the line at 1
+    curves_ = [y for _, y in _data_lines(grid.axes.flat[0], "PM-I", "PM-II")]
     assert all(np.allclose(y, y[0]) for y in curves_)  # (c/t) / (0.5/t) is constant
     assert sorted(y[0] for y in curves_) == pytest.approx([1.1 / 0.5, 1.5 * 1.1 / 0.5])
 
     grid = time_to_target(summary[summary.epsilon == 1.0], target=0.0012)
-    lines = _data_lines(grid.axes.flat[0])
-    # Mean MSE 1.1/t (PM-I) first reaches 0.0012 at t = 1000; 1.65/t never (t <= 1000).
-    reached = [(x, y) for x, y in lines if np.isfinite(y).all()]
-    assert len(reached) == 1
-    np.testing.assert_allclose(reached[0][0], [30, 200])
-    np.testing.assert_allclose(reached[0][1], [1000, 1000])
+    # Mean MSE 1.1/t (PM-I) first reaches 0.0012 at t = 1000; 1.65/t never (t <= 1000):
+    # only PM-I's cells are drawn, as Algorithm 1.
+    [(agents, times)] = _data_lines(grid.axes.flat[0], "Algorithm 1")
+    np.testing.assert_allclose(agents, [30, 200])
+    np.testing.assert_allclose(times, [1000, 1000])
+    assert "Target: MSE ≤ 0.0012." in grid.caption and "2 cells never reach it" in grid.caption
     with pytest.raises(MissingData, match="two values of epsilon"):
         privacy_utility(summary[summary.epsilon == 1.0])
 

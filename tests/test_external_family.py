@@ -114,7 +114,7 @@ def test_the_newest_version_is_chosen_across_directories(toy: Path, tmp_path: Pa
     with pytest.warns(UserWarning, match="2 cells of family toy_family:FAMILY .* older"):
         rows = load([toy / "results", tmp_path / "new"])
     assert set(rows.family_version) == {family.version}
-    assert len(load([toy / "results", tmp_path / "new"], versions="all").cell_id.unique()) == 3
+    assert len(load([toy / "results", tmp_path / "new"], keep="all").cell_id.unique()) == 3
 
 
 def test_an_outside_family_that_does_not_import_is_one_line(tmp_path: Path) -> None:

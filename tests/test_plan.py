@@ -138,7 +138,7 @@ def test_a_version_bump_recomputes_that_family_only(
     assert record["family_version"] == cells[1].version
     assert set(record["libraries"]) >= {"numpy", "scipy", "numba", "pandas", "pyarrow", "ray"}
     # The older network cell stays on disk; the analysis reads the newest version only.
-    with pytest.warns(UserWarning, match="1 cells of family network .* older version"):
+    with pytest.warns(UserWarning, match="1 cell of family network .* older version"):
         summary = summaries(tmp_path)
     assert set(summary.cell_id) == {c.cell_id for c in cells}
 

@@ -1,0 +1,209 @@
+"""Figures never average cells silently, draw each cell's baselines, say what they show
+and, when they cannot be drawn, say which filter failed."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.figures import FIGURES, VIEWS, class_errors, privacy_utility, ratio
+from analysis.load import summarize
+from analysis.plot import MissingData, SharedCurve, curves
+from sweep.colme import simulate
+
+from .sweep_reference import run_cli
+
+T_MAX = 200
+SIGMA = 0.5
+P = 1 / 3  # three classes, each agent's uniform over them
+
+
+def _sweep(epsilons: tuple[float, ...] = (0.5, 1.0), agents: tuple[int, ...] = (6, 12),
+           seeds: tuple[int, ...] = (0,), **options: object) -> pd.DataFrame:
+    """Summaries of real cells over ε × M (× seed), with local, ideal and oracle."""
+    frames = [simulate(replicates=3, seed=seed, n_agents=m, t_max=T_MAX, epsilon=eps,
+                       checkpoints=6, baselines=["local", "ideal", "oracle"], **options)
+              for eps, m, seed in itertools.product(epsilons, agents, seeds)]
+    frame = pd.concat(frames, ignore_index=True)
+    frame.attrs = frames[0].attrs
+    return summarize(frame)
+
+
+@pytest.fixture(scope="module")
+def grid_2x2() -> pd.DataFrame:
+    return _sweep()
+
+
+def _ideal(m: int, t: np.ndarray) -> np.ndarray:
+    """Prop. 2 averaged over class sizes: σ² E[1/|C_a|]/t, |C_a| − 1 ~ Bin(M − 1, p)."""
+    return SIGMA**2 * (1 - (1 - P) ** m) / (m * P) / t
+
+
+def _lines(ax: plt.Axes, label: str) -> list[tuple[np.ndarray, np.ndarray, object]]:
+    return [(np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float),
+             line.get_color()) for line in ax.lines if line.get_label() == label]
+
+
+def test_a_2x2_sweep_draws_four_panels_each_with_its_own_cells_baselines(
+        grid_2x2: pd.DataFrame) -> None:
+    grid = curves(grid_2x2, baselines=("local", "ideal", "oracle"))
+    assert grid.axes.shape == (2, 2)  # ε as columns, M as rows, in numeric order
+    assert [ax.get_title() for ax in grid.axes.flat] == [
+        "ε = 0.5 | M = 6", "ε = 1 | M = 6", "ε = 0.5 | M = 12", "ε = 1 | M = 12"]
+    oracles = set()
+    for (m, eps), ax in zip(itertools.product((6, 12), (0.5, 1.0)), grid.axes.flat,
+                            strict=True):
+        cell = grid_2x2[(grid_2x2.n_agents == m) & (grid_2x2.epsilon == eps)]
+        [(t, ideal, _)] = _lines(ax, "ideal")
+        np.testing.assert_allclose(ideal, _ideal(m, t), rtol=1e-12)
+        [(t, local, _)] = _lines(ax, "local")
+        np.testing.assert_allclose(local, SIGMA**2 / t, rtol=1e-12)
+        [(t, oracle, _)] = _lines(ax, "oracle")
+        exact = cell[(cell.method == "oracle") & (cell.source == "analytic")]
+        np.testing.assert_array_equal(oracle, exact.sort_values("t").mse)
+        oracles.add(oracle.tobytes())
+        [(t, mean, _)] = _lines(ax, "Algorithm 1")
+        np.testing.assert_array_equal(mean, cell[cell.method == "colme"].sort_values("t").mse)
+    assert len(oracles) == 4  # Prop. 3 depends on ε and M: four distinct curves
+    assert "each curve is one cell" in grid.caption and "3 replicates" in grid.caption
+    plt.close("all")
+
+
+def test_baselines_that_differ_between_curves_of_a_panel_are_drawn_per_curve(
+        grid_2x2: pd.DataFrame) -> None:
+    grid = curves(grid_2x2, hue="n_agents", col="epsilon")
+    for ax in grid.axes.flat:
+        ideals = _lines(ax, "ideal")
+        assert len(ideals) == 2  # one per M, never their mean
+        colours = {str(c) for _, _, c in ideals}
+        series = {str(c) for _, _, c in _lines(ax, "M = 6") + _lines(ax, "M = 12")}
+        assert colours == series  # each in its curve's colour
+        for t, ideal, _ in ideals:
+            assert any(np.allclose(ideal, _ideal(m, t), rtol=1e-12) for m in (6, 12))
+        # The local baseline does not depend on M: one grey line.
+        [(_, _, colour)] = _lines(ax, "local")
+        assert colour == "0.35"
+    plt.close("all")
+
+
+def test_cells_that_would_share_a_curve_are_refused_or_averaged_explicitly() -> None:
+    summary = _sweep(epsilons=(1.0,), agents=(6,), seeds=(0, 1))
+    with pytest.raises(SharedCurve, match="differ in seed"):
+        curves(summary)
+    grid = curves(summary, aggregate="seed")
+    assert "mean over seed of 2 cells" in grid.caption
+    [(_, mean, _)] = _lines(grid.axes[0, 0], "Algorithm 1")
+    colme = summary[summary.method == "colme"]
+    np.testing.assert_allclose(mean, colme.groupby("t").mse.mean().to_numpy(), rtol=1e-12)
+    # Cells that differ only in their seed are independent estimates: the band is the
+    # standard error of their mean, s/√k.
+    se = colme.groupby("t").mse.std().to_numpy() / math.sqrt(2)
+    edges = grid.axes[0, 0].collections[0].get_paths()[0].vertices[:, 1]
+    for value in (*(mean - se), *(mean + se)):
+        assert np.isclose(edges, value, rtol=1e-12).any()
+    plt.close("all")
+
+
+def test_views_draw_one_cell_per_curve_with_uncertainty(grid_2x2: pd.DataFrame) -> None:
+    grid = privacy_utility(grid_2x2)
+    assert "each point is one cell" in grid.caption
+    assert [ax.get_title() for ax in grid.axes.flat] == ["M = 6", "M = 12"]
+    ax = grid.axes[0, 0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0.5", "1"]
+    [(eps, mse, _)] = _lines(ax, "Algorithm 1")
+    np.testing.assert_array_equal(eps, [0.5, 1.0])
+    final = grid_2x2[(grid_2x2.method == "colme") & (grid_2x2.t == T_MAX)
+                     & (grid_2x2.n_agents == 6)].sort_values("epsilon")
+    np.testing.assert_array_equal(mse, final.mse)
+    assert len(ax.containers) == 1  # error bars
+    [(_, ideal, _)] = _lines(ax, "ideal")
+    np.testing.assert_allclose(ideal, _ideal(6, np.full(2, T_MAX)), rtol=1e-12)
+
+    grid = class_errors(grid_2x2)
+    assert grid.axes.shape == (2, 2) and "Wilson score intervals" in grid.caption
+    grid = ratio(grid_2x2, "oracle")
+    assert grid.axes.shape == (2, 2) and "each curve is one cell" in grid.caption
+    plt.close("all")
+
+
+def test_time_to_target_states_its_target(grid_2x2: pd.DataFrame) -> None:
+    grid = VIEWS["time_to_target"](grid_2x2)
+    assert "Target: MSE ≤" in grid.caption and "ten times the smallest" in grid.caption
+    grid = VIEWS["time_to_target"](grid_2x2, target=3e-3)
+    colme = grid_2x2[grid_2x2.method == "colme"]
+    for eps, ax in zip((0.5, 1.0), grid.axes.flat, strict=True):
+        [(m, t, _)] = _lines(ax, "Algorithm 1")
+        cells = colme[colme.epsilon == eps]
+        expected = [cells[(cells.n_agents == a) & (cells.mse <= 3e-3)].t.min() for a in m]
+        np.testing.assert_array_equal(t, expected)
+    plt.close("all")
+
+
+def test_not_drawn_names_the_failing_filter_and_the_values_present(
+        grid_2x2: pd.DataFrame) -> None:
+    with pytest.raises(MissingData, match=r"fig2_left: needs t_max = 30000, n_agents = 200; "
+                       r"the results have t_max = 200, n_agents ∈ \{6, 12\} \(run "
+                       r"\+experiment=fig2_left, or draw it from these sizes with --any-size"):
+        FIGURES["fig2_left"].draw(grid_2x2)
+    with pytest.raises(MissingData, match="fig7: needs results of family network; the "
+                       "results have family = colme"):
+        FIGURES["fig7"].draw(grid_2x2)
+    # At any size, the sizes are no filter; the schemes the figure needs still are.
+    with pytest.raises(MissingData, match=r"needs mechanism ∈ \{pm1, pm2\}; the results "
+                       "have mechanism = pm1 among the figure's rows"):
+        FIGURES["fig2_left"].draw(grid_2x2, paper=False)
+    with pytest.raises(MissingData, match=r"fig4_left: needs noise ∈ \{gaussian, laplace\}; "
+                       "the results have noise = laplace among the figure's rows"):
+        FIGURES["fig4_left"].draw(grid_2x2.assign(noise="laplace"), paper=False)
+
+
+def test_a_paper_figure_at_any_size_puts_the_sizes_in_panels() -> None:
+    summary = pd.concat([_sweep(epsilons=(1.0,), agents=(6,), mechanism=m, schedule=s)
+                         for m, s in itertools.product(("pm1", "pm2"), ("rr", "rrr"))])
+    summary.attrs = _sweep(epsilons=(1.0,), agents=(6,)).attrs
+    grid = FIGURES["fig2_left"].draw(summary, paper=False)
+    legend = [t.get_text() for t in grid.legend.texts]
+    assert legend == ["PM-I", "PM-II", "RR", "rRR", "local", "ideal"]
+    assert "each curve is one cell" in grid.caption
+    plt.close("all")
+
+
+def test_the_report_of_a_directory_with_two_replicate_counts_says_which_it_used(
+        tmp_path: Path) -> None:
+    grid = ["-m", "epsilon=0.5,1", "n_agents=6", "t_max=100", "checkpoints=4",
+            "executor=serial", "results_dir=results"]
+    for replicates in (2, 3):
+        done = run_cli([*grid, f"replicates={replicates}"], tmp_path)
+        assert done.returncode == 0, done.stderr
+    done = run_cli(["report", "results", "--out", "report"], tmp_path, module="analysis")
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert "replicates = 3" in page and "over 2" in page
+    assert "each curve is one cell, 3 replicates each" in page
+    done = run_cli(["report", "results", "--out", "all", "--keep", "all"], tmp_path,
+                   module="analysis")
+    assert "could not draw overview: several cells share one curve: they differ in " \
+           "replicates" in done.stdout
+
+
+@pytest.mark.parametrize(("make", "code", "message"), [
+    (lambda d: None, 3, "does not exist; check the path"),
+    (lambda d: d.mkdir(), 4, "no results in results: the directory is empty"),
+    (lambda d: (d / "_failures").mkdir(parents=True), 4, "only _failures"),
+])
+def test_a_wrong_results_path_gets_its_own_message_and_exit_code(
+        tmp_path: Path, make: Callable[[Path], None], code: int, message: str) -> None:
+    make(tmp_path / "results")
+    for command in (["report", "results", "--out", "report"],
+                    ["figure", "fig2_left", "results", "--out", "fig"]):
+        done = run_cli(command, tmp_path, module="analysis")
+        assert done.returncode == code
+        [line] = done.stderr.splitlines()
+        assert message in line and "results" in line and "rerun" not in line

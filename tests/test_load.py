@@ -1,0 +1,191 @@
+"""Reading results (analysis.load): one implementation of the statistics for rows read and
+rows in memory, reading in chunks, which cells are kept (and saying so), and one error
+per way a results path can fail."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import load, summaries, summarize
+from analysis.load import Z95, DamagedResults, NoResults, ResultsError, ResultsNotFound
+from sweep.execute import execute, simulate
+from sweep.family import get_family
+from sweep.plan import Cell, Execution, plan
+
+from .sweep_reference import SMALL
+
+#: The module itself (the package exports a function of the same name).
+LOAD = importlib.import_module("analysis.load")
+KEYS = ["cell_id", "method", "source", "t"]
+#: A small Private-ColME cell with simulated and analytic baselines.
+CELL = {**SMALL, "baselines": ["local", "ideal"]}
+
+
+def _sweep(directory: Path, *configs: dict) -> list[Cell]:
+    """Real cells, computed and stored as a sweep stores them (serially, in process)."""
+    cells, _ = plan(configs)
+    execute(cells, Execution(results_dir=str(directory), executor="serial"), progress=False)
+    return cells
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four cells of three replicates: ε × mechanism."""
+    directory = tmp_path_factory.mktemp("grid") / "results"
+    _sweep(directory, *({**CELL, "epsilon": epsilon, "mechanism": mechanism,
+                         "replicates": 3} for epsilon in (0.5, 1.0)
+                        for mechanism in ("pm1", "pm2")))
+    return directory
+
+
+def test_summaries_equal_summarize_of_the_rows_read_or_simulated(grid: Path) -> None:
+    streamed = summaries(grid)
+    direct = summarize(load(grid))
+    pd.testing.assert_frame_equal(streamed, direct, check_exact=True)
+    assert streamed.attrs == direct.attrs == {
+        "index": ["method", "source", "replicate", "t"],
+        "metrics": ["mse", "false_exclusion", "false_inclusion"],
+        "kinds": dict.fromkeys(["mse", "false_exclusion", "false_inclusion"], "continuous"),
+        "interval": "se", "kept": []}
+    # Sorted by cell, index value and t.
+    order = streamed[KEYS].sort_values(KEYS, kind="stable").index
+    assert (order == streamed.index).all()
+    # The rows of simulate() are a cell's, bit for bit, and summarize to the same table.
+    config = {**CELL, "epsilon": 1.0, "mechanism": "pm2", "replicates": 3}
+    alone = summarize(simulate("colme", **config))
+    stored = streamed[streamed.cell_id == alone.cell_id.iloc[0]].reset_index(drop=True)
+    # The cells' constants are categories: a summary of one cell has fewer of them.
+    text = stored.select_dtypes("category").columns
+    pd.testing.assert_frame_equal(stored.astype(dict.fromkeys(text, str)),
+                                  alone.astype(dict.fromkeys(text, str)), check_exact=True)
+
+
+def test_reading_in_chunks_gives_the_table_of_one_chunk(grid: Path,
+                                                        monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    whole, rows = summaries(grid), load(grid)
+    # Every file its own chunk, and every cell's constants copied out of its batch.
+    monkeypatch.setattr(LOAD, "CHUNK_ROWS", 1)
+    monkeypatch.setattr(LOAD, "SHARED_ROWS", 0)
+    pd.testing.assert_frame_equal(summaries(grid), whole, check_exact=True)
+    pd.testing.assert_frame_equal(load(grid), rows, check_exact=True)
+    monkeypatch.setattr(LOAD, "CHUNK_ROWS", 10**9)
+    monkeypatch.setattr(LOAD, "CHUNK_FILES", 3)
+    pd.testing.assert_frame_equal(summaries(grid), whole, check_exact=True)
+
+
+def test_the_band_is_the_standard_error_over_replicates(grid: Path) -> None:
+    rows = load(grid)
+    summary = summaries(grid).set_index(KEYS)
+    wide = summaries(grid, interval="ci95").set_index(KEYS)
+    simulated = rows[rows.source == "simulated"]
+    for key, group in simulated.groupby(KEYS):
+        values = group.mse.to_numpy()
+        mean, se = np.mean(values), np.std(values, ddof=1) / np.sqrt(values.size)
+        line = summary.loc[key]
+        assert line.n == values.size == 3
+        np.testing.assert_allclose(line.mse, mean, rtol=1e-12)
+        np.testing.assert_allclose([line.mse_low, line.mse_high], [mean - se, mean + se],
+                                   rtol=1e-12)
+        np.testing.assert_allclose(wide.loc[key].mse_high, mean + Z95 * se, rtol=1e-12)
+    analytic = summary[summary.index.get_level_values("source") == "analytic"]
+    assert len(analytic) and (analytic.mse_low == analytic.mse).all()
+    assert (analytic.mse_high == analytic.mse).all() and (analytic.n == 1).all()
+
+
+def test_of_cells_that_differ_only_in_replicates_the_largest_is_kept(tmp_path: Path) -> None:
+    for replicates in (5, 6):
+        _sweep(tmp_path, *({**SMALL, "epsilon": epsilon, "replicates": replicates}
+                           for epsilon in (0.5, 1.0)))
+    said = ("kept replicates = 6 over 5 for 2 cells that differ only in replicates "
+            "(keep='all' shows both)")
+    with pytest.warns(UserWarning, match=r"kept replicates = 6 over 5 for 2 cells"):
+        summary = summaries(tmp_path)
+    assert set(summary.replicates) == {6} and summary.cell_id.nunique() == 2
+    assert set(summary[summary.source == "simulated"].n) == {6}
+    assert summary.attrs["kept"] == [said]
+    with pytest.warns(UserWarning, match=r"kept replicates = 6 over 5"):
+        rows = load(tmp_path, columns=["t", "mse"])
+    assert rows.cell_id.nunique() == 2 and rows.attrs["kept"] == [said]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing left out, nothing said
+        every = summaries(tmp_path, keep="all")
+        assert load(tmp_path, keep="all").cell_id.nunique() == 4
+    assert set(every.replicates) == {5, 6} and every.attrs["kept"] == []
+    # A filter that selects the smaller cells reads them.
+    assert set(summaries(tmp_path, replicates=5).replicates) == {5}
+
+
+def test_older_versions_of_a_family_are_left_out_and_said(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    family = get_family("colme")
+    _sweep(tmp_path, {**SMALL, "replicates": 2})
+    monkeypatch.setattr(family, "version", family.version + 1)
+    _sweep(tmp_path, {**SMALL, "replicates": 2})
+    with pytest.warns(UserWarning, match="left out 1 cell of family colme"):
+        summary = summaries(tmp_path)
+    assert summary.attrs["kept"] == [
+        f"left out 1 cell of family colme made by older version {family.version - 1} "
+        f"(newest: {family.version}; keep='all' reads it)"]
+    assert set(summary.family_version) == {family.version}
+    assert summaries(tmp_path, keep="all").cell_id.nunique() == 2
+    with pytest.raises(ValueError, match="keep: must be 'newest' or 'all'"):
+        summaries(tmp_path, keep="largest")
+
+
+def test_a_filter_that_matches_nothing_gives_an_empty_frame(grid: Path) -> None:
+    summary = summaries(grid, epsilon=0.25)
+    assert summary.empty
+    assert {"cell_id", "method", "t", "mse", "mse_low", "n", "epsilon"} <= set(summary)
+    rows = load(grid, epsilon=0.25)
+    assert rows.empty and {"cell_id", "mse", "epsilon"} <= set(rows)
+
+
+@pytest.mark.parametrize("read", [summaries, load])
+def test_each_way_a_results_path_fails_has_its_error(tmp_path: Path, grid: Path,
+                                                     read: object) -> None:
+    with pytest.raises(ResultsNotFound, match=r"results path .*nowhere does not exist; "
+                                              "check the path") as missing:
+        read(tmp_path / "nowhere")
+    assert "rerun" not in str(missing.value) and missing.value.exit_code == 3
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ResultsNotFound, match="is not a directory"):
+        read(tmp_path / "file")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(NoResults, match=r"empty.*: the directory is empty") as empty:
+        read(tmp_path / "empty")
+    assert empty.value.exit_code == 4
+    failed = tmp_path / "failed"
+    (failed / "_failures").mkdir(parents=True)
+    (failed / ".0123.host.1.tmp").write_text("")
+    with pytest.raises(NoResults, match=r"no cell files \(<cell id>.parquet\), only "
+                                        r".0123.host.1.tmp, _failures \(the cells"):
+        read(failed)
+    # A path that does not exist is not taken for a damaged one, even among others.
+    with pytest.raises(ResultsNotFound):
+        read([grid, tmp_path / "nowhere"])
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped"])
+def test_a_damaged_file_is_never_read(tmp_path: Path, damage: str) -> None:
+    [cell] = _sweep(tmp_path, {**SMALL, "replicates": 2})
+    path = tmp_path / f"{cell.cell_id}.parquet"
+    data = bytearray(path.read_bytes())
+    if damage == "truncated":
+        data = data[:-50]
+    else:
+        data[data.index(b"colme") + 1] ^= 0xFF  # a page of the method column
+    path.write_bytes(bytes(data))
+    for read in (summaries, load):
+        with pytest.raises(DamagedResults, match=r"damaged results file .* rerun the sweep"
+                           ) as damaged:
+            read(tmp_path)
+        assert damaged.value.exit_code == 5 and isinstance(damaged.value, ResultsError)
+        assert "\n" not in str(damaged.value)

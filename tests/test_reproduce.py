@@ -1,0 +1,82 @@
+"""The reproduction document renders from small runs of every preset: every placeholder is
+filled, every figure it shows is drawn, and its numbers are those of the results."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from analysis import MissingData, summaries
+from analysis.reproduce import TemplateError, fill, main, render
+from tests.sweep_reference import run_cli
+
+#: Small graphs; a radius of 0.3 keeps the 60-node geometric graph connected.
+NETWORK = ["graph.n_nodes=60", "graph.radius=0.3", "replicates=2"]
+#: The document's commands at small sizes (the papers' M, to keep every figure's panels).
+COMMANDS = [
+    ["+experiment=fig2_oracle", "t_max=300"],
+    ["+experiment=fig4", "t_max=300", "replicates=2"],
+    ["+experiment=fig2_left", "t_max=300", "replicates=2"],
+    ["+experiment=fig3", "t_max=300", "replicates=2"],
+    ["+experiment=fig7", "epsilon=0.5,1", *NETWORK],
+    ["+experiment=fig7", "method=rizk", "rizk_start=signal", "epsilon=0.5,1", *NETWORK],
+    ["+experiment=sample_paths", *NETWORK],
+]
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The results root of the small runs, and the document rendered from it."""
+    work = tmp_path_factory.mktemp("reproduce")
+    for command in COMMANDS:
+        preset = command[0].removeprefix("+experiment=")
+        done = run_cli(["-m", *command, "executor=serial", f"results_dir=paper/{preset}"], work)
+        assert done.returncode == 0, done.stderr[-3000:]
+    assert main([str(work / "paper"), "--out", str(work / "docs"), "--any-size"]) == 0
+    return work / "paper", (work / "docs" / "reproduction.md").read_text(encoding="utf-8")
+
+
+def test_every_placeholder_is_filled_and_every_figure_drawn(rendered: tuple[Path, str]) -> None:
+    root, text = rendered
+    assert "{{" not in text and "}}" not in text
+    # The sizes found, at the top, since they are not the papers'.
+    assert text.index("Rendered from runs of other sizes") < text.index("## Commands")
+    assert "fig2_left: M = 200, t_max = 300, runs = 2" in text
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    # Every figure of both papers, Private-ColME's included.
+    assert len(images) == 9
+    for image in images:
+        path = root.parent / "docs" / image
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", image
+
+
+def test_the_numbers_are_those_of_the_results(rendered: tuple[Path, str]) -> None:
+    root, text = rendered
+    # Network DP's cost of privacy at ε = 1 for MVUE on the power grid, simulated / exact.
+    fig7 = summaries(root / "fig7", method="mvue", privacy="network", epsilon=1.0,
+                     signal_mean=10.0)
+    final = fig7[fig7.t == fig7.rounds].set_index("source").cost_of_privacy
+    assert f"{final['simulated']:#.3g} / {final['exact']:#.3g} (MVUE) and" in text
+    # Fig. 2 (left): PM-I non-MoM against MoM, with RR, at t_max.
+    fig2 = summaries(root / "fig2_left", method="colme", mechanism="pm1", schedule="rr")
+    mse = fig2[fig2.t == fig2.t_max].set_index("weights").mse
+    short = [re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{mse[w]:.2e}") for w in ("last", "mom")]
+    assert f"non-MoM vs MoM: RR {short[0]} vs {short[1]};" in text
+
+
+def test_the_papers_sizes_are_required_unless_any_size(rendered: tuple[Path, str],
+                                                        tmp_path: Path) -> None:
+    with pytest.raises(MissingData, match="--any-size"):
+        render(rendered[0], tmp_path)
+
+
+def test_the_template_chooses_prose_and_refuses_missing_values() -> None:
+    template = "{{#low}}\nbelow {{value}}\n{{/low}}\n{{^low}}above{{/low}} it\n"
+    assert fill(template, {"low": True, "value": "1.20"}) == "below 1.20\n it\n"
+    assert fill(template, {"low": False, "value": "1.20"}) == "above it\n"
+    with pytest.raises(TemplateError, match="value"):
+        fill(template, {"low": True})
+    with pytest.raises(TemplateError):
+        fill("{{low}}", {"low": True})  # a condition is not text
