@@ -17,7 +17,7 @@ import seaborn as sns
 
 from .labels import axis, name
 from .network import error_vs_epsilon, error_vs_round
-from .plot import MissingData, curves
+from .plot import MissingData, curves, derived
 
 PAPER = {"class_means": "0.2,0.4,0.8", "sigma": 0.5, "distribution": "uniform",
          "epsilon": 1.0, "delta": 1e-6, "t_max": 30000}
@@ -264,14 +264,6 @@ def time_to_target(summary: pd.DataFrame, target: float | None = None,
                   ylabel=f"first t with MSE ≤ {target:.3g}", note=note)
 
 
-def derived(frame: pd.DataFrame, base: pd.DataFrame, metric: str,
-            kind: str = "continuous") -> pd.DataFrame:
-    """``frame`` with ``base``'s roles but the one metric ``metric`` (of ``kind``)."""
-    frame.attrs.update(base.attrs)
-    frame.attrs.update(metrics=[metric], kinds={metric: kind})
-    return frame
-
-
 def class_errors(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
                  ) -> sns.FacetGrid:
     """False-exclusion and false-inclusion rates of the class estimates against t: one
@@ -328,5 +320,5 @@ VIEWS: dict[str, Callable[[pd.DataFrame], sns.FacetGrid]] = {
     "network_error_vs_epsilon": error_vs_epsilon,
     "network_error_vs_round": error_vs_round,
 }
-__all__ = ["FIGURES", "VIEWS", "Figure", "class_errors", "derived", "privacy_utility",
-           "ratio", "time_to_target"]
+__all__ = ["FIGURES", "VIEWS", "Figure", "class_errors", "privacy_utility", "ratio",
+           "time_to_target"]

@@ -13,7 +13,7 @@ import pandas as pd
 import seaborn as sns
 
 from .labels import axis
-from .plot import MissingData, curves
+from .plot import MissingData, curves, derived
 
 #: The errors the figures show, in the paper's words, and the reference each one has:
 #: the theorems bound the total error; the exact RMS cost of privacy is a cost of privacy.
@@ -44,10 +44,7 @@ def _long(rows: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
         parts.append(part.drop(columns=[c for c in bands if c in part]).assign(
             metric=label, error=part[metric], error_low=part[f"{metric}_low"],
             error_high=part[f"{metric}_high"]))
-    long = pd.concat(parts, ignore_index=True).dropna(subset=["error"])
-    long.attrs.update(rows.attrs)
-    long.attrs.update(metrics=["error"], kinds={"error": "continuous"})
-    return long
+    return derived(pd.concat(parts, ignore_index=True).dropna(subset=["error"]), rows, "error")
 
 
 def error_vs_epsilon(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()

@@ -200,6 +200,15 @@ def _pool(frame: pd.DataFrame, keys: list[str], y: str) -> pd.DataFrame:
     return out.join(first).reset_index()
 
 
+def derived(frame: pd.DataFrame, base: pd.DataFrame, metric: str,
+            kind: str = "continuous") -> pd.DataFrame:
+    """``frame`` (a quantity derived from ``base``'s rows, e.g. a ratio) with ``base``'s
+    roles but the one metric ``metric`` (of ``kind``), as :func:`curves` reads them."""
+    frame.attrs.update(base.attrs)
+    frame.attrs.update(metrics=[metric], kinds={metric: kind})
+    return frame
+
+
 def _at(frame: pd.DataFrame, at: str | int | None) -> pd.DataFrame:
     """The rows at one checkpoint per cell: the last (``"final"``) or ``at``."""
     if at is None or "t" not in frame:
@@ -522,5 +531,5 @@ def save(grid: sns.FacetGrid | plt.Figure, path: str | os.PathLike[str],
     return written
 
 
-__all__ = ["Layout", "MissingData", "SharedCurve", "arrange", "caption", "curves", "finish",
-           "save", "varying"]
+__all__ = ["Layout", "MissingData", "SharedCurve", "arrange", "caption", "curves", "derived",
+           "finish", "save", "varying"]
