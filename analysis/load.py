@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -68,7 +67,7 @@ import yaml
 
 from sweep.family import FAMILIES, get_family
 from sweep.results import CONTINUOUS, METRIC, PROPORTION, ROLE_KEY, STANDARD_INDEX, roles
-from sweep.store import FAILURES, SUFFIX
+from sweep.store import FAILURES, JOURNAL, SUFFIX, cell_records
 
 #: Columns that vary within a cell in every family.
 ROW_KEYS = tuple(STANDARD_INDEX)
@@ -85,9 +84,6 @@ CHUNK_ROWS = 2**20
 #: Files of one scan. A scan keeps each file's parsed footer (about 0.1 MiB) until it ends:
 #: this bounds the memory of a directory of many small cells.
 CHUNK_FILES = 128
-#: Rows of a record batch up to which a cell's constants are kept as a slice of it (a
-#: slice costs a seventh of a copy, but holds the whole batch until the chunk is read).
-SHARED_ROWS = 4096
 #: The choices of ``keep``.
 KEEP = ("newest", "all")
 
@@ -186,15 +182,17 @@ def roles_of(schema: pa.Schema) -> Roles:
     return Roles(tuple(c for c in ROW_KEYS if c in schema.names), metrics)
 
 
-def _version(schema: pa.Schema) -> tuple[str, int] | None:
-    """(family, version) of a results file, from its provenance (None if it has none)."""
+def _provenance(schema: pa.Schema) -> tuple[tuple[str, int] | None, tuple[str, ...]]:
+    """(family, version) of a results file, from its provenance (None if it has none),
+    and the cells it holds (none listed in files of before provenance)."""
     try:
-        record = json.loads((schema.metadata or {})[b"dpsweep"])
+        records = cell_records(schema.metadata)
+        record = next(iter(records.values()))
         # Files of before family versions name the family in their configuration only.
         family = record.get("family") or yaml.safe_load(record["config"])["family"]
-    except (KeyError, ValueError, TypeError, yaml.YAMLError):
-        return None
-    return family, int(record.get("family_version", 0))
+    except (KeyError, ValueError, TypeError, StopIteration, yaml.YAMLError):
+        return None, ()
+    return (family, int(record.get("family_version", 0))), tuple(records)
 
 
 def _cells(count: int) -> str:
@@ -210,6 +208,7 @@ class _File:
     rows: int
     schema: pa.Schema
     version: tuple[str, int] | None
+    cells: tuple[str, ...]
 
 
 @dataclass
@@ -257,47 +256,70 @@ class _Survey:
 
 
 def _listing(results: PathLike | Sequence[PathLike]) -> list[str]:
-    """The results files of the directories, each cell once: cells are content-addressed
-    (file name = cell id), so a cell in several directories is read from the first."""
+    """The results files of the directories: each family's subdirectory, and cell files
+    of before family subdirectories at the top."""
     paths = [results] if isinstance(results, str | os.PathLike) else list(results)
-    files, seen = [], set()
+    files = []
     for path in paths:
         if not os.path.isdir(path):
             state = "is not a directory" if os.path.exists(path) else "does not exist"
             raise ResultsNotFound(f"results path {path} {state}; check the path (the "
                                   "sweep's results_dir)")
         with os.scandir(path) as entries:
-            names = sorted(entry.name for entry in entries)
-        cells = [n for n in names if n.endswith(SUFFIX) and not n.startswith(("_", "."))]
-        if not cells:
+            listed = sorted((entry.name, entry.is_dir()) for entry in entries)
+        names = [name for name, _ in listed]
+        found = []
+        for name, directory in listed:
+            if name.startswith(("_", ".")):
+                continue
+            if directory:
+                with os.scandir(os.path.join(path, name)) as inner:
+                    found += sorted(os.path.join(path, name, e.name) for e in inner
+                                    if e.name.endswith(SUFFIX)
+                                    and not e.name.startswith(("_", ".")))
+            elif name.endswith(SUFFIX):
+                found.append(os.path.join(path, name))
+        if not found:
             held = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
             failed = f" (the cells recorded in {FAILURES} failed)" if FAILURES in names else ""
             raise NoResults(f"no results in {path}: " + (
-                f"it holds no cell files (<cell id>{SUFFIX}), only {held}{failed}" if names
-                else "the directory is empty"))
-        for name in cells:
-            if name not in seen:
-                seen.add(name)
-                files.append(os.path.join(path, name))
+                f"it holds no results files (<family>/*{SUFFIX}), only {held}{failed}"
+                if names else "the directory is empty"))
+        if os.path.isdir(os.path.join(path, JOURNAL)) and os.listdir(os.path.join(path, JOURNAL)):
+            warnings.warn(f"{path}: a compaction or recompute was interrupted, and the cells "
+                          f"it was moving are missing until any sweep or `python -m sweep "
+                          f"compact {path}` completes it", stacklevel=3)
+        files += found
     return files
 
 
 def _footers(files: list[str]) -> Iterator[_File]:
     """Each file's footer, read once; files of the same columns and roles share one
-    schema object."""
+    schema object. Each cell is read once: from the first file that holds it, as the
+    directories are given (cells are content-addressed)."""
     local = pafs.LocalFileSystem()
     shared: dict[bytes, pa.Schema] = {}
+    seen: set[str] = set()
     for path in files:
         with _checked(path):
             # A fragment parses the footer in C++ only (``pq.read_metadata`` also builds
             # Python objects of every column), and gives the Arrow schema and row count.
             fragment = CHECKED.make_fragment(path, filesystem=local)
             schema, rows = fragment.physical_schema, fragment.metadata.num_rows
+        version, cells = _provenance(schema)
+        # A file without provenance is named by its one cell's id.
+        cells = cells or (os.path.basename(path).removesuffix(SUFFIX),)
+        if seen.issuperset(cells):
+            continue
+        if not seen.isdisjoint(cells):
+            raise DamagedResults(f"{path} holds some of the cells of a file read before it, "
+                                 "from another directory; read the directories one at a time")
+        seen.update(cells)
         # The field marks and the pandas dtypes stay; the file's own provenance goes.
         bare = schema.with_metadata({k: v for k, v in (schema.metadata or {}).items()
                                      if k == b"pandas"})
         bare = shared.setdefault(bare.serialize().to_pybytes(), bare)
-        yield _File(path, rows, bare, _version(schema))
+        yield _File(path, rows, bare, version, cells)
 
 
 def _newest(files: list[_File], keep: str) -> tuple[list[_File], list[str]]:
@@ -312,7 +334,7 @@ def _newest(files: list[_File], keep: str) -> tuple[list[_File], list[str]]:
     kept = []
     for family in sorted({f.version[0] for f in old}):
         versions = sorted({f.version[1] for f in old if f.version[0] == family})
-        count = sum(f.version[0] == family for f in old)
+        count = sum(len(f.cells) for f in old if f.version[0] == family)
         kept.append(f"left out {_cells(count)} of family {family} made by older "
                     f"version{'s' if len(versions) > 1 else ''} "
                     f"{', '.join(map(str, versions))} (newest: {newest[family]}; "
@@ -351,16 +373,23 @@ def _read(files: list[_File], schema: pa.Schema, columns: list[str],
     (``cell_id`` first) once per cell, read against ``schema``."""
     dataset = ds.dataset([f.path for f in files], schema=schema, format=CHECKED)
     rows, cells = [], []
+    seen: set[str] = set()
     with _checked(os.path.dirname(files[0].path)):
         for batch in dataset.to_batches(columns=list(dict.fromkeys([*columns, *constants])),
                                         filter=expression):
             if batch.num_rows:
                 rows.append(batch.select(columns))
-                # A batch holds rows of one file, hence one cell: its first row says the
-                # cell's constants. A slice shares the batch's buffers: a large batch's
-                # is copied out (a take), so that the other rows' copies are freed now.
-                first = batch.select(constants).slice(0, 1)
-                cells.append(first.take([0]) if batch.num_rows > SHARED_ROWS else first)
+                # A batch holds rows of one file, where each cell's rows are contiguous:
+                # the first row of each run of a cell id says that cell's constants (a
+                # cell split over two batches is kept once). The take copies them out,
+                # so that the batch's buffers are freed now.
+                ids = batch.column("cell_id")
+                starts = np.flatnonzero(np.concatenate(
+                    [[True], pc.not_equal(ids[1:], ids[:-1]).to_numpy(zero_copy_only=False)]))
+                fresh = [i for i in starts.tolist() if ids[i].as_py() not in seen]
+                seen.update(ids[i].as_py() for i in fresh)
+                if fresh:
+                    cells.append(batch.select(constants).take(fresh))
     return (pa.Table.from_batches(rows, pa.schema([schema.field(c) for c in columns])),
             # One copy: the cells' rows no longer hold the batches' buffers.
             pa.Table.from_batches(cells, pa.schema([schema.field(c) for c in constants]))

@@ -26,7 +26,6 @@ directories hold (e.g. small test runs), and the document then says so at its to
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 import sys
@@ -40,6 +39,8 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
+
+from sweep.store import ResultsStore, cell_records
 
 from .figures import FIGURES
 from .labels import name
@@ -495,9 +496,12 @@ def provenance_values(results: Results) -> Values:
     """The runs' provenance: cells, compute time, elapsed time and the code's version."""
     table = []
     for preset, summary in results.summaries.items():
-        records = [json.loads(pq.read_schema(results.root / preset / f"{cell}.parquet")
-                              .metadata[b"dpsweep"])
-                   for cell in summary.cell_id.unique()]
+        cells = set(summary.cell_id.unique())
+        store = ResultsStore(results.root / preset)
+        store.scan()
+        records = [record for path in store.files
+                   for cell, record in cell_records(pq.read_schema(path).metadata).items()
+                   if cell in cells]
         commits = sorted({(r.get("git_commit") or "unknown")[:10] for r in records})
         versions = sorted({r.get("version", "unknown") for r in records})
         table.append([f"`{preset}`", str(len(records)),

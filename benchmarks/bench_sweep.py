@@ -1,19 +1,23 @@
 """Overhead, startup, scaling and peak memory of the sweep platform (``python -m sweep``).
 
-Run: ``python benchmarks/bench_sweep.py [--quick]`` (about 5 minutes in full, 1 with
+Run: ``python benchmarks/bench_sweep.py [--quick]`` (about 15 minutes in full, 3 with
 ``--quick``). Every command runs as a subprocess launched from a fresh helper process, with
 its working directory and ``results_dir`` in temporary directories that are deleted
 afterwards; every figure comes from one run. A warm-up command runs first so that numba's
 on-disk cache is warm for everything measured. Printed figures:
 
-* overhead: wall time of a grid of N tiny cells (``-m seed=range(0,N) n_agents=2 t_max=2
-  replicates=1 checkpoints=1 baselines=[]``, N = 1000, or 200 with ``--quick``) through the
-  command line, on the default local Ray (all cores) and with ``executor=serial``, against
-  the same N cells (``make_cell`` + ``Family.run``) in one plain loop in one warm process;
-  overhead per cell = (command − loop) / N, target < 20 ms. ``compute s`` is the sum of the
-  cells' own ``wall_seconds`` as recorded in their files;
+* planning: milliseconds per cell to expand a grid of tiny cells (``seed=range(0,N)``) and
+  compose and validate every cell, in this process (target <= 0.1);
+* overhead and memory at scale: wall time of grids of N tiny cells (``-m
+  seed=range(0,N) n_agents=2 t_max=2 replicates=1 checkpoints=1 baselines=[]``, N = 10⁴
+  and 10⁵, or 10³ and 10⁴ with ``--quick``) through the command line, on the default
+  local Ray (all cores) and with ``executor=serial``, against the same N cells
+  (``make_cell`` + ``Family.run``) in one plain loop in one warm process; overhead per
+  cell = (command − loop) / N, targets <= 5 ms (Ray) and <= 3 ms (serial). Next to it,
+  the driver's peak resident memory (``VmHWM``, polled every 0.1 s; target < 500 MiB),
+  the same at both N when the driver's memory is flat, and the number of files written;
 * startup: seconds from launching the command to the first piece starting on a worker, i.e.
-  min(``started`` in the files' metadata) − the launch time, for the N-cell grid and for a
+  min(``started`` in the files' metadata) − the launch time, for the grid and for a
   single tiny cell (no ``-m``), on both executors;
 * scaling: a grid of heavier cells run with ``ray.num_cpus=1`` and ``ray.num_cpus=2``;
   compute span = wall − startup, speed-up = span(1 core) / span(2 cores), target ≥ 1.8;
@@ -21,19 +25,14 @@ on-disk cache is warm for everything measured. Printed figures:
   Ray's shutdown), split into the scheduler's efficiency (compute / (2 × busy)) and the
   slowdown of each core when both are busy (compute at 2 cores / compute at 1), which no
   scheduler can remove; and, for reference, the speed-up two warm plain processes get
-  over one on the same cells (what this machine's cores allow);
-* peak memory: peak resident memory (MiB) of the driver of the N-cell runs, as
-  ``ru_maxrss`` of the helper's children (the driver and whatever it reaped, i.e. Ray's
-  processes), and the driver's own high-water mark (``VmHWM``, polled every 0.1 s).
+  over one on the same cells (what this machine's cores allow).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -65,8 +64,8 @@ class CliRun:
     busy: float  # first piece starting to last piece ending
     compute: float  # the cells' compute seconds, summed
     cells: int
-    children_mib: float  # ru_maxrss of the helper's children
     driver_mib: float  # the driver's own VmHWM
+    files: int  # results files written
 
     @property
     def span(self) -> float:
@@ -96,11 +95,11 @@ def _high_water_mib(pid: int) -> float | None:
     return None
 
 
-def _launch(arguments: list[str], cwd: str) -> tuple[float, float, float, float]:
+def _launch(arguments: list[str], cwd: str) -> tuple[float, float, float]:
     """Run ``python -m sweep arguments`` from this (fresh) process.
 
-    Returns the launch and exit UNIX times, ``ru_maxrss`` of this process's children and
-    the driver's last polled VmHWM, both in MiB.
+    Returns the launch and exit UNIX times and the driver's last polled VmHWM in MiB
+    (its own: ``ru_maxrss`` of the children would also count Ray's processes).
     """
     log_path = os.path.join(cwd, "command.log")
     with open(log_path, "wb") as log:
@@ -133,8 +132,7 @@ def _launch(arguments: list[str], cwd: str) -> tuple[float, float, float, float]
             break
         raise RuntimeError(f"exit code {child.returncode}: {' '.join(arguments)}\n"
                            + "\n".join(tail))
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return launch, end, children, driver
+    return launch, end, driver
 
 
 def _plain_loop(options: dict[str, Any], seeds: int) -> float:
@@ -160,32 +158,61 @@ def _fresh(function: Callable[..., T], *args: Any) -> T:
         return pool.apply(function, args)
 
 
-def _metadata(results_dir: Path) -> tuple[float, float, float, int]:
-    """Earliest ``started``, latest ``finished``, summed ``wall_seconds`` and file count."""
+def _metadata(results_dir: Path) -> tuple[float, float, float, int, int]:
+    """Earliest ``started``, latest ``finished``, summed ``wall_seconds``, the number of
+    cells and of files."""
     import pyarrow.parquet as pq
 
+    from sweep.store import ResultsStore, cell_records
+
+    store = ResultsStore(results_dir)
+    store.scan()
     started, finished, compute, count = float("inf"), 0.0, 0.0, 0
-    for path in results_dir.glob("[!._]*.parquet"):
-        record = json.loads(pq.read_schema(path).metadata[b"dpsweep"])
-        started = min(started, record["started"])
-        finished = max(finished, record["finished"])
-        compute += record["wall_seconds"]
-        count += 1
-    return started, finished, compute, count
+    for path in store.files:
+        for record in cell_records(pq.read_schema(path).metadata).values():
+            started = min(started, record["started"])
+            finished = max(finished, record["finished"])
+            compute += record["wall_seconds"]
+            count += 1
+    return started, finished, compute, count, len(store.files)
+
+
+def planning(cells: int) -> float:
+    """Milliseconds per cell to expand ``seed=range(0,cells)`` over the tiny cell and to
+    compose and validate every cell (:func:`sweep.plan.plan`), as the sweeper does."""
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.types import HydraContext, RunMode
+
+    from hydra_plugins.dpsweep.compose import CellComposer
+    from hydra_plugins.dpsweep.plugins import Grid
+    from sweep.cli import CONF
+    from sweep.plan import plan
+
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        hydra = GlobalHydra.instance().hydra
+        context = HydraContext(config_loader=hydra.config_loader, callbacks=None)
+        config = hydra.compose_config("config", overrides=[], run_mode=RunMode.MULTIRUN)
+        grid = Grid(CellComposer(context, config), [f"seed=range(0,{cells})",
+                                                    *_overrides(TINY)])
+        plan(list(grid)[:10])  # imports the family
+        start = time.perf_counter()
+        plan(grid)
+        return (time.perf_counter() - start) / cells * 1000
 
 
 def cli(arguments: list[str], expected: int) -> CliRun:
     """Run one command into a fresh results directory and measure it."""
     with tempfile.TemporaryDirectory(prefix="bench_sweep_") as scratch:
         results = Path(scratch) / "results"
-        launch, end, children, driver = _fresh(
+        launch, end, driver = _fresh(
             _launch, [*arguments, f"results_dir={results}"], scratch
         )
-        started, finished, compute, count = _metadata(results)
+        started, finished, compute, count, files = _metadata(results)
     if count != expected:
-        raise RuntimeError(f"{count} result files instead of {expected}: {' '.join(arguments)}")
-    return CliRun(end - launch, started - launch, finished - started, compute, count, children,
-                  driver)
+        raise RuntimeError(f"{count} cells stored instead of {expected}: {' '.join(arguments)}")
+    return CliRun(end - launch, started - launch, finished - started, compute, count, driver,
+                  files)
 
 
 def hardware_speedup(options: dict[str, Any], cells: int, rounds: int = 4) -> float:
@@ -209,39 +236,46 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer tiny cells, lighter grid")
     args = parser.parse_args()
-    n = 200 if args.quick else 1000
+    sizes = (1000, 10_000) if args.quick else (10_000, 100_000)
     heavy, heavy_cells = (HEAVY_QUICK, 4) if args.quick else (HEAVY, 8)
     tiny = _overrides(TINY)
-    grid = ["-m", f"seed=range(0,{n})", *tiny]
 
     # Fills numba's on-disk cache (and the OS page cache of Ray and the libraries), so that
     # neither the command nor the plain loop below pays for compilation.
     cli(tiny, expected=1)
 
-    loop = _fresh(_plain_loop, TINY, n)
-    runs = {
-        "ray": cli(grid, expected=n),
-        "serial": cli([*grid, "executor=serial"], expected=n),
-    }
-    print(f"{f'overhead, {n} tiny cells':<36}{'command s':>10}{'compute s':>10}{'loop s':>8}"
-          f"{'ms/cell':>9}  (target < 20)")
-    for name, run in runs.items():
-        label = "ray, all cores" if name == "ray" else "executor=serial"
-        overhead = (run.wall - loop) / n * 1000
-        print(f"{label:<36}{run.wall:>10.2f}{run.compute:>10.2f}{loop:>8.2f}{overhead:>9.1f}")
+    print(f"planning (expand, compose, validate), {sizes[-1]} tiny cells: "
+          f"{_fresh(planning, sizes[-1]):.3f} ms/cell (target <= 0.1)")
 
+    runs: dict[tuple[str, int], CliRun] = {}
+    loops: dict[int, float] = {}
+    for n in sizes:
+        loops[n] = _fresh(_plain_loop, TINY, n)
+        grid = ["-m", f"seed=range(0,{n})", *tiny]
+        runs["ray", n] = cli([*grid, "executor=ray"], expected=n)
+        runs["serial", n] = cli([*grid, "executor=serial"], expected=n)
+    print(f"\n{'tiny cells':<22}{'cells':>8}{'command s':>11}{'compute s':>11}{'loop s':>8}"
+          f"{'ms/cell':>9}{'driver MiB':>12}{'files':>7}")
+    for (name, n), run in runs.items():
+        label = "ray, all cores" if name == "ray" else "executor=serial"
+        overhead = (run.wall - loops[n]) / n * 1000
+        print(f"{label:<22}{n:>8}{run.wall:>11.2f}{run.compute:>11.2f}{loops[n]:>8.2f}"
+              f"{overhead:>9.2f}{run.driver_mib:>12.0f}{run.files:>7}")
+    print("targets: ms/cell <= 5 (ray) and <= 3 (serial); driver < 500 MiB at any size")
+
+    n = sizes[0]
     print(f"\n{'startup: launch to first task':<36}{'seconds':>10}")
     for name in ("ray", "serial"):
-        extra = [] if name == "ray" else ["executor=serial"]
-        single = cli([*tiny, *extra], expected=1)
-        print(f"{f'{name}, {n}-cell grid':<36}{runs[name].startup:>10.2f}")
+        single = cli([*tiny, f"executor={name}"], expected=1)
+        print(f"{f'{name}, {n}-cell grid':<36}{runs[name, n].startup:>10.2f}")
         print(f"{f'{name}, single cell':<36}{single.startup:>10.2f}")
 
     shape = ", ".join(f"{k}={v}" for k, v in heavy.items() if k != "baselines")
     scaling = {}
     for cpus in (1, 2):
         scaling[cpus] = cli(
-            ["-m", f"seed=range(0,{heavy_cells})", *_overrides(heavy), f"ray.num_cpus={cpus}"],
+            ["-m", f"seed=range(0,{heavy_cells})", *_overrides(heavy), "executor=ray",
+             f"ray.num_cpus={cpus}"],
             expected=heavy_cells,
         )
     print(f"\n{f'scaling, {heavy_cells} cells ({shape})':<60}{'wall s':>8}{'startup s':>10}"
@@ -259,10 +293,6 @@ def main() -> None:
           f" / per-core slowdown {slowdown:.2f} (compute at 2 cores / at 1)")
     print(f"hardware reference, two warm plain processes vs one (median of 4): "
           f"{hardware_speedup({**heavy, 'replicates': 1}, 2):.2f}")
-
-    print(f"\n{f'peak RSS of the driver, {n}-cell grid':<36}{'MiB':>10}{'own VmHWM':>10}")
-    for name, run in runs.items():
-        print(f"{name:<36}{run.children_mib:>10.0f}{run.driver_mib:>10.0f}")
 
 
 if __name__ == "__main__":

@@ -32,8 +32,8 @@ def sweep(cluster: Cluster, results: Path, t_max: int, faults: int) -> float:
          f"results_dir={results}", f"ray.address={cluster.address}", "ray.task_seconds=1"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for fault in range(faults):
-        # Each fault once one more cell is stored: tasks are running on both workers.
-        while len(list(results.glob("*.parquet"))) <= fault and driver.poll() is None:
+        # Each fault once one more file is stored: tasks are running on both workers.
+        while len(list(results.glob("*/*.parquet"))) <= fault and driver.poll() is None:
             time.sleep(0.05)
         cluster.remove_node(next(iter(cluster.worker_nodes)))
         cluster.add_node(num_cpus=1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ class CellsFailed(RuntimeError):
     """Some cells raised; the others were stored."""
 
 
-def run_configs(configs: Sequence[Mapping[str, Any]], progress: bool = True) -> Summary:
+def run_configs(configs: Iterable[Mapping[str, Any]], progress: bool = True) -> Summary:
     """Plan, validate and run resolved configurations; print the summary.
 
     This is the one path every entry point takes (single run, the platform's sweeper and
@@ -111,8 +111,40 @@ def reported() -> Iterator[None]:
         sys.exit(130)
 
 
+def compact(argv: Sequence[str]) -> int:
+    """``python -m sweep compact RESULTS_DIR [--rows N] [--cells N]``: merge the small
+    files of a results directory (:meth:`~sweep.store.ResultsStore.compact`)."""
+    import argparse
+
+    from .store import COMPACT_CELLS, COMPACT_ROWS, ResultsStore
+
+    parser = argparse.ArgumentParser(
+        prog="python -m sweep compact",
+        description="Merge the small files of a results directory into larger ones; "
+                    "resume, atomicity and damage detection hold as for any file.")
+    parser.add_argument("results_dir", help="the sweep's results_dir")
+    parser.add_argument("--rows", type=int, default=COMPACT_ROWS,
+                        help=f"at most this many rows per file (default {COMPACT_ROWS})")
+    parser.add_argument("--cells", type=int, default=COMPACT_CELLS,
+                        help=f"at most this many cells per file (default {COMPACT_CELLS})")
+    args = parser.parse_args(argv)
+    if not os.path.isdir(args.results_dir):
+        print(f"error: results_dir: {args.results_dir} is not a directory", file=sys.stderr)
+        return 2
+    for name in ("rows", "cells"):
+        if getattr(args, name) < 2:
+            print(f"error: --{name}: must be an integer >= 2; got {getattr(args, name)}",
+                  file=sys.stderr)
+            return 2
+    with reported():
+        print(ResultsStore(args.results_dir).compact(args.rows, args.cells))
+    return 0
+
+
 def main() -> None:
     """Entry point of ``python -m sweep`` and of the ``dpsweep`` script."""
+    if sys.argv[1:2] == ["compact"]:
+        sys.exit(compact(sys.argv[2:]))
     import hydra
 
     # Hydra then raises instead of printing its own multi-line report, so that bad input

@@ -1,20 +1,22 @@
 """Running planned cells: tasks on Ray or in this process, results into the store.
 
-The driver submits at most ``ray.max_in_flight`` tasks at a time, gathers them in
-completion order (``ray.wait``) and writes each cell's file as soon as its last piece is
-in. Workers return tables and never touch the results directory, so it may live on the
-driver's disk while the workers run on a cluster.
+Cells stream through the driver: the plan builds them one at a time, they are packed
+into tasks as they come, at most ``ray.max_in_flight`` tasks are out at once, gathered
+in completion order (``ray.wait``), and the cells a task completes are stored together,
+in one file per family version, as soon as it is in. So the driver holds only what is in
+flight, whatever the sweep's size. Workers return tables and never touch the results
+directory, so it may live on the driver's disk while the workers run on a cluster.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import subprocess
 import sys
 import time
-from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,9 +25,9 @@ import pandas as pd
 import pyarrow as pa
 
 from .family import get_family
-from .plan import Cell, Execution, Piece, RaySettings, make_cell, pieces, tasks
+from .plan import Cell, Execution, Piece, Plan, RaySettings, make_cell, pieces, tasks
 from .results import cell_table, option_columns, roles
-from .store import ResultsStore, format_error, library_versions, provenance
+from .store import ResultsStore, family_directory, format_error, library_versions, provenance
 
 Task = list[Piece]
 
@@ -92,8 +94,44 @@ def run_task(task: Task) -> list[PieceResult]:
     return results
 
 
+def _remote_task(task: Task) -> tuple[list[tuple[Any, ...]], list[pa.Table], dict[str, Any]]:
+    """:func:`run_task` on a Ray worker, shaped for the trip back: each piece's error and
+    timing, its rows in as few tables as there are runs of pieces with one schema (a
+    table each would cost the driver a millisecond a tiny cell to unpickle), and the
+    worker's library versions. The pieces stay behind: the driver has them."""
+    results = run_task(task)
+    tables: list[list[pa.Table]] = []
+    for result in results:
+        if result.table is None:
+            continue
+        if tables and tables[-1][-1].schema.equals(result.table.schema, check_metadata=True):
+            tables[-1].append(result.table)
+        else:
+            tables.append([result.table])
+    outcomes = [(0 if r.table is None else r.table.num_rows, r.error, r.started, r.seconds)
+                for r in results]
+    return outcomes, [pa.concat_tables(run) for run in tables], library_versions()
+
+
+def _unpack(task: Task, outcomes: list[tuple[Any, ...]], tables: list[pa.Table],
+            libraries: dict[str, Any]) -> list[PieceResult]:
+    """The :class:`PieceResult` of each piece of a task :func:`_remote_task` ran."""
+    blocks = iter(tables)
+    table, offset = None, 0
+    results = []
+    for piece, (rows, error, started, seconds) in zip(task, outcomes, strict=True):
+        rows_of = None
+        if error is None:
+            if table is None or (offset == table.num_rows and rows):
+                table, offset = next(blocks), 0
+            rows_of, offset = table.slice(offset, rows), offset + rows
+        results.append(PieceResult(piece, rows_of, error, started, seconds,
+                                   libraries if error is None else {}))
+    return results
+
+
 class SerialExecutor:
-    """Runs tasks one after the other in this process (debugging, other launchers)."""
+    """Runs tasks one after the other in this process (small sweeps, other launchers)."""
 
     workers = 1
 
@@ -103,9 +141,14 @@ class SerialExecutor:
     def __exit__(self, *exc: object) -> None:
         pass
 
-    def map(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, list[PieceResult] | str]]:
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, list[PieceResult] | str]]:
         for task in tasks:
             yield task, run_task(task)
+
+
+def ray_address(settings: RaySettings) -> str | None:
+    """The cluster to connect to: ``ray.address`` or ``RAY_ADDRESS`` (None: start one)."""
+    return settings.address or os.environ.get("RAY_ADDRESS") or None
 
 
 class RayExecutor:
@@ -122,11 +165,16 @@ class RayExecutor:
         self.workers = 1
 
     def __enter__(self) -> RayExecutor:
+        import logging
+
         import ray
 
         if not ray.is_initialized():
-            address = self.settings.address or os.environ.get("RAY_ADDRESS")
+            address = ray_address(self.settings)
             runtime_env = dict(self.settings.runtime_env)
+            # Token authentication stays on, as Ray sets it; the warning Ray logs about it
+            # on every start is silenced through Ray's logger (the README says why).
+            logging.getLogger("ray._private.authentication").setLevel(logging.ERROR)
             if address:
                 import sweep
 
@@ -135,8 +183,7 @@ class RayExecutor:
                 runtime_env.setdefault("excludes", ["__pycache__/"])
                 ray.init(address=address, runtime_env=runtime_env, logging_level="WARNING")
             else:
-                # Token authentication stays as Ray sets it (on); the dashboard, if asked
-                # for, listens on the loopback interface only.
+                # The dashboard, if asked for, listens on the loopback interface only.
                 ray.init(num_cpus=self.settings.num_cpus,
                          include_dashboard=self.settings.dashboard, dashboard_host="127.0.0.1",
                          runtime_env=runtime_env or None, logging_level="WARNING")
@@ -150,24 +197,47 @@ class RayExecutor:
 
             ray.shutdown()
 
-    def map(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, list[PieceResult] | str]]:
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, list[PieceResult] | str]]:
         import ray
 
-        remote = ray.remote(num_cpus=1, max_retries=3, retry_exceptions=False)(run_task)
+        remote = ray.remote(num_cpus=1, max_retries=3, retry_exceptions=False)(_remote_task)
         limit = self.settings.max_in_flight or 2 * self.workers
-        pending = deque(tasks)
+        pending = iter(tasks)
         in_flight: dict[ray.ObjectRef, Task] = {}
-        while pending or in_flight:
-            while pending and len(in_flight) < limit:
-                task = pending.popleft()
-                in_flight[remote.remote(task)] = task
-            done, _ = ray.wait(list(in_flight), num_returns=1)
-            for ref in done:
-                task = in_flight.pop(ref)
-                try:
-                    yield task, ray.get(ref)
-                except ray.exceptions.RayError as error:  # retries exhausted
-                    yield task, format_error(error)
+        exhausted = False
+        while True:
+            while not exhausted and len(in_flight) < limit:
+                task = next(pending, None)
+                if task is None:
+                    exhausted = True
+                else:
+                    in_flight[remote.remote(task)] = task
+            if not in_flight:
+                return
+            [ref], _ = ray.wait(list(in_flight), num_returns=1)
+            task = in_flight.pop(ref)
+            try:
+                returned = ray.get(ref)
+            except ray.exceptions.RayError as error:  # retries exhausted
+                yield task, format_error(error)
+            else:
+                yield task, _unpack(task, *returned)
+            del ref  # Ray frees the result once no reference is left
+
+
+def choose_executor(execution: Execution, cost: float) -> tuple[str, str]:
+    """The executor ``execution`` asks for, and why; ``cost`` is the CPU-seconds of the
+    cells to compute."""
+    if execution.executor != "auto":
+        return execution.executor, f"executor={execution.executor}"
+    if ray_address(execution.ray):
+        return "ray", "a Ray cluster address is set"
+    startup = execution.ray.startup_seconds
+    if cost < startup:
+        return "serial", (f"about {cost:.2g} CPU-seconds to compute, less than Ray's start-up "
+                          f"of about {startup:g} s; executor=ray to force Ray")
+    return "ray", (f"about {cost:.3g} CPU-seconds to compute, more than Ray's start-up of "
+                   f"about {startup:g} s; executor=serial to stay in this process")
 
 
 @dataclass
@@ -182,19 +252,25 @@ class Summary:
     seconds: float = 0.0
     estimate: float | None = None  # CPU seconds of the missing cells, for dry runs
     damaged: int = 0  # damaged files found, set aside and recomputed
+    replaced: int = 0  # stored cells recomputed (``recompute``)
+    executor: str = ""  # the executor chosen, and why
+    families: list[str] = field(default_factory=list)  # the families' subdirectories
 
     def __str__(self) -> str:
         damaged = f" ({self.damaged} damaged files set aside)" if self.damaged else ""
+        where = self.results_dir
+        if len(self.families) == 1:  # where pandas reads every column of the family
+            where = os.path.join(self.results_dir, self.families[0])
         if self.estimate is not None:
+            again = f", {self.replaced} of them present" if self.replaced else ""
             return (
-                f"{self.cells} cells: {self.skipped} present, {self.cells - self.skipped} to "
-                f"compute (about {self.estimate:.0f} CPU-seconds){damaged}; results in "
-                f"{self.results_dir}"
+                f"{self.cells} cells: {self.skipped + self.replaced} present, "
+                f"{self.cells - self.skipped} to compute{again} (about {self.estimate:.2g} "
+                f"CPU-seconds; executor {self.executor}){damaged}; results in {where}"
             )
         return (
             f"{self.cells} cells: {self.done} done, {self.skipped} skipped (already present), "
-            f"{len(self.failed)} failed in {self.seconds:.1f} s{damaged}; results in "
-            f"{self.results_dir}"
+            f"{len(self.failed)} failed in {self.seconds:.1f} s{damaged}; results in {where}"
         )
 
 
@@ -213,78 +289,112 @@ def git_commit() -> str | None:
 
 
 class _Collector:
-    """Assembles the pieces of each cell and stores the cell when its last piece is in."""
+    """Assembles the pieces of each cell in flight and stores the cells each task
+    completes, together."""
 
-    def __init__(self, store: ResultsStore, cells: Sequence[Cell], summary: Summary) -> None:
+    def __init__(self, store: ResultsStore, replace: set[str], summary: Summary) -> None:
         from . import __version__
 
         self.store = store
+        self.replace = replace
         self.summary = summary
         self.version = __version__
         self.commit = git_commit()
-        self.parts: dict[str, list[PieceResult]] = {c.cell_id: [] for c in cells}
+        self.parts: dict[str, list[PieceResult]] = {}
         self.expected: dict[str, int] = {}
 
-    def expect(self, task_list: Sequence[Task]) -> None:
-        for task in task_list:
-            for piece in task:
-                self.expected[piece.cell.cell_id] = self.expected.get(piece.cell.cell_id, 0) + 1
+    def expect(self, cells: Iterable[Cell], task_seconds: float) -> Iterator[Cell]:
+        """``cells``, noting how many pieces each will come back in."""
+        for cell in cells:
+            self.expected[cell.cell_id] = len(pieces(cell, task_seconds))
+            self.parts[cell.cell_id] = []
+            yield cell
 
-    def add(self, result: PieceResult) -> bool:
-        """Keep a piece's result; True if it completed its cell."""
-        cell = result.piece.cell
-        parts = self.parts[cell.cell_id]
-        parts.append(result)
-        if len(parts) < self.expected[cell.cell_id]:
-            return False
-        del self.parts[cell.cell_id]
-        record = provenance(cell, self.version, self.commit,
-                            started=min(p.started for p in parts),
-                            finished=max(p.started + p.seconds for p in parts),
-                            seconds=sum(p.seconds for p in parts),
-                            libraries=next((p.libraries for p in parts if p.libraries),
-                                           library_versions()))
-        errors = [p.error for p in parts if p.error is not None]
-        if errors:
-            family = get_family(cell.family)
-            self.store.record_failure(cell, family.columns(cell.prepared), errors[0], record)
-            self.summary.failed.append(cell.cell_id)
-            return True
-        parts.sort(key=lambda p: (p.piece.analytic, p.piece.start))
-        self.store.write(cell, pa.concat_tables([p.table for p in parts]), record)
-        self.summary.done += 1
-        return True
+    def add(self, results: Sequence[PieceResult]) -> int:
+        """Keep a task's pieces; store the cells they complete; how many they were."""
+        batch, completed = [], 0
+        for result in results:
+            cell = result.piece.cell
+            parts = self.parts[cell.cell_id]
+            parts.append(result)
+            if len(parts) < self.expected[cell.cell_id]:
+                continue
+            del self.parts[cell.cell_id], self.expected[cell.cell_id]
+            completed += 1
+            record = provenance(cell, self.version, self.commit,
+                                started=min(p.started for p in parts),
+                                finished=max(p.started + p.seconds for p in parts),
+                                seconds=sum(p.seconds for p in parts),
+                                libraries=next((p.libraries for p in parts if p.libraries),
+                                               library_versions()))
+            errors = [p.error for p in parts if p.error is not None]
+            if errors:
+                family = get_family(cell.family)
+                self.store.record_failure(cell, family.columns(cell.prepared), errors[0], record)
+                self.summary.failed.append(cell.cell_id)
+                continue
+            parts.sort(key=lambda p: (p.piece.analytic, p.piece.start))
+            batch.append((cell, pa.concat_tables([p.table for p in parts]), record))
+        if batch:
+            self.store.commit(batch, self.replace)
+            self.summary.done += len(batch)
+        return completed
 
 
-def execute(cells: Sequence[Cell], execution: Execution, progress: bool = True) -> Summary:
-    """Compute every cell not yet in ``execution.results_dir`` and store its rows."""
+def listing(cells: Plan, states: Iterable[str]) -> Iterator[str]:
+    """The dry run's table: one line per cell, its swept columns, id and state."""
+    header = [*cells.swept, "cell_id", "state"]
+    rows = ([*(_text(cell.columns()[k]) for k in cells.swept), cell.cell_id, state]
+            for cell, state in zip(cells, states, strict=True))
+    widths = [max(len(h), 16 if h == "cell_id" else 9) for h in header]
+    for row in itertools.chain([header], rows):
+        yield "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()
+
+
+#: A cell's state in a dry run's listing, by its code in :func:`execute`.
+STATES = ("present", "missing", "recompute")
+
+
+def _text(value: Any) -> str:
+    return "-" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def execute(cells: Plan, execution: Execution, progress: bool = True) -> Summary:
+    """Compute every cell of ``cells`` not yet in ``execution.results_dir`` (and those
+    ``execution.recompute`` names) and store its rows."""
     from tqdm import tqdm
 
     start = time.perf_counter()
     store = ResultsStore(execution.results_dir)
-    present, damaged = store.scan()
-    todo = [cell for cell in cells if cell.cell_id not in present]
-    summary = Summary(str(execution.results_dir), len(cells), skipped=len(cells) - len(todo),
-                      damaged=len(damaged))
+    present = store.scan() if execution.dry_run else store.prepare()
+    # Per cell, in order: 0 present (skipped), 1 missing, 2 present and to recompute.
+    states = bytearray((2 if again else 0) if f"{number:016x}" in present else 1
+                       for number, again in zip(cells.numbers, cells.replace, strict=True))
+    replaced = {f"{n:016x}" for n, s in zip(cells.numbers, states, strict=True) if s == 2}
+    cost = sum(c for c, s in zip(cells.costs, states, strict=True) if s)
+    todo = len(states) - states.count(0)
+    summary = Summary(str(execution.results_dir), len(cells), skipped=len(cells) - todo,
+                      damaged=len(store.damaged), replaced=len(replaced))
+    summary.families = sorted({family_directory(family) for family in cells.families})
+    name, reason = choose_executor(execution, cost)
+    summary.executor = f"{name} ({reason})"
     if execution.dry_run:
-        summary.estimate = sum(p.cost for cell in todo for p in pieces(cell, math.inf))
+        summary.estimate = cost
+        for line in listing(cells, (STATES[s] for s in states)):
+            print(line)
     elif todo:
-        store.set_aside(damaged)
-        store.prepare()
-        collector = _Collector(store, todo, summary)
-        executor = SerialExecutor() if execution.executor == "serial" else RayExecutor(
-            execution.ray
-        )
-        with executor, tqdm(total=len(todo), unit="cell", desc="sweep", file=sys.stderr,
+        print(f"executor: {summary.executor}", flush=True)
+        collector = _Collector(store, replaced, summary)
+        executor = SerialExecutor() if name == "serial" else RayExecutor(execution.ray)
+        with executor, tqdm(total=todo, unit="cell", desc="sweep", file=sys.stderr,
                             disable=not progress or None) as bar:
-            task_list = tasks(todo, execution.ray.task_seconds, executor.workers)
-            collector.expect(task_list)
-            for task, results in executor.map(task_list):
+            missing = collector.expect((c for c, s in zip(cells, states, strict=True) if s),
+                                       execution.ray.task_seconds)
+            for task, results in executor.map(tasks(missing, execution.ray.task_seconds,
+                                                    executor.workers, cost)):
                 if isinstance(results, str):  # the whole task was lost
                     results = [PieceResult(piece, None, results, time.time(), 0.0)
                                for piece in task]
-                for result in results:
-                    if collector.add(result):
-                        bar.update(1)
+                bar.update(collector.add(results))
     summary.seconds = time.perf_counter() - start
     return summary

@@ -45,6 +45,13 @@ def real(value: Any) -> bool:
     )
 
 
+def as_dict(value: Any) -> dict[str, Any]:
+    """:func:`dataclasses.asdict` of a frozen dataclass of immutable values, without its
+    deep copies (a tenth of a millisecond per cell of a sweep)."""
+    return {f.name: as_dict(v) if dataclasses.is_dataclass(v := getattr(value, f.name)) else v
+            for f in dataclasses.fields(value)}
+
+
 def as_floats(cls: type, options: dict[str, Any]) -> dict[str, Any]:
     """Integers given for float options as floats: equal values, one spelling (and cell id)."""
     return {

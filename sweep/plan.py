@@ -14,11 +14,12 @@ version bump reruns a cell on the same random numbers.
 
 from __future__ import annotations
 
+import array
 import hashlib
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,8 +35,10 @@ FORMAT_VERSION = 2
 STREAM_VERSION = 1
 
 #: Keys of a configuration that say how to run, not what: they are not part of a cell.
-EXECUTION_KEYS = ("results_dir", "executor", "dry_run", "ray")
-EXECUTORS = ("ray", "serial")
+EXECUTION_KEYS = ("results_dir", "executor", "dry_run", "recompute", "ray")
+EXECUTORS = ("auto", "ray", "serial")
+#: The engine's keys of a cell, next to its family's option columns.
+CELL_KEYS = ("family", "replicates", "seed")
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,9 @@ class RaySettings:
     task_seconds: float = 2.0
     runtime_env: dict[str, Any] = field(default_factory=dict)
     dashboard: bool = False  # a local Ray's dashboard, bound to 127.0.0.1
+    #: Seconds a local Ray takes to start on this machine (measured on 2 cores): with
+    #: ``executor=auto``, missing cells that need fewer CPU-seconds run serially.
+    startup_seconds: float = 5.0
 
 
 @dataclass(frozen=True)
@@ -55,8 +61,14 @@ class Execution:
     """Settings shared by every cell of one command."""
 
     results_dir: str = "results"
-    executor: str = "ray"
-    dry_run: bool = False  # plan and count, run nothing
+    #: ``auto``: serial when the missing cells need less CPU time than Ray's start-up
+    #: (``ray.startup_seconds``), Ray otherwise or whenever a cluster address is set.
+    executor: str = "auto"
+    dry_run: bool = False  # plan and list the cells, run nothing
+    #: Recompute stored cells: ``true`` (all of the sweep's), or the cells matching
+    #: ``{key: value or [values], ...}`` over the cell's columns; each replaces its
+    #: stored rows in one transaction.
+    recompute: bool | dict[str, Any] = False
     ray: RaySettings = field(default_factory=RaySettings)
 
 
@@ -81,10 +93,21 @@ class Cell:
     def version(self) -> int:
         return self.settings["version"]
 
+    def columns(self) -> dict[str, Any]:
+        """The cell's constant columns: the engine's keys and the family's options."""
+        return {"family": self.family, "replicates": self.replicates, "seed": self.seed,
+                **get_family(self.family).columns(self.prepared)}
+
+    @property
+    def cost(self) -> float:
+        """Estimated CPU-seconds of the whole cell, the engine's share included."""
+        return sum(p.cost + PIECE_SECONDS for p in pieces(self, math.inf))
+
 
 @dataclass(frozen=True)
 class Piece:
-    """Replicates ``start`` to ``stop - 1`` of a cell, or (``analytic``) its analytic rows."""
+    """Replicates ``start`` to ``stop - 1`` of a cell and, if ``analytic``, its analytic
+    rows (after the replicates' rows, as the family lays out a whole cell)."""
 
     cell: Cell
     start: int
@@ -107,8 +130,9 @@ def execution_of(config: Mapping[str, Any]) -> Execution:
         raise ConfigError(f"ray.{sorted(unknown)[0]}: unknown option")
     settings = Execution(
         results_dir=config.get("results_dir", "results"),
-        executor=config.get("executor", "ray"),
+        executor=config.get("executor", "auto"),
         dry_run=config.get("dry_run", False),
+        recompute=config.get("recompute", False),
         ray=RaySettings(**ray),
     )
     if not isinstance(settings.results_dir, str | os.PathLike) or not str(settings.results_dir):
@@ -127,9 +151,15 @@ def execution_of(config: Mapping[str, Any]) -> Execution:
     for name in ("num_cpus", "max_in_flight"):
         if getattr(settings.ray, name) is not None:
             _integer(f"ray.{name}", getattr(settings.ray, name), 1)
-    seconds = settings.ray.task_seconds
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds > 0:
-        raise ConfigError(f"ray.task_seconds: must be a number > 0; got {seconds!r}")
+    for name in ("task_seconds", "startup_seconds"):
+        seconds = getattr(settings.ray, name)
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 0:
+            raise ConfigError(f"ray.{name}: must be a number >= 0; got {seconds!r}")
+    if settings.ray.task_seconds == 0:
+        raise ConfigError("ray.task_seconds: must be a number > 0; got 0")
+    if not isinstance(settings.recompute, bool | Mapping):
+        raise ConfigError("recompute: must be true, false or {key: value or [values], ...}; "
+                          f"got {settings.recompute!r}")
     return settings
 
 
@@ -159,60 +189,147 @@ def _digest(record: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[list[Cell], Execution]:
-    """Validate every configuration, then return the distinct cells in order.
+class Plan:
+    """The distinct, validated cells of a sweep, in order.
+
+    It holds a few bytes per cell (its id, estimated cost, whether it is to be
+    recomputed, and per configuration whether it is a new cell): iterating it builds the
+    cells again from the configurations, so the driver's memory does not grow with the
+    sweep. ``configs`` must be iterable more than once, in the same order.
+    """
+
+    def __init__(self, configs: Iterable[Mapping[str, Any]], new: bytearray,
+                 ids: array.array, costs: array.array, replace: bytearray,
+                 swept: list[str], families: set[str]) -> None:
+        self.configs = configs
+        self.new = new  # per configuration: 1 if its cell is not an earlier one's
+        self.numbers = ids  # the cells' ids as integers (16 hex digits = 64 bits)
+        self.costs = costs  # estimated CPU-seconds of each cell
+        self.replace = replace  # per cell: 1 if ``recompute`` names it
+        self.swept = swept  # the columns that vary over the cells (dry runs only)
+        self.families = families
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    @property
+    def ids(self) -> list[str]:
+        """The cells' ids, in order."""
+        return [f"{number:016x}" for number in self.numbers]
+
+    def __iter__(self) -> Iterator[Cell]:
+        for config, new in zip(self.configs, self.new, strict=True):
+            if new:
+                yield make_cell(config)
+
+
+def _recompute(rule: bool | Mapping[str, Any], cell: Cell) -> bool:
+    """Whether ``cell`` is one ``recompute`` names; :class:`ConfigError` for a key that
+    is not one of the cell's columns."""
+    if isinstance(rule, bool):
+        return rule
+    columns = cell.columns()
+    for key, wanted in rule.items():
+        if key not in columns:
+            raise ConfigError(f"recompute.{key}: not a key of family {cell.family}; keys: "
+                              + ", ".join(sorted(columns)))
+        values = wanted if isinstance(wanted, list | tuple) else [wanted]
+        if columns[key] not in values:
+            return False
+    return True
+
+
+def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[Plan, Execution]:
+    """Validate every configuration; the plan of the distinct cells and the settings.
 
     All configurations must agree on the execution settings (they describe one command).
     Nothing is run or written here, so one bad value aborts before any work.
     """
-    cells: dict[str, Cell] = {}
+    if iter(configs) is configs:  # a one-shot iterator: the plan iterates it again
+        configs = list(configs)
+    new, replace = bytearray(), bytearray()
+    ids, costs = array.array("Q"), array.array("d")
+    seen: set[int] = set()
+    families: set[str] = set()
+    values: dict[str, set[Any]] = {}
     execution: Execution | None = None
+    first: dict[str, Any] = {}
     for config in configs:
-        current = execution_of(config)
+        raw = {k: config.get(k) for k in EXECUTION_KEYS}
         if execution is None:
-            execution = current
-        elif current != execution:
-            key = next(k for k in EXECUTION_KEYS if getattr(current, k) != getattr(execution, k))
+            execution, first = execution_of(config), raw
+        elif raw != first:
+            key = next(k for k in EXECUTION_KEYS if raw[k] != first[k])
             raise ConfigError(f"{key}: must be the same for every cell of a sweep")
         cell = make_cell(config)
-        cells.setdefault(cell.cell_id, cell)
-    return list(cells.values()), execution or Execution()
+        number = int(cell.cell_id, 16)
+        new.append(number not in seen)
+        if not new[-1]:
+            continue
+        seen.add(number)
+        ids.append(number)
+        costs.append(cell.cost)
+        families.add(cell.family)
+        replace.append(_recompute(execution.recompute, cell))
+        if execution.dry_run:
+            for key, value in cell.columns().items():
+                values.setdefault(key, set()).add(_hashable(value))
+    swept = [key for key, seen_values in values.items() if len(seen_values) > 1]
+    plan = Plan(configs, new, ids, costs, replace, swept, families)
+    return plan, execution or Execution()
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
 
 
 def pieces(cell: Cell, task_seconds: float) -> list[Piece]:
-    """Cut a cell into blocks of replicates of about ``task_seconds`` each."""
+    """Cut a cell into blocks of replicates of about ``task_seconds`` each.
+
+    A cell of one block is one piece, analytic rows included: the family then builds
+    one table, not two (half a tiny cell's cost).
+    """
     family = get_family(cell.family)
     per_replicate = family.cost(cell.prepared)
-    result = []
-    if cell.replicates:
-        blocks = max(1, min(cell.replicates, round(cell.replicates * per_replicate / task_seconds)))
-        size = math.ceil(cell.replicates / blocks)
-        for start in range(0, cell.replicates, size):
-            stop = min(start + size, cell.replicates)
-            result.append(Piece(cell, start, stop, False, (stop - start) * per_replicate))
-    if family.has_analytic(cell.prepared):
+    analytic = family.has_analytic(cell.prepared)
+    blocks = max(1, min(cell.replicates, round(cell.replicates * per_replicate / task_seconds)))
+    if blocks == 1:
+        cost = cell.replicates * per_replicate + (per_replicate / 10 if analytic else 0.0)
+        return [Piece(cell, 0, cell.replicates, analytic, cost)]
+    size = math.ceil(cell.replicates / blocks)
+    result = [Piece(cell, start, min(start + size, cell.replicates), False,
+                    (min(start + size, cell.replicates) - start) * per_replicate)
+              for start in range(0, cell.replicates, size)]
+    if analytic:
         result.append(Piece(cell, 0, 0, True, per_replicate / 10))
     return result
 
 
-def tasks(cells: Iterable[Cell], task_seconds: float, workers: int) -> list[list[Piece]]:
+#: Seconds the engine spends on a piece besides the family's work (building and
+#: storing its table), so that tasks of tiny cells are not planned far too large.
+PIECE_SECONDS = 1e-3
+
+
+def tasks(cells: Iterable[Cell], task_seconds: float, workers: int,
+          total: float | None = None) -> Iterator[list[Piece]]:
     """Pack the cells' pieces, in order, into tasks of about ``task_seconds``.
 
     Small pieces are batched; the target shrinks so that every worker gets several tasks,
-    which keeps the load balanced on small sweeps.
+    which keeps the load balanced on small sweeps. ``total`` is the cells' estimated
+    cost (:attr:`Plan.costs`); without it the cells are read twice.
     """
-    all_pieces = [p for cell in cells for p in pieces(cell, task_seconds)]
-    total = sum(p.cost for p in all_pieces)
-    target = min(task_seconds, total / (4 * workers)) if all_pieces else task_seconds
-    result: list[list[Piece]] = []
+    if total is None:
+        cells = list(cells)
+        total = sum(cell.cost for cell in cells)
+    target = min(task_seconds, total / (4 * workers)) if total else task_seconds
     current: list[Piece] = []
     load = 0.0
-    for piece in all_pieces:
-        current.append(piece)
-        load += piece.cost
-        if load >= target:
-            result.append(current)
-            current, load = [], 0.0
+    for cell in cells:
+        for piece in pieces(cell, task_seconds):
+            current.append(piece)
+            load += piece.cost + PIECE_SECONDS
+            if load >= target:
+                yield current
+                current, load = [], 0.0
     if current:
-        result.append(current)
-    return result
+        yield current

@@ -155,15 +155,16 @@ def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[s
             raise FamilyError(f"family {family}: run returned undeclared column {name!r} "
                               "(declare it in the family's ResultSchema, or leave it out: "
                               "constant columns come from columns())")
-    try:
-        if isinstance(rows, pd.DataFrame):
-            table = pa.Table.from_pandas(rows[declared.names], schema=declared,
-                                         preserve_index=False)
-            table = table.replace_schema_metadata(declared.metadata)
-        else:
-            table = pa.table({n: rows[n] for n in declared.names}, schema=declared)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as error:
-        raise FamilyError(f"family {family}: {' '.join(str(error).split())}") from None
+    # Column by column: pa.Table.from_pandas costs a millisecond a call in pandas
+    # metadata, more than a tiny cell's simulation.
+    arrays = []
+    for target in declared:
+        try:
+            arrays.append(pa.array(rows[target.name], type=target.type, from_pandas=True))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as error:
+            raise FamilyError(f"family {family}: column {target.name}: "
+                              f"{' '.join(str(error).split())}") from None
+    table = pa.Table.from_arrays(arrays, schema=declared)
     for target in declared:
         column = table.column(target.name)
         if target.metadata[ROLE_KEY] == INDEX and target.name != "replicate" and (
@@ -175,17 +176,21 @@ def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[s
             if np.any((values < 0) | (values > 1)):
                 raise FamilyError(f"family {family}: proportion {target.name!r} has values "
                                   "outside [0, 1]")
-    for name, value in constants.items():
+    for name in constants:
         if name in declared.names:
             raise FamilyError(f"family {family}: column {name!r} is both a row column and "
                               "a constant of the cell")
-        if value is None:
-            array = pa.nulls(len(table), (types or {}).get(name) or pa.null())
-        else:
-            array = pa.repeat(pa.scalar(value, (types or {}).get(name)), len(table))
-        table = table.append_column(pa.field(name, array.type, metadata={ROLE_KEY: CONSTANT}),
-                                    array)
-    return table
+    types = types or {}
+    # One row of the constants, repeated by one take for every column at once.
+    arrays = [pa.array([v], type=types.get(n) or (pa.null() if v is None else None))
+              for n, v in constants.items()]
+    one = pa.Table.from_arrays(arrays, schema=pa.schema(
+        [pa.field(n, a.type, metadata={ROLE_KEY: CONSTANT})
+         for n, a in zip(constants, arrays, strict=True)]))
+    repeated = one.take(np.zeros(len(table), dtype=np.int64))
+    return pa.Table.from_arrays([*table.columns, *repeated.columns],
+                                schema=pa.schema([*table.schema, *repeated.schema],
+                                                 metadata=table.schema.metadata))
 
 
 def roles(schema: pa.Schema) -> tuple[list[str], dict[str, str]] | None:

@@ -1,33 +1,53 @@
-"""The results directory: one Parquet dataset, one file per cell, written atomically.
+"""The results directory: one Parquet dataset, changed only by whole-file transactions.
 
 Layout of ``results_dir``::
 
-    <cell id>.parquet             every row of one cell (readable as one dataset)
+    <family>/<name>.parquet       the rows of one or more cells of one family version
     _failures/<cell id>.parquet   one row per cell that raised, with its error
     _corrupt/                     damaged files found on resume, set aside
-    .<cell id>.<host>.<pid>.tmp   a file being written; renamed when complete
+    _journal/<id>.json            a transaction under way (replacing or merging files)
+    .lock                         held while the files change
+    .<name>.<host>.<pid>.tmp      a file being written; renamed when complete
 
-Readers (pandas, pyarrow, polars, duckdb) skip names that start with ``_`` or ``.``, so
-``pandas.read_parquet(results_dir)`` returns exactly the finished cells, whatever state a
-killed sweep left. A cell is present once its file exists, and the file only ever appears
-complete (``os.replace`` of a fully written, fsynced temporary). A file damaged later
-(truncated, overwritten) fails the check of :meth:`ResultsStore.scan` and is recomputed.
+Each family has its own subdirectory, so ``pandas.read_parquet("results/colme")`` reads
+every column of that family (a plain reader of a directory takes one file's columns for
+all). Readers (pandas, pyarrow, polars, duckdb) skip names that start with ``_`` or ``.``,
+so they see finished cells only. A file's footer lists its cells and their provenance
+(:func:`cell_records`); its name is its cell's id, or a digest of its cells' ids
+(:func:`file_name`), so a file whose footer does not match its name is damaged. A file
+only ever appears complete (``os.replace`` of a written, fsynced temporary), and a cell is
+present once a file holding it exists.
+
+Files are replaced or merged (``recompute``, :meth:`ResultsStore.compact`) by a
+transaction: the new files are written as temporaries, a journal names them and the files
+they replace, the replaced files are removed and the new ones renamed into place. A
+transaction interrupted after its journal is written is completed by the next command
+that opens the directory; one interrupted before leaves the directory as it was. No cell
+is ever in two visible files; during a transaction's few milliseconds, or after a kill
+until the next command, the cells being moved are missing, never doubled.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
+import hashlib
 import importlib.metadata
 import json
 import os
 import socket
 import time
 import traceback
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import yaml
 
@@ -38,7 +58,49 @@ from .plan import FORMAT_VERSION, Cell
 METADATA_KEY = b"dpsweep"
 FAILURES = "_failures"
 CORRUPT = "_corrupt"
+JOURNAL = "_journal"
+LOCK = ".lock"
 SUFFIX = ".parquet"
+#: A merged file holds at most this many rows and cells (its footer lists every cell).
+COMPACT_ROWS = 1 << 20
+COMPACT_CELLS = 4096
+
+
+def file_name(cell_ids: Sequence[str]) -> str:
+    """The name (without suffix) of the file holding ``cell_ids``: the id of a single
+    cell, else the first 16 hex digits of the SHA-256 of the sorted ids."""
+    if len(cell_ids) == 1:
+        return cell_ids[0]
+    return hashlib.sha256("\n".join(sorted(cell_ids)).encode()).hexdigest()[:16]
+
+
+def cell_records(metadata: Mapping[bytes, bytes] | None) -> dict[str, dict[str, Any]]:
+    """The provenance of each cell a file's key-value metadata lists, by cell id.
+
+    Files written one cell each before cells were batched hold that cell's record
+    itself (with its ``cell_id``). ``KeyError`` or ``ValueError`` if there is none.
+    """
+    record = json.loads((metadata or {})[METADATA_KEY])
+    if "cells" in record:
+        return record["cells"]
+    return {record["cell_id"]: record}
+
+
+def _footer_cells(path: Path) -> tuple[str, ...] | None:
+    """The cells a file's footer lists, if it reads and matches the file's name."""
+    try:
+        ids = tuple(cell_records(pq.read_schema(path).metadata))
+    except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
+        return None
+    return ids if ids and file_name(ids) == path.stem else None
+
+
+def _family_of(records: Mapping[str, Mapping[str, Any]]) -> tuple[str, int]:
+    """(family, family version) of the cells of one file (all of one family version)."""
+    record = next(iter(records.values()))
+    # Files of before family versions name the family in their configuration only.
+    family = record.get("family") or yaml.safe_load(record["config"])["family"]
+    return family, int(record.get("family_version", 0))
 
 
 def _alive(pid: int) -> bool:
@@ -51,83 +113,290 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _names_its_cell(path: Path) -> bool:
-    try:
-        record = pq.read_metadata(path).metadata or {}
-        return json.loads(record[METADATA_KEY])["cell_id"] == path.stem
-    except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
-        return False
+def family_directory(family: str) -> str:
+    """The subdirectory of a family's files (its name, or ``module:attribute`` spec)."""
+    return family.replace(os.sep, "_")
 
 
+@dataclass
+class _Staged:
+    """A file written under a temporary name, to be renamed to ``final``."""
+
+    temporary: Path
+    final: Path
+
+
+@dataclass
+class CompactSummary:
+    """What :meth:`ResultsStore.compact` did."""
+
+    merged: int = 0  # files merged
+    written: int = 0  # files they became
+    cells: int = 0
+
+    def __str__(self) -> str:
+        if not self.merged:
+            return "nothing to compact"
+        files = "1 file" if self.written == 1 else f"{self.written} files"
+        return f"compacted {self.merged} files holding {self.cells} cells into {files}"
+
+
+@dataclass
 class ResultsStore:
-    """A results directory shared by any number of sweeps."""
+    """A results directory shared by any number of sweeps.
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(root)
-        self.host = socket.gethostname()
+    ``files`` maps each visible results file to the cells its footer lists;
+    :meth:`scan` keeps it current, reading only the footers of files it has not seen.
+    """
 
-    def scan(self) -> tuple[set[str], list[Path]]:
-        """Ids of the cells whose results file is intact, and the damaged files.
+    root: Path
+    host: str = field(default_factory=socket.gethostname)
+    files: dict[Path, tuple[str, ...]] = field(default_factory=dict)
+    damaged: list[Path] = field(default_factory=list)
 
-        A file is intact when its Parquet footer reads and names its own cell. A damaged
-        file (truncated, overwritten, or not a results file) is never taken as a result.
-        """
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+
+    # -- reading ---------------------------------------------------------------------
+
+    def _visible(self) -> Iterator[Path]:
         if not self.root.is_dir():
-            return set(), []
-        intact, damaged = set(), []
-        for path in self.root.glob("[!._]*" + SUFFIX):
-            if _names_its_cell(path):
-                intact.add(path.stem)
+            return
+        for entry in os.scandir(self.root):
+            if entry.name.startswith(("_", ".")):
+                continue
+            if entry.is_dir():
+                with os.scandir(entry.path) as inner:
+                    yield from (Path(e.path) for e in inner if e.name.endswith(SUFFIX)
+                                and not e.name.startswith(("_", ".")))
+            elif entry.name.endswith(SUFFIX):  # a cell file of before family directories
+                yield Path(entry.path)
+
+    def scan(self) -> set[str]:
+        """Ids of the cells held by intact files; damaged files go to :attr:`damaged`.
+
+        A file is intact when its Parquet footer reads and lists the cells its name
+        says. A damaged file (truncated, overwritten, not a results file) is never
+        taken as a result.
+        """
+        current = set(self._visible())
+        self.files = {p: ids for p, ids in self.files.items() if p in current}
+        self.damaged = []
+        for path in sorted(current - set(self.files)):
+            ids = _footer_cells(path)
+            if ids is None:
+                self.damaged.append(path)
             else:
-                damaged.append(path)
-        return intact, damaged
+                self.files[path] = ids
+        return self.present()
 
-    def set_aside(self, damaged: list[Path]) -> None:
-        """Move damaged files to ``_corrupt/`` (kept for inspection, hidden from readers)."""
-        if damaged:
-            (self.root / CORRUPT).mkdir(exist_ok=True)
-        for path in damaged:
-            os.replace(path, self.root / CORRUPT / f"{path.stem}.{time.time_ns()}{SUFFIX}")
+    def present(self) -> set[str]:
+        return {cell for ids in self.files.values() for cell in ids}
 
-    def path(self, cell_id: str) -> Path:
-        return self.root / f"{cell_id}{SUFFIX}"
+    # -- preparing ------------------------------------------------------------------
 
-    def prepare(self) -> None:
-        """Create the directory and remove temporaries left by dead writers on this host."""
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the directory's lock: one writer changes its files at a time."""
+        with open(self.root / LOCK, "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def prepare(self) -> set[str]:
+        """Create the directory, complete interrupted transactions, remove temporaries of
+        dead writers on this host, set damaged files aside; the cells present."""
         try:
-            (self.root / FAILURES).mkdir(parents=True, exist_ok=True)
+            self.root.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise StoreError(f"results_dir: cannot create {self.root} ({error.strerror})") from None
         if not os.access(self.root, os.W_OK):
             raise StoreError(f"results_dir: {self.root} is not writable")
-        for directory in (self.root, self.root / FAILURES):
-            for stale in directory.glob(".*.tmp"):
+        with self.locked():
+            self._recover()
+            for stale in self.root.glob("**/.*.tmp"):
                 _, _, rest = stale.name[1:].partition(".")
                 host, _, pid = rest.removesuffix(".tmp").rpartition(".")
                 if host == self.host and pid.isdigit() and not _alive(int(pid)):
                     stale.unlink(missing_ok=True)
+            present = self.scan()
+            self._set_aside()
+        return present
 
-    def _write(self, path: Path, table: pa.Table, provenance: dict[str, Any]) -> None:
-        metadata = {**(table.schema.metadata or {}), METADATA_KEY: json.dumps(provenance)}
+    def _set_aside(self) -> None:
+        """Move damaged files to ``_corrupt/`` (kept for inspection, hidden from readers);
+        :attr:`damaged` still lists them, until the next scan."""
+        if self.damaged:
+            (self.root / CORRUPT).mkdir(exist_ok=True)
+        for path in self.damaged:
+            os.replace(path, self.root / CORRUPT / f"{path.stem}.{time.time_ns()}{SUFFIX}")
+
+    # -- writing --------------------------------------------------------------------
+
+    def _stage(self, directory: Path, table: pa.Table,
+               records: Mapping[str, Mapping[str, Any]]) -> _Staged:
+        """Write a file of the cells ``records`` lists under a temporary name."""
+        family, version = _family_of(records)
+        record = {"format": FORMAT_VERSION, "family": family, "family_version": version,
+                  "cells": records}
+        metadata = {**(table.schema.metadata or {}), METADATA_KEY: json.dumps(record)}
         table = table.replace_schema_metadata(metadata)
-        temporary = path.with_name(f".{path.stem}.{self.host}.{os.getpid()}.tmp")
+        final = directory / f"{file_name(list(records))}{SUFFIX}"
+        temporary = directory / f".{final.stem}.{self.host}.{os.getpid()}.tmp"
         try:
+            directory.mkdir(exist_ok=True)
             with open(temporary, "wb") as sink:
                 # Page checksums let readers detect damaged data, not only a damaged footer.
                 pq.write_table(table, sink, write_page_checksum=True)
                 sink.flush()
                 os.fsync(sink.fileno())
-            os.replace(temporary, path)
         except OSError as error:
-            raise StoreError(f"results_dir: cannot write {path} ({error.strerror}); the cells "
-                             "stored so far are kept, rerun to resume") from None
-        finally:
             temporary.unlink(missing_ok=True)
+            raise StoreError(f"results_dir: cannot write {final} ({error.strerror}); the "
+                             "cells stored so far are kept, rerun to resume") from None
+        return _Staged(temporary, final)
 
-    def write(self, cell: Cell, table: pa.Table, provenance: dict[str, Any]) -> None:
-        """Store a cell's rows, replacing any failure recorded for it earlier."""
-        self._write(self.path(cell.cell_id), table, {**provenance, "cell_id": cell.cell_id})
-        (self.root / FAILURES / f"{cell.cell_id}{SUFFIX}").unlink(missing_ok=True)
+    def _transaction(self, staged: Sequence[_Staged], replaced: Sequence[Path]) -> None:
+        """Put ``staged`` in place of ``replaced`` (see the module's notes)."""
+        if replaced:
+            journal = self.root / JOURNAL / f"{uuid.uuid4().hex}.json"
+            journal.parent.mkdir(exist_ok=True)
+            temporary = journal.with_name(f".{journal.stem}.{self.host}.{os.getpid()}.tmp")
+            temporary.write_text(json.dumps({
+                "remove": [str(p.relative_to(self.root)) for p in replaced],
+                "publish": [[str(s.temporary.relative_to(self.root)),
+                             str(s.final.relative_to(self.root))] for s in staged],
+            }))
+            os.replace(temporary, journal)
+            self._complete(journal)
+        else:
+            for item in staged:
+                os.replace(item.temporary, item.final)
+
+    def _complete(self, journal: Path) -> None:
+        """Carry out a journaled transaction from wherever it stopped.
+
+        Removals come before renames, so while every temporary is still there no
+        rename has happened and the removals are (re)done; once one is gone, they were.
+        """
+        entry = json.loads(journal.read_text())
+        publish = [(self.root / a, self.root / b) for a, b in entry["publish"]]
+        if all(a.exists() for a, _ in publish):
+            for name in entry["remove"]:
+                (self.root / name).unlink(missing_ok=True)
+        for temporary, final in publish:
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(temporary, final)
+        journal.unlink()
+        with contextlib.suppress(OSError):  # left only while a transaction is under way
+            journal.parent.rmdir()
+
+    def _recover(self) -> None:
+        for journal in sorted((self.root / JOURNAL).glob("*.json")):
+            self._complete(journal)
+
+    def commit(self, batch: Sequence[tuple[Cell, pa.Table, dict[str, Any]]],
+               replace: frozenset[str] | set[str] = frozenset()) -> int:
+        """Store finished cells (cell, rows, provenance), one file per family version;
+        the number stored.
+
+        A cell another sweep stored meanwhile is left as it is, unless its id is in
+        ``replace``: then the file holding it is rewritten without it, in the same
+        transaction. A failure recorded earlier for a stored cell is removed.
+        """
+        with self.locked():
+            self.scan()
+            wanted = {cell.cell_id for cell, _, _ in batch}
+            held = {cell: path for path, ids in self.files.items()
+                    for cell in wanted.intersection(ids)}
+            batch = [item for item in batch
+                     if item[0].cell_id not in held or item[0].cell_id in replace]
+            groups: dict[tuple[str, int], list[tuple[Cell, pa.Table, dict[str, Any]]]] = {}
+            for item in batch:
+                groups.setdefault((item[0].family, item[0].version), []).append(item)
+            staged = [
+                self._stage(self.root / family_directory(family),
+                            pa.concat_tables([t for _, t, _ in items], promote_options="default"),
+                            {c.cell_id: {**r, "cell_id": c.cell_id} for c, _, r in items})
+                for (family, _), items in groups.items()
+            ]
+            leaving = {item[0].cell_id for item in batch} & set(held)
+            replaced = sorted({held[cell] for cell in leaving})
+            staged += [s for path in replaced
+                       if (s := self._without(path, leaving)) is not None]
+            self._transaction(staged, replaced)
+            for cell, _, _ in batch:
+                (self.root / FAILURES / f"{cell.cell_id}{SUFFIX}").unlink(missing_ok=True)
+            self.scan()
+        return len(batch)
+
+    def _without(self, path: Path, cells: set[str]) -> _Staged | None:
+        """The file at ``path`` without the rows of ``cells``, staged (None if empty)."""
+        table = pq.read_table(path)
+        records = {k: v for k, v in cell_records(table.schema.metadata).items()
+                   if k not in cells}
+        if not records:
+            return None
+        rows = table.filter(pc.is_in(table.column("cell_id"), pa.array(sorted(records))))
+        return self._stage(path.parent, rows, records)
+
+    def compact(self, rows: int = COMPACT_ROWS, cells: int = COMPACT_CELLS) -> CompactSummary:
+        """Merge the small files (under half of ``rows`` rows and of ``cells`` cells) of
+        each family version into files of up to ``rows`` rows and ``cells`` cells, each
+        merge its own transaction.
+
+        Only files with the same columns merge; cell files of before family
+        directories move into their family's directory.
+        """
+        summary = CompactSummary()
+        with self.locked():
+            self._recover()
+            self.scan()
+            for sources in self._merges(rows, cells):
+                tables = [pq.read_table(p) for p in sources]
+                records = {k: v for t in tables for k, v in cell_records(t.schema.metadata).items()}
+                family, _ = _family_of(records)
+                table = pa.concat_tables([t.replace_schema_metadata(tables[0].schema.metadata)
+                                          for t in tables], promote_options="default")
+                staged = self._stage(self.root / family_directory(family), table, records)
+                self._transaction([staged], sources)
+                summary.merged += len(sources)
+                summary.written += 1
+                summary.cells += len(records)
+            self.scan()
+        return summary
+
+    def _merges(self, rows: int, cells: int) -> Iterator[list[Path]]:
+        """Runs of files to merge: same directory-to-be, family version and columns."""
+        groups: dict[tuple[Any, ...], list[tuple[Path, int, int]]] = {}
+        for path, ids in sorted(self.files.items()):
+            metadata = pq.read_metadata(path)
+            schema = metadata.schema.to_arrow_schema()
+            key = (*_family_of(cell_records(metadata.metadata)), tuple(schema.names),
+                   tuple(str(t) for t in schema.types))
+            # Files at least half full stay as they are; old top-level files always move.
+            small = 2 * metadata.num_rows < rows and 2 * len(ids) < cells
+            if small or path.parent == self.root:
+                groups.setdefault(key, []).append((path, metadata.num_rows, len(ids)))
+        for (family, *_), files in groups.items():
+            run: list[Path] = []
+            load = [0, 0]
+            for path, count, held in files:
+                if run and (load[0] + count > rows or load[1] + held > cells):
+                    yield from self._worth(run, family)
+                    run, load = [], [0, 0]
+                run.append(path)
+                load = [load[0] + count, load[1] + held]
+            yield from self._worth(run, family)
+
+    def _worth(self, run: list[Path], family: str) -> Iterator[list[Path]]:
+        """``run``, unless it is one file already in its family's directory."""
+        if len(run) > 1 or (run and run[0].parent != self.root / family_directory(family)):
+            yield run
+
+    # -- failures -------------------------------------------------------------------
 
     def record_failure(
         self, cell: Cell, columns: dict[str, Any], error: str, provenance: dict[str, Any]
@@ -144,9 +413,10 @@ class ResultsStore:
             "traceback": error,
             "time": pd.Timestamp(time.time(), unit="s", tz="UTC"),
         }])
-        path = self.root / FAILURES / f"{cell.cell_id}{SUFFIX}"
         table = pa.Table.from_pandas(frame, preserve_index=False)
-        self._write(path, table, {**provenance, "cell_id": cell.cell_id})
+        staged = self._stage(self.root / FAILURES, table,
+                             {cell.cell_id: {**provenance, "cell_id": cell.cell_id}})
+        os.replace(staged.temporary, staged.final)
 
     def failures(self) -> pd.DataFrame:
         """The failures table (empty if no cell has failed)."""
@@ -176,7 +446,8 @@ def provenance(
     cell: Cell, version: str, commit: str | None, started: float, finished: float,
     seconds: float, libraries: dict[str, str | None],
 ) -> dict[str, Any]:
-    """What travels inside a cell's file: its resolved configuration and how it was made.
+    """What travels inside a cell's file: its settings (family, version, replicates,
+    seed and options, as its id hashes them) and how it was made.
 
     ``version`` is the package's, ``cell.version`` the family's; ``libraries`` the
     versions of :data:`LIBRARIES` on the worker that computed it. ``started`` and
@@ -184,10 +455,9 @@ def provenance(
     ``seconds`` is the compute time of its pieces, summed.
     """
     return {
-        "format": FORMAT_VERSION,
-        # libyaml's dumper where available: the pure-Python one costs milliseconds a cell.
-        "config": yaml.dump(cell.settings, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
-                            sort_keys=False),
+        # The settings the cell id hashes, as they are (files of before batching hold them
+        # as a YAML string).
+        "config": cell.settings,
         "version": version,
         "family": cell.family,
         "family_version": cell.version,

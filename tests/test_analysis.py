@@ -257,9 +257,9 @@ def test_flipped_bytes_in_a_sweep_file_fail_its_page_checksums(tmp_path: Path) -
     cell = make_cell({"n_agents": 3, "t_max": 10})
     frame = _cell(cell.cell_id)
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    store.write(cell, table, {"format": 1})
+    store.commit([(cell, table, {"family": "colme", "family_version": 1})])
     pd.testing.assert_frame_equal(load(tmp_path), frame)
-    path = store.path(cell.cell_id)
+    [path] = store.files
     data = bytearray(path.read_bytes())
     start = data.index(b"colme")  # the dictionary page of the method column
     data[start + 1] ^= 0xFF

@@ -31,7 +31,7 @@ def _sweep(directory: Path, *configs: dict) -> list[Cell]:
     """Real cells, computed and stored as a sweep stores them (serially, in process)."""
     cells, _ = plan(configs)
     execute(cells, Execution(results_dir=str(directory), executor="serial"), progress=False)
-    return cells
+    return list(cells)
 
 
 @pytest.fixture(scope="module")
@@ -70,9 +70,8 @@ def test_reading_in_chunks_gives_the_table_of_one_chunk(grid: Path,
                                                         monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
     whole, rows = summaries(grid), load(grid)
-    # Every file its own chunk, and every cell's constants copied out of its batch.
+    # Every file its own chunk.
     monkeypatch.setattr(LOAD, "CHUNK_ROWS", 1)
-    monkeypatch.setattr(LOAD, "SHARED_ROWS", 0)
     pd.testing.assert_frame_equal(summaries(grid), whole, check_exact=True)
     pd.testing.assert_frame_equal(load(grid), rows, check_exact=True)
     monkeypatch.setattr(LOAD, "CHUNK_ROWS", 10**9)
@@ -165,7 +164,7 @@ def test_each_way_a_results_path_fails_has_its_error(tmp_path: Path, grid: Path,
     failed = tmp_path / "failed"
     (failed / "_failures").mkdir(parents=True)
     (failed / ".0123.host.1.tmp").write_text("")
-    with pytest.raises(NoResults, match=r"no cell files \(<cell id>.parquet\), only "
+    with pytest.raises(NoResults, match=r"no results files \(<family>/\*.parquet\), only "
                                         r".0123.host.1.tmp, _failures \(the cells"):
         read(failed)
     # A path that does not exist is not taken for a damaged one, even among others.
@@ -176,7 +175,7 @@ def test_each_way_a_results_path_fails_has_its_error(tmp_path: Path, grid: Path,
 @pytest.mark.parametrize("damage", ["truncated", "flipped"])
 def test_a_damaged_file_is_never_read(tmp_path: Path, damage: str) -> None:
     [cell] = _sweep(tmp_path, {**SMALL, "replicates": 2})
-    path = tmp_path / f"{cell.cell_id}.parquet"
+    path = tmp_path / "colme" / f"{cell.cell_id}.parquet"
     data = bytearray(path.read_bytes())
     if damage == "truncated":
         data = data[:-50]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
@@ -22,12 +21,12 @@ from hydra_plugins.dpsweep.compose import CellComposer
 from sweep.cli import CONF
 from sweep.colme import simulate
 from sweep.errors import ConfigError, StoreError
-from sweep.execute import execute, run_task
+from sweep.execute import choose_executor, execute, run_task
 from sweep.family import get_family
 from sweep.plan import Execution, make_cell, pieces, plan, tasks
-from sweep.store import ResultsStore
+from sweep.store import FAILURES, ResultsStore, cell_records
 
-from .sweep_reference import SMALL
+from .sweep_reference import SMALL, run_cli
 
 CELL = {**SMALL, "replicates": 5, "baselines": ["local", "oracle"], "seed": 3}
 
@@ -84,10 +83,11 @@ def _run(task_list: list) -> pd.DataFrame:
 def test_cutting_a_cell_into_pieces_does_not_change_its_rows() -> None:
     cell = make_cell(CELL)
     whole = pieces(cell, math.inf)
-    assert [(p.start, p.stop, p.analytic) for p in whole] == [(0, 5, False), (0, 0, True)]
+    assert [(p.start, p.stop, p.analytic) for p in whole] == [(0, 5, True)]  # one table
     cut = pieces(cell, 1e-9)
     assert [(p.start, p.stop) for p in cut if not p.analytic] == [(r, r + 1) for r in range(5)]
-    pd.testing.assert_frame_equal(_run([whole]), _run(tasks([cell], 1e-9, workers=2)),
+    assert cut[-1].analytic and cut[-1].start == cut[-1].stop == 0
+    pd.testing.assert_frame_equal(_run([whole]), _run(list(tasks([cell], 1e-9, workers=2))),
                                   check_exact=True)
 
 
@@ -95,7 +95,7 @@ def test_simulate_gives_the_rows_of_a_sweep_cell(tmp_path: Path) -> None:
     options = {**CELL, "mechanism": "pm2", "weights": "mom"}
     cells, _ = plan([options])
     execute(cells, Execution(results_dir=str(tmp_path), executor="serial"), progress=False)
-    stored = pd.read_parquet(tmp_path / f"{cells[0].cell_id}.parquet")
+    stored = pd.read_parquet(tmp_path / "colme" / f"{cells.ids[0]}.parquet")
     pd.testing.assert_frame_equal(simulate(**{k: v for k, v in options.items()}), stored,
                                   check_exact=True)
 
@@ -110,11 +110,11 @@ def test_options_that_do_not_apply_keep_their_type(tmp_path: Path) -> None:
     # pandas reads the directory as one table.
     cells, _ = plan([{**NETWORK, "method": method} for method in ("mvue", "rizk")])
     execute(cells, Execution(results_dir=str(tmp_path), executor="serial"), progress=False)
-    for path in tmp_path.glob("*.parquet"):
+    for path in tmp_path.glob("*/*.parquet"):
         schema = pq.read_schema(path)
         assert schema.field("learning_rate").type == pa.float64()
         assert schema.field("rizk_start").type == pa.string()
-    frame = pd.read_parquet(tmp_path)
+    frame = pd.read_parquet(tmp_path / "network")
     assert frame.learning_rate.dtype == np.float64
     assert frame[frame.method == "rizk"].learning_rate.eq(0.001).all()
     assert frame[frame.method == "mvue"].learning_rate.isna().all()
@@ -132,20 +132,20 @@ def test_a_version_bump_recomputes_that_family_only(
     cells, _ = plan(configs)
     again = execute(cells, run, progress=False)
     assert (again.done, again.skipped) == (1, 1)
-    files = {path.stem: pq.read_metadata(path).metadata for path in tmp_path.glob("*.parquet")}
-    assert len(files) == 3 and cells[1].cell_id in files and cells[0].cell_id in files
-    record = json.loads(files[cells[1].cell_id][b"dpsweep"])
-    assert record["family_version"] == cells[1].version
+    files = {path.stem: pq.read_metadata(path).metadata for path in tmp_path.glob("*/*.parquet")}
+    assert len(files) == 3 and set(cells.ids) <= set(files)
+    record = cell_records(files[cells.ids[1]])[cells.ids[1]]
+    assert record["family_version"] == get_family("network").version
     assert set(record["libraries"]) >= {"numpy", "scipy", "numba", "pandas", "pyarrow", "ray"}
     # The older network cell stays on disk; the analysis reads the newest version only.
     with pytest.warns(UserWarning, match="1 cell of family network .* older version"):
         summary = summaries(tmp_path)
-    assert set(summary.cell_id) == {c.cell_id for c in cells}
+    assert set(summary.cell_id) == set(cells.ids)
 
 
 def test_tasks_batch_small_pieces_and_keep_every_piece_once() -> None:
     cells, _ = plan([{**CELL, "seed": s} for s in range(20)])
-    task_list = tasks(cells, task_seconds=2.0, workers=2)
+    task_list = list(tasks(cells, task_seconds=2.0, workers=2))
     assert 1 < len(task_list) < 2 * len(cells)
     flat = [(p.cell.cell_id, p.start, p.analytic) for task in task_list for p in task]
     assert sorted(flat) == sorted((p.cell.cell_id, p.start, p.analytic)
@@ -154,8 +154,8 @@ def test_tasks_batch_small_pieces_and_keep_every_piece_once() -> None:
 
 def test_failing_piece_is_reported_not_raised() -> None:
     cell = make_cell({**CELL, "family": "tests.faulty_family:FAMILY", "epsilon": 0.5})
-    (result, analytic) = run_task(pieces(cell, math.inf))
-    assert result.table is None and "injected failure" in result.error
+    *blocks, analytic = run_task(pieces(cell, 1e-9))  # the analytic rows apart
+    assert all(r.table is None and "injected failure" in r.error for r in blocks)
     assert analytic.error is None  # only the simulation raises in that family
 
 
@@ -165,25 +165,30 @@ def test_store_writes_atomically_and_cleans_dead_writers(
     store = ResultsStore(tmp_path)
     store.prepare()
     cell = make_cell(CELL)
-    dead = tmp_path / f".{cell.cell_id}.{store.host}.999999999.tmp"
-    live = tmp_path / f".{cell.cell_id}.{store.host}.{os.getppid()}.tmp"
-    other = tmp_path / f".{cell.cell_id}.another-host.1.tmp"
+    directory = tmp_path / "colme"
+    directory.mkdir()
+    dead = directory / f".{cell.cell_id}.{store.host}.999999999.tmp"
+    live = directory / f".{cell.cell_id}.{store.host}.{os.getppid()}.tmp"
+    other = directory / f".{cell.cell_id}.another-host.1.tmp"
     for path in (dead, live, other):
         path.write_bytes(b"partial")
-    assert store.scan() == (set(), [])
+    assert store.scan() == set() and not store.damaged
     store.prepare()
     assert not dead.exists() and live.exists() and other.exists()
     def full_disk(descriptor: int) -> None:
         raise OSError(28, "No space left on device")
 
+    row = (cell, pa.table({"t": [1]}), {"family": "colme", "family_version": 1})
     with monkeypatch.context() as patch, pytest.raises(StoreError, match="No space left"):
         patch.setattr(os, "fsync", full_disk)  # the data is written, then the sync fails
-        store.write(cell, pa.table({"t": [1]}), {"format": 1})
-    assert store.scan() == (set(), [])
-    assert not (tmp_path / f".{cell.cell_id}.{store.host}.{os.getpid()}.tmp").exists()
-    store.write(cell, pa.table({"t": [1]}), {"format": 1})
-    assert store.scan() == ({cell.cell_id}, [])
+        store.commit([row])
+    assert store.scan() == set() and not store.damaged
+    assert not (directory / f".{cell.cell_id}.{store.host}.{os.getpid()}.tmp").exists()
+    assert store.commit([row]) == 1
+    assert store.scan() == {cell.cell_id} and not store.damaged
+    assert store.commit([row]) == 0  # present already: left as it is
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path), pd.DataFrame({"t": [1]}))
+    assert not (tmp_path / FAILURES).exists()  # no empty failures directory
 
 
 @pytest.fixture(scope="module")
@@ -251,3 +256,46 @@ def test_unwritable_results_directory_is_refused_before_any_write(
     monkeypatch.setattr(os, "access", lambda path, mode: False)
     with pytest.raises(StoreError, match=r"^results_dir: .* is not writable$"):
         ResultsStore(tmp_path / "results").prepare()
+
+
+def test_executor_auto_runs_small_plans_serially_and_large_ones_on_ray(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    one, execution = plan([CELL])
+    assert execution.executor == "auto"
+    assert choose_executor(execution, sum(one.costs))[0] == "serial"
+    # The paper's Fig. 2 scale: far more CPU time than Ray takes to start.
+    large, execution = plan([{**CELL, "n_agents": 200, "t_max": 30000, "replicates": 20,
+                              "seed": seed} for seed in range(4)])
+    name, reason = choose_executor(execution, sum(large.costs))
+    assert name == "ray" and "more than Ray's start-up" in reason
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:6379")  # a cluster: always Ray
+    assert choose_executor(execution, 0.0) == ("ray", "a Ray cluster address is set")
+    assert choose_executor(Execution(executor="serial"), 1e6)[0] == "serial"
+    with pytest.raises(ConfigError, match=r"^executor: must be one of auto, ray, serial"):
+        plan([{**CELL, "executor": "threads"}])
+
+
+def test_dry_run_lists_each_cell_with_its_swept_keys_and_state(tmp_path: Path) -> None:
+    tiny = ["n_agents=4", "t_max=20", "replicates=1", "checkpoints=2"]
+    done = run_cli(["epsilon=0.5", "seed=1", *tiny], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("executor: serial (about ")  # one tiny cell: no Ray
+    grid = ["-m", "epsilon=0.5,1", "seed=1,2", *tiny, "dry_run=true"]
+    for extra, state in (([], "present"), (["recompute={seed:1}"], "recompute")):
+        listed = run_cli([*grid, *extra], tmp_path)
+        assert listed.returncode == 0, listed.stderr
+        header, *rows, summary = listed.stdout.strip().splitlines()
+        assert header.split() == ["seed", "epsilon", "cell_id", "state"]
+        cells = [row.split() for row in rows]
+        assert [(c[0], c[1], c[3]) for c in cells] == [
+            ("1", "0.5", state), ("2", "0.5", "missing"), ("1", "1", "missing"),
+            ("2", "1", "missing")]  # in the grid's order
+        again = ", 1 of them present" if state == "recompute" else ""
+        assert summary.startswith(f"4 cells: 1 present, {3 + bool(again)} to compute{again} "
+                                  "(about "), summary
+        assert "; executor serial (about" in summary
+    # A dry run writes nothing, not even the directory.
+    assert run_cli([*grid, "results_dir=elsewhere"], tmp_path).returncode == 0
+    assert not (tmp_path / "elsewhere").exists()

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sweep.store import FAILURES
+from sweep.store import FAILURES, ResultsStore
 
 from .sweep_reference import GRID, KEYS, REFERENCE, run_cli, start_cli, statistics
 
@@ -43,11 +43,20 @@ def _ok(done: subprocess.CompletedProcess) -> str:
 
 
 def _dataset(directory: Path) -> pd.DataFrame:
-    return pd.read_parquet(directory)
+    """The rows of a directory, cell by cell: files hold the cells each task completed,
+    which depends on the worker count, so only the order within a cell is fixed."""
+    frame = pd.read_parquet(directory)
+    return frame.sort_values("cell_id", kind="stable").reset_index(drop=True)
 
 
 def _files(directory: Path) -> dict[str, float]:
-    return {p.name: p.stat().st_mtime_ns for p in directory.glob("*.parquet")}
+    return {str(p.relative_to(directory)): p.stat().st_mtime_ns
+            for p in directory.glob("*/*.parquet")}
+
+
+def _cells(directory: Path) -> int:
+    """The number of cells stored in ``directory`` (0 if it does not exist)."""
+    return len(ResultsStore(directory).scan())
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +70,10 @@ def grid(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_grid_dataset_has_expected_cells_rows_and_columns(grid: Path) -> None:
     frame = _dataset(grid / "two")
     assert set(frame.columns) == COLUMNS
-    assert frame.cell_id.nunique() == CELLS == len(_files(grid / "two"))
+    assert frame.cell_id.nunique() == CELLS == _cells(grid / "two")
+    # In the family's directory, where pandas reads every column of the family.
+    assert _files(grid / "two") and all(name.startswith("colme/") for name in _files(grid / "two"))
+    assert not list((grid / "two").glob("*.parquet"))
     assert len(frame) == CELLS * ROWS_PER_CELL
     assert frame.groupby(KEYS).cell_id.nunique().eq(1).all()
     assert set(frame.epsilon) == {0.5, 1.0}
@@ -69,7 +81,7 @@ def test_grid_dataset_has_expected_cells_rows_and_columns(grid: Path) -> None:
     simulated = frame[frame.source == "simulated"]
     assert set(simulated.replicate) == set(range(REPLICATES))
     assert frame[frame.source == "analytic"].replicate.isna().all()
-    assert not list((grid / "two" / FAILURES).glob("*.parquet"))
+    assert not (grid / "two" / FAILURES).exists()  # no empty failures directory
 
 
 def test_grid_matches_stored_reference_values(grid: Path) -> None:
@@ -124,19 +136,22 @@ def test_another_hydra_launcher_runs_the_same_cells(grid: Path) -> None:
 def test_damaged_files_are_set_aside_and_recomputed(grid: Path) -> None:
     damaged = grid / "damaged"
     shutil.copytree(grid / "two", damaged)
-    first, second, third = sorted(damaged.glob("*.parquet"))[:3]
+    store = ResultsStore(damaged)
+    store.scan()
+    first, second, *_ = files = sorted(store.files)
+    lost = len(store.files[first]) + len(store.files[second])
     first.write_bytes(first.read_bytes()[:-100])  # truncated: no footer
     second.write_bytes(b"not a parquet file")
-    shutil.copy(third, second.with_name("0000000000000000.parquet"))  # another cell's file
+    shutil.copy(files[-1], second.with_name("0000000000000000.parquet"))  # misnamed
     out = _ok(run_cli(["-m", *GRID, "results_dir=damaged", "executor=serial"], grid))
-    assert f"{CELLS} cells: 2 done, {CELLS - 2} skipped" in out
+    assert f"{CELLS} cells: {lost} done, {CELLS - lost} skipped" in out
     assert "(3 damaged files set aside)" in out
     assert len(list((damaged / "_corrupt").iterdir())) == 3
     pd.testing.assert_frame_equal(_dataset(damaged), _dataset(grid / "two"), check_exact=True)
 
 
-#: (grid, files present when the driver is killed): during planning (no file yet), with
-#: tasks in flight (heavy cells, few files), and while shards are written (a stream of tiny
+#: (grid, cells present when the driver is killed): during planning (none yet), with
+#: tasks in flight (heavy cells, few files), and while files are written (a stream of tiny
 #: cells, where the driver is writing most of the time).
 KILL_POINTS = {
     "planning": (["seed=range(0,6)", "n_agents=20", "t_max=4000", "replicates=4"], 0),
@@ -150,7 +165,7 @@ KILL_POINTS = {
 def test_sigkill_of_the_driver_then_rerun_equals_uninterrupted_run(
     grid: Path, point: str
 ) -> None:
-    cells, files = KILL_POINTS[point]
+    cells, stored = KILL_POINTS[point]
     arguments = ["-m", *cells, "checkpoints=10", "baselines=[local]", "ray.num_cpus=2"]
     whole, killed = grid / f"whole_{point}", grid / f"killed_{point}"
     _ok(run_cli([*arguments, f"results_dir={whole.name}"], grid))
@@ -158,8 +173,8 @@ def test_sigkill_of_the_driver_then_rerun_equals_uninterrupted_run(
                        start_new_session=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
-    if files:
-        while len(_files(killed) if killed.is_dir() else {}) < files:
+    if stored:
+        while _cells(killed) < stored:
             assert time.monotonic() < deadline and driver.poll() is None
             time.sleep(0.01)
     else:
@@ -168,14 +183,13 @@ def test_sigkill_of_the_driver_then_rerun_equals_uninterrupted_run(
     driver.wait()
     with contextlib.suppress(ProcessLookupError):
         os.killpg(driver.pid, signal.SIGKILL)  # the local Ray it started, if still there
-    present = len(_files(killed)) if killed.is_dir() else 0
-    total = len(_files(whole))
-    assert files <= present < total, "the kill should land mid-sweep"
+    present, total = _cells(killed), _cells(whole)
+    assert stored <= present < total, "the kill should land mid-sweep"
     if present:  # whatever is there reads as complete cells only
         assert pd.read_parquet(killed).cell_id.nunique() == present
     out = _ok(run_cli([*arguments, f"results_dir={killed.name}"], grid))
     assert f"{total} cells: {total - present} done, {present} skipped" in out
-    assert not list(killed.glob(".*.tmp"))
+    assert not list(killed.glob("**/.*.tmp"))
     pd.testing.assert_frame_equal(_dataset(killed), _dataset(whole), check_exact=True)
 
 
@@ -229,6 +243,6 @@ def test_concurrent_sweeps_into_one_directory_neither_corrupt_nor_duplicate(
     for sweep in sweeps:
         _, stderr = sweep.communicate(timeout=600)
         assert sweep.returncode == 0, stderr
-    assert not list((grid / "shared").glob(".*.tmp"))
+    assert not list((grid / "shared").glob("**/.*.tmp"))
     pd.testing.assert_frame_equal(_dataset(grid / "shared"), _dataset(grid / "two"),
                                   check_exact=True)

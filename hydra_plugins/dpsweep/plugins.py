@@ -16,15 +16,16 @@ Hydra loads plugin modules without registering them in ``sys.modules``, so this 
 must not use ``from __future__ import annotations`` (dataclasses need real annotations).
 """
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.config_store import ConfigStore
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.plugins import Plugins
 from hydra.core.utils import JobReturn, JobStatus
+from hydra.errors import HydraException
 from hydra.plugins.launcher import Launcher
 from hydra.plugins.sweeper import Sweeper
 from hydra.types import HydraContext, TaskFunction
@@ -53,6 +54,32 @@ ConfigStore.instance().store(
 ConfigStore.instance().store(
     group="hydra/launcher", name="dpsweep", node=DpsweepLauncherConf, provider="dpsweep"
 )
+
+
+class Grid:
+    """The cells of a grid: the product of each key's values, as Hydra's basic sweeper
+    expands it, composed on every iteration rather than held (a grid of 10⁵ cells)."""
+
+    def __init__(self, composer: CellComposer, lines: list[str]) -> None:
+        parser = OverridesParser.create(config_loader=composer.loader)
+        choices: dict[str, list[str]] = {}
+        for override in parser.parse_overrides(lines):
+            key = override.get_key_element()
+            if not override.is_sweep_override():
+                choices[key] = [f"{key}={override.get_value_element_as_str()}"]
+            elif override.is_discrete_sweep():
+                choices[key] = [f"{key}={value}" for value in override.sweep_string_iterator()]
+            else:
+                raise HydraException(f"{key}: only lists, range() and glob() sweeps are "
+                                     "supported; got an interval")
+        self.composer = composer
+        self.choices = list(choices.values())
+
+    def overrides(self) -> Iterator[list[str]]:
+        return (list(job) for job in itertools.product(*self.choices))
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (self.composer.compose(job) for job in self.overrides())
 
 
 class DpsweepLauncher(Launcher):
@@ -99,14 +126,11 @@ class DpsweepSweeper(Sweeper):
 
     def sweep(self, arguments: list[str]) -> Any:
         lines = [f"{key}={value}" for key, value in self.params.items()] + list(arguments)
-        parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
-        jobs = BasicSweeper.split_arguments(parser.parse_overrides(lines), None)[0]
-        composer = CellComposer(self.hydra_context, self.config)
-        configs = [composer.compose(job) for job in jobs]
+        grid = Grid(CellComposer(self.hydra_context, self.config), lines)
         if isinstance(self.launcher, DpsweepLauncher):
-            return raise_for_failures(run_configs(configs))
-        plan(configs)  # every cell is valid before the other launcher starts a job
-        returns = self.launcher.launch(jobs, initial_job_idx=0)
+            return raise_for_failures(run_configs(grid))
+        plan(grid)  # every cell is valid before the other launcher starts a job
+        returns = self.launcher.launch(list(grid.overrides()), initial_job_idx=0)
         failed = sum(r.status == JobStatus.FAILED for r in returns)
         if failed:
             raise CellsFailed(f"{failed} of {len(returns)} jobs failed")

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import ConfigError
+from ..options import as_dict
 from ..results import Metric, ResultSchema
 from .baselines import ANALYTIC
 from .config import ColmeConfig
-from .simulate import check_baselines, tabulate
+from .simulate import check_baselines, columns
 
 # Agent-steps per second of one core, and the cost of one checkpoint's M² class-error
 # count in agent-steps; rough figures from benchmarks/bench_colme.py, used only to size
@@ -62,7 +61,7 @@ class ColmeFamily:
         return cell
 
     def identity(self, prepared: ColmeCell) -> dict[str, Any]:
-        return {**dataclasses.asdict(prepared.config), "baselines": list(prepared.baselines)}
+        return {**as_dict(prepared.config), "baselines": list(prepared.baselines)}
 
     def columns(self, prepared: ColmeCell) -> dict[str, Any]:
         return {**prepared.config.as_columns(), "baselines": ",".join(prepared.baselines)}
@@ -88,8 +87,8 @@ class ColmeFamily:
         seeds: Sequence[np.random.SeedSequence],
         replicate_ids: Sequence[int],
         analytic: bool,
-    ) -> pd.DataFrame:
-        return tabulate(prepared.config, seeds, prepared.baselines, replicate_ids, analytic)
+    ) -> dict[str, np.ndarray]:
+        return columns(prepared.config, seeds, prepared.baselines, replicate_ids, analytic)
 
 
 FAMILY = ColmeFamily()

@@ -45,47 +45,50 @@ def tabulate(
     ``analytic=False`` leaves them out, so that blocks of replicates can be simulated
     apart and concatenated.
     """
+    frame = pd.DataFrame(columns(config, seeds, baselines, replicate_ids, analytic))
+    frame["replicate"] = frame["replicate"].astype("Int64")
+    return frame
+
+
+def columns(
+    config: ColmeConfig,
+    seeds: Sequence[np.random.SeedSequence],
+    baselines: Sequence[str] = (),
+    replicate_ids: Sequence[int] | None = None,
+    analytic: bool = True,
+) -> dict[str, np.ndarray]:
+    """The columns of :func:`tabulate`'s table as arrays (``replicate`` a float, NaN for
+    analytic rows): what the sweep engine stores, without a DataFrame per block."""
     times = config.checkpoint_times()
     ids = range(len(seeds)) if replicate_ids is None else replicate_ids
     method = "colme" if config.class_estimator == "test" else "oracle"
     if analytic and "oracle" in baselines:
         ANALYTIC["oracle"](config, times[:1])  # rejects unsupported settings before any work
-    blocks = []
+    blocks: list[tuple[str, str, float, np.ndarray, np.ndarray, np.ndarray]] = []
+    missing = np.full(len(times), np.nan)
     for replicate, seed in zip(ids, seeds, strict=True):
         metrics, _ = run_replicate(config, seed)
-        blocks.append(_block(method, "simulated", replicate, times, metrics[:, MSE],
-                             metrics[:, FALSE_EXCLUSION], metrics[:, FALSE_INCLUSION]))
+        blocks.append((method, "simulated", replicate, metrics[:, MSE],
+                       metrics[:, FALSE_EXCLUSION], metrics[:, FALSE_INCLUSION]))
         for name in baselines:
             if name in _SIMULATED:
-                blocks.append(_block(name, "simulated", replicate, times,
-                                     metrics[:, _SIMULATED[name]]))
+                blocks.append((name, "simulated", replicate, metrics[:, _SIMULATED[name]],
+                               missing, missing))
     for name in baselines if analytic else ():
-        blocks.append(_block(name, "analytic", pd.NA, times, ANALYTIC[name](config, times)))
+        blocks.append((name, "analytic", np.nan, ANALYTIC[name](config, times), missing,
+                       missing))
     if not blocks:
         raise ConfigError("replicates: must be >= 1 unless analytic baselines are requested")
-    frame = pd.concat(blocks, ignore_index=True)
-    frame["replicate"] = frame["replicate"].astype("Int64")
-    return frame
-
-
-def _block(
-    method: str,
-    source: str,
-    replicate: Any,
-    times: np.ndarray,
-    mse: np.ndarray,
-    false_exclusion: np.ndarray | float = np.nan,
-    false_inclusion: np.ndarray | float = np.nan,
-) -> pd.DataFrame:
-    return pd.DataFrame({
-        "method": method,
-        "source": source,
-        "replicate": replicate,
-        "t": times,
-        "mse": mse,
-        "false_exclusion": false_exclusion,
-        "false_inclusion": false_inclusion,
-    })
+    count = len(times)
+    return {
+        "method": np.repeat(np.array([b[0] for b in blocks], dtype=object), count),
+        "source": np.repeat(np.array([b[1] for b in blocks], dtype=object), count),
+        "replicate": np.repeat(np.array([b[2] for b in blocks], dtype=np.float64), count),
+        "t": np.tile(times, len(blocks)),
+        "mse": np.concatenate([np.broadcast_to(b[3], count) for b in blocks]),
+        "false_exclusion": np.concatenate([b[4] for b in blocks]),
+        "false_inclusion": np.concatenate([b[5] for b in blocks]),
+    }
 
 
 def simulate(

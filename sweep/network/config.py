@@ -18,6 +18,7 @@ import numpy as np
 
 from ..components.graphs import GRAPH_PARAMETERS, GraphConfig, GraphSpec
 from ..options import (
+    as_dict,
     check_checkpoints,
     checkpoint_times,
     choice,
@@ -159,7 +160,7 @@ class NetworkConfig:
                     if name not in _LEGACY_PARAMETERS and getattr(graph, name) is not None)
         flat.update(edgelist=edgelist_sha256 or graph.edgelist, graph_seed=graph.seed,
                     weights=graph.weights)
-        rest = dataclasses.asdict(self)
+        rest = as_dict(self)
         del rest["graph"]
         return {**flat, **rest}
 

@@ -1,0 +1,167 @@
+"""The results store's transactions: compaction (also under SIGKILL at every step),
+``recompute``, and what plain readers see of a compacted or mixed directory."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from analysis import load
+from sweep.execute import Summary, execute
+from sweep.plan import plan
+from sweep.store import JOURNAL, ResultsStore
+
+from .sweep_reference import ROOT, SMALL, run_cli
+
+#: Tiny cells, each stored on its own (one task per cell): many small files.
+CELLS = [{**SMALL, "replicates": 2, "seed": seed, "baselines": ["local"]} for seed in range(24)]
+
+
+def _run(directory: Path, configs: list[dict], **settings: object) -> Summary:
+    """The cells of ``configs`` computed into ``directory``, as the command line does
+    (execution settings in every configuration)."""
+    settings = {"results_dir": str(directory), "executor": "serial", **settings}
+    cells, execution = plan([{**config, **settings} for config in configs])
+    return execute(cells, execution, progress=False)
+
+
+def _rows(directory: Path) -> pd.DataFrame:
+    """Every row of the directory, cell by cell (the order files list them aside)."""
+    return (pd.read_parquet(directory).sort_values("cell_id", kind="stable")
+            .reset_index(drop=True))
+
+
+@pytest.fixture(scope="module")
+def small_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("store") / "results"
+    _run(directory, CELLS, ray={"task_seconds": 1e-9})
+    assert len(list(directory.glob("colme/*.parquet"))) == len(CELLS)
+    return directory
+
+
+def test_compaction_merges_files_and_every_reader_reads_the_same_rows(
+    small_files: Path, tmp_path: Path
+) -> None:
+    compacted = tmp_path / "results"
+    shutil.copytree(small_files, compacted)
+    summary = ResultsStore(compacted).compact(cells=10)
+    assert (summary.merged, summary.written, summary.cells) == (24, 3, 24)
+    assert len(list(compacted.glob("colme/*.parquet"))) == 3
+    pd.testing.assert_frame_equal(_rows(compacted), _rows(small_files), check_exact=True)
+    table = pq.read_table(compacted).to_pandas().sort_values("cell_id", kind="stable")
+    pd.testing.assert_frame_equal(table.reset_index(drop=True), _rows(small_files),
+                                  check_exact=True)
+    pd.testing.assert_frame_equal(*(load(d).sort_values("cell_id", kind="stable")
+                                    .reset_index(drop=True) for d in (compacted, small_files)),
+                                  check_exact=True)
+    # A compacted directory resumes like any other: nothing is recomputed.
+    store = ResultsStore(compacted)
+    assert store.prepare() == ResultsStore(small_files).scan()
+    assert str(store.compact(cells=10)) == "nothing to compact"
+
+
+#: Kills a compaction at its K-th file operation (a rename or a removal), with SIGKILL.
+KILLER = textwrap.dedent("""
+    import os, signal, sys
+    from sweep.store import ResultsStore
+
+    calls, kill_at = [0], int(sys.argv[2])
+    def deadly(function):
+        def call(*args, **kwargs):
+            calls[0] += 1
+            if calls[0] == kill_at:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return function(*args, **kwargs)
+        return call
+    os.replace, os.unlink = deadly(os.replace), deadly(os.unlink)
+    ResultsStore(sys.argv[1]).compact(cells=10)
+""")
+
+
+def test_compaction_killed_at_any_step_loses_and_doubles_nothing(
+    small_files: Path, tmp_path: Path
+) -> None:
+    expected = _rows(small_files)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # A merge of k files: the journal's rename, k removals, the merged file's rename and
+    # the journal's removal; merges of 10, 10 and 4 files make 33 operations.
+    killed_mid_way = 0
+    for kill_at in (1, 2, 7, 12, 13, 14, 20, 27, 29, 31, 33):
+        directory = tmp_path / f"kill_{kill_at}"
+        shutil.copytree(small_files, directory)
+        done = subprocess.run([sys.executable, "-c", KILLER, str(directory), str(kill_at)],
+                              env=env, capture_output=True, text=True)
+        assert done.returncode == -signal.SIGKILL, done.stderr
+        # Before any recovery, a plain reader never sees a cell twice.
+        sizes = pd.read_parquet(directory).groupby("cell_id").size()
+        assert sizes.le(expected.groupby("cell_id").size().reindex(sizes.index)).all()
+        killed_mid_way += bool(list((directory / JOURNAL).glob("*.json")))
+        # The next command that opens the directory completes the transaction.
+        ResultsStore(directory).prepare()
+        pd.testing.assert_frame_equal(_rows(directory), expected, check_exact=True)
+        assert not list(directory.glob("**/.*.tmp")) and not list(directory.glob(f"{JOURNAL}/*"))
+        ResultsStore(directory).compact(cells=10)
+        pd.testing.assert_frame_equal(_rows(directory), expected, check_exact=True)
+        assert len(list(directory.glob("colme/*.parquet"))) == 3
+    assert killed_mid_way >= 4  # kills landed inside transactions, not only between them
+
+
+def test_recompute_replaces_the_cells_it_names_and_keeps_the_others(
+    small_files: Path, tmp_path: Path
+) -> None:
+    directory = tmp_path / "results"
+    shutil.copytree(small_files, directory)
+    ResultsStore(directory).compact(cells=100)  # one file: recomputing rewrites it
+    [merged] = directory.glob("colme/*.parquet")
+    before = _rows(directory)
+    _run(directory, CELLS, recompute={"seed": [3, 5]})
+    after = _rows(directory)
+    pd.testing.assert_frame_equal(after, before, check_exact=True)  # same numbers
+    store = ResultsStore(directory)
+    store.scan()
+    # The recomputed cells in a new file, the old file rewritten without them.
+    seeds = sorted((set(before[before.cell_id.isin(ids)].seed) for ids in store.files.values()),
+                   key=len)
+    *recomputed, rest = seeds
+    assert set().union(*recomputed) == {3, 5} and rest == set(range(len(CELLS))) - {3, 5}
+    assert not merged.exists()
+    # A key that is no column of the family is refused before any work.
+    from sweep.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"^recompute.sed: not a key of family colme"):
+        plan([{**CELLS[0], "recompute": {"sed": 3}}])
+
+
+def test_recompute_true_reruns_every_cell(small_files: Path, tmp_path: Path) -> None:
+    directory = tmp_path / "results"
+    shutil.copytree(small_files, directory)
+    def files() -> set[tuple[Path, int]]:
+        return {(p, p.stat().st_ino) for p in directory.glob("colme/*.parquet")}
+
+    before = files()
+    summary = _run(directory, CELLS[:3], recompute=True)
+    assert (summary.done, summary.skipped) == (3, 0)
+    assert len(before - files()) == 3 == len(files() - before)  # three files rewritten
+    pd.testing.assert_frame_equal(_rows(directory), _rows(small_files), check_exact=True)
+
+
+def test_the_compact_command(small_files: Path, tmp_path: Path) -> None:
+    directory = tmp_path / "results"
+    shutil.copytree(small_files, directory)
+    done = run_cli(["compact", str(directory)], tmp_path)
+    assert (done.returncode, done.stdout) == (0, "compacted 24 files holding 24 cells into "
+                                                 "1 file\n"), done.stderr
+    assert run_cli(["compact", str(directory)], tmp_path).stdout == "nothing to compact\n"
+    missing = run_cli(["compact", str(tmp_path / "nowhere")], tmp_path)
+    assert missing.returncode == 2
+    assert missing.stderr == f"error: results_dir: {tmp_path / 'nowhere'} is not a directory\n"
+    pd.testing.assert_frame_equal(_rows(directory), _rows(small_files), check_exact=True)
