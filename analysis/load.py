@@ -209,6 +209,9 @@ class _File:
     schema: pa.Schema
     version: tuple[str, int] | None
     cells: tuple[str, ...]
+    #: Cells of the file already read from an earlier one (another directory's file
+    #: that holds them): its rows of these are left out.
+    skip: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -311,15 +314,13 @@ def _footers(files: list[str]) -> Iterator[_File]:
         cells = cells or (os.path.basename(path).removesuffix(SUFFIX),)
         if seen.issuperset(cells):
             continue
-        if not seen.isdisjoint(cells):
-            raise DamagedResults(f"{path} holds some of the cells of a file read before it, "
-                                 "from another directory; read the directories one at a time")
+        skip = seen.intersection(cells)
         seen.update(cells)
         # The field marks and the pandas dtypes stay; the file's own provenance goes.
         bare = schema.with_metadata({k: v for k, v in (schema.metadata or {}).items()
                                      if k == b"pandas"})
         bare = shared.setdefault(bare.serialize().to_pybytes(), bare)
-        yield _File(path, rows, bare, version, cells)
+        yield _File(path, rows, bare, version, cells, frozenset(skip))
 
 
 def _newest(files: list[_File], keep: str) -> tuple[list[_File], list[str]]:
@@ -334,7 +335,7 @@ def _newest(files: list[_File], keep: str) -> tuple[list[_File], list[str]]:
     kept = []
     for family in sorted({f.version[0] for f in old}):
         versions = sorted({f.version[1] for f in old if f.version[0] == family})
-        count = sum(len(f.cells) for f in old if f.version[0] == family)
+        count = sum(len(f.cells) - len(f.skip) for f in old if f.version[0] == family)
         kept.append(f"left out {_cells(count)} of family {family} made by older "
                     f"version{'s' if len(versions) > 1 else ''} "
                     f"{', '.join(map(str, versions))} (newest: {newest[family]}; "
@@ -371,12 +372,11 @@ def _read(files: list[_File], schema: pa.Schema, columns: list[str],
           ) -> tuple[pa.Table, pa.Table]:
     """``columns`` of the rows of ``files`` that pass ``expression``, and ``constants``
     (``cell_id`` first) once per cell, read against ``schema``."""
-    dataset = ds.dataset([f.path for f in files], schema=schema, format=CHECKED)
     rows, cells = [], []
     seen: set[str] = set()
     with _checked(os.path.dirname(files[0].path)):
-        for batch in dataset.to_batches(columns=list(dict.fromkeys([*columns, *constants])),
-                                        filter=expression):
+        for batch in _batches(files, schema, list(dict.fromkeys([*columns, *constants])),
+                              expression):
             if batch.num_rows:
                 rows.append(batch.select(columns))
                 # A batch holds rows of one file, where each cell's rows are contiguous:
@@ -394,6 +394,23 @@ def _read(files: list[_File], schema: pa.Schema, columns: list[str],
             # One copy: the cells' rows no longer hold the batches' buffers.
             pa.Table.from_batches(cells, pa.schema([schema.field(c) for c in constants]))
             .combine_chunks())
+
+
+def _batches(files: list[_File], schema: pa.Schema, columns: list[str],
+             expression: ds.Expression | None) -> Iterator[pa.RecordBatch]:
+    """The record batches of ``files`` that pass ``expression``: one scan of the files
+    read whole, then each file with cells to skip on its own."""
+    whole = [f.path for f in files if not f.skip]
+    if whole:
+        yield from ds.dataset(whole, schema=schema, format=CHECKED).to_batches(
+            columns=columns, filter=expression)
+    local = pafs.LocalFileSystem()
+    for file in files:
+        if file.skip:
+            rest = ~ds.field("cell_id").isin(sorted(file.skip))
+            fragment = CHECKED.make_fragment(file.path, filesystem=local)
+            yield from fragment.to_batches(schema=schema, columns=columns, filter=rest if (
+                expression is None) else rest & expression)
 
 
 def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:

@@ -94,7 +94,7 @@ def run_task(task: Task) -> list[PieceResult]:
     return results
 
 
-def _remote_task(task: Task) -> tuple[list[tuple[Any, ...]], list[pa.Table], dict[str, Any]]:
+def run_task_remotely(task: Task) -> tuple[list[tuple[Any, ...]], list[pa.Table], dict[str, Any]]:
     """:func:`run_task` on a Ray worker, shaped for the trip back: each piece's error and
     timing, its rows in as few tables as there are runs of pieces with one schema (a
     table each would cost the driver a millisecond a tiny cell to unpickle), and the
@@ -115,7 +115,7 @@ def _remote_task(task: Task) -> tuple[list[tuple[Any, ...]], list[pa.Table], dic
 
 def _unpack(task: Task, outcomes: list[tuple[Any, ...]], tables: list[pa.Table],
             libraries: dict[str, Any]) -> list[PieceResult]:
-    """The :class:`PieceResult` of each piece of a task :func:`_remote_task` ran."""
+    """The :class:`PieceResult` of each piece of a task :func:`run_task_remotely` ran."""
     blocks = iter(tables)
     table, offset = None, 0
     results = []
@@ -200,7 +200,7 @@ class RayExecutor:
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, list[PieceResult] | str]]:
         import ray
 
-        remote = ray.remote(num_cpus=1, max_retries=3, retry_exceptions=False)(_remote_task)
+        remote = ray.remote(num_cpus=1, max_retries=3, retry_exceptions=False)(run_task_remotely)
         limit = self.settings.max_in_flight or 2 * self.workers
         pending = iter(tasks)
         in_flight: dict[ray.ObjectRef, Task] = {}

@@ -165,3 +165,18 @@ def test_the_compact_command(small_files: Path, tmp_path: Path) -> None:
     assert missing.returncode == 2
     assert missing.stderr == f"error: results_dir: {tmp_path / 'nowhere'} is not a directory\n"
     pd.testing.assert_frame_equal(_rows(directory), _rows(small_files), check_exact=True)
+
+
+def test_directories_sharing_cells_in_different_files_read_each_cell_once(
+    small_files: Path, tmp_path: Path
+) -> None:
+    merged, part = tmp_path / "merged", tmp_path / "part"
+    shutil.copytree(small_files, merged)
+    ResultsStore(merged).compact()  # every cell in one file
+    shutil.copytree(small_files, part)
+    for path in sorted(part.glob("colme/*.parquet"))[::2]:
+        path.unlink()  # half the cells, one file each
+    expected = load(small_files).sort_values("cell_id", kind="stable").reset_index(drop=True)
+    for order in ([part, merged], [merged, part]):
+        rows = load(order).sort_values("cell_id", kind="stable").reset_index(drop=True)
+        pd.testing.assert_frame_equal(rows, expected, check_exact=True)
