@@ -68,9 +68,15 @@ def _task(cfg: Any) -> None:
 
 
 def _one_line(error: BaseException) -> str:
-    """A Hydra or OmegaConf composition error as ``key: message``."""
+    """A Hydra or OmegaConf composition error as ``key: message``; for an unknown key, the
+    closest known key (a typo's fix) and the keys next to it."""
+    import dataclasses
+
     from hydra.errors import MissingConfigException, OverrideParseException
     from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+
+    from .options import unknown_key
+    from .schema import dotted_keys
 
     if isinstance(error, OverrideParseException):
         key, _, value = error.override.partition("=")
@@ -83,7 +89,15 @@ def _one_line(error: BaseException) -> str:
     for source in (error.__cause__, error):  # Hydra wraps OmegaConf's error, or not
         if isinstance(source, OmegaConfBaseException) and getattr(source, "full_key", None):
             if isinstance(source, ConfigAttributeError | ConfigKeyError):
-                return f"{source.full_key}: unknown key"
+                # OmegaConf names the schema of the mapping the key is missing from: the
+                # family's (whose name the same mapping holds), or a nested group's.
+                schema, parent = source.object_type, source.parent_node
+                if not dataclasses.is_dataclass(schema):  # a free-form mapping
+                    return f"{source.full_key}: unknown option"
+                prefix = source.full_key.removesuffix(str(source.key))
+                group = prefix.rstrip(".") or f"family {parent.get('family')}"
+                return unknown_key(str(source.key), dotted_keys(schema), prefix,
+                                   f"keys of {group}")
             return f"{source.full_key}: {str(source.msg).splitlines()[0]}"
     return " ".join(str(error).split())
 
@@ -146,10 +160,17 @@ def main() -> None:
     if sys.argv[1:2] == ["compact"]:
         sys.exit(compact(sys.argv[2:]))
     import hydra
+    from hydra._internal.utils import get_args_parser
 
     # Hydra then raises instead of printing its own multi-line report, so that bad input
     # gets one line naming the key; unexpected errors keep their full traceback.
     os.environ["HYDRA_FULL_ERROR"] = "1"
     entry = hydra.main(version_base="1.3", config_path=str(CONF), config_name="config")(_task)
+    # Read as Hydra reads it (-c, --cfg=job, ...): Hydra refuses --cfg with -m with a
+    # traceback, and would print one cell's configuration out of a whole grid anyway.
+    args = get_args_parser().parse_args()
     with reported():
+        if args.cfg and args.multirun:
+            raise ConfigError("--cfg with -m: --cfg shows the configuration of one run (drop "
+                              "-m); use dry_run=true to list the cells of a grid")
         entry()

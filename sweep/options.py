@@ -7,10 +7,14 @@ its allowed range, before any work starts.
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import functools
 import itertools
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+import types
+import typing
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, TypeVar, Union
 
 import numpy as np
 
@@ -52,36 +56,66 @@ def as_dict(value: Any) -> dict[str, Any]:
             for f in dataclasses.fields(value)}
 
 
-def as_floats(cls: type, options: dict[str, Any]) -> dict[str, Any]:
-    """Integers given for float options as floats: equal values, one spelling (and cell id)."""
-    return {
-        key: float(value)
-        if dataclasses.is_dataclass(cls) and key in cls.__dataclass_fields__
-        and cls.__dataclass_fields__[key].type == "float" and real(value)
-        else value
-        for key, value in options.items()
-    }
+#: How :func:`plain_options` spells a field's values: integers of a float field as floats,
+#: integral floats of an integer field (or in its tuple of integers) as ints, so that
+#: equal values have one spelling and one cell id (``t_max=1e4`` is ``t_max=10000``).
+FLOAT, INT = "float", "int"
+
+
+@functools.cache
+def _kinds(cls: type) -> dict[str, str | None]:
+    """Each field of ``cls`` by name: :data:`FLOAT`, :data:`INT` or None."""
+    hints = typing.get_type_hints(cls)
+    kinds: dict[str, str | None] = {}
+    for f in dataclasses.fields(cls):
+        hint = hints[f.name]
+        union = typing.get_origin(hint) in (Union, types.UnionType)
+        types_ = typing.get_args(hint) if union else (hint,)
+        integral = int in types_ or tuple[int, ...] in types_
+        kinds[f.name] = (FLOAT if hint is float else
+                         INT if integral and float not in types_ else None)
+    return kinds
+
+
+def _integral(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def unknown_key(name: str, names: Collection[str], prefix: str = "",
+                listing: str = "allowed") -> str:
+    """The one-line error for the unknown option ``prefix + name``: the closest of
+    ``names`` (the keys next to it) if one is close, as a typo's fix, then all of them."""
+    close = difflib.get_close_matches(name, names, n=1)
+    guess = f" did you mean {prefix}{close[0]}?" if close else ""
+    return (f"{prefix}{name}: unknown option;{guess} {listing}: "
+            + ", ".join(prefix + n for n in sorted(names)))
 
 
 def plain_options(cls: type, options: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """``options`` checked against the fields of ``cls``, as plain Python values.
 
     Unknown names are rejected; numpy scalars and arrays become Python values and lists
-    become tuples (the frozen dataclasses hold tuples), integers of float fields floats.
+    become tuples (the frozen dataclasses hold tuples), integers of float fields floats
+    and integral floats of integer fields ints.
     """
-    names = {f.name for f in dataclasses.fields(cls)}
+    kinds = _kinds(cls)
     for name in options:
-        if name not in names:
-            raise ConfigError(f"{prefix}{name}: unknown option; allowed: "
-                              + ", ".join(prefix + n for n in sorted(names)))
+        if name not in kinds:
+            raise ConfigError(unknown_key(name, kinds, prefix))
     plain = {}
     for key, value in options.items():
         if isinstance(value, np.generic | np.ndarray):
             value = value.tolist()
         if isinstance(value, Sequence) and not isinstance(value, str):
             value = tuple(float(v) if isinstance(v, float | np.floating) else v for v in value)
+        kind = kinds[key]
+        if kind == FLOAT and real(value):
+            value = float(value)
+        elif kind == INT:
+            value = tuple(map(_integral, value)) if isinstance(value, tuple) else (
+                _integral(value))
         plain[key] = value
-    return as_floats(cls, plain)
+    return plain
 
 
 def check_checkpoints(checkpoints: int | tuple[int, ...], last: int, name: str) -> None:

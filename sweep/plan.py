@@ -117,6 +117,10 @@ class Piece:
 
 
 def _integer(name: str, value: Any, low: int) -> int:
+    """``value`` as an int >= ``low``; an integral float (``replicates=1e2``) is that int,
+    so that both spellings give one cell id."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ConfigError(f"{name}: must be an integer >= {low}; got {value!r}")
     return value
@@ -128,6 +132,9 @@ def execution_of(config: Mapping[str, Any]) -> Execution:
     unknown = set(ray) - {f for f in RaySettings.__dataclass_fields__}
     if unknown:
         raise ConfigError(f"ray.{sorted(unknown)[0]}: unknown option")
+    for name in ("num_cpus", "max_in_flight"):
+        if ray.get(name) is not None:
+            ray[name] = _integer(f"ray.{name}", ray[name], 1)
     settings = Execution(
         results_dir=config.get("results_dir", "results"),
         executor=config.get("executor", "auto"),
@@ -148,9 +155,6 @@ def execution_of(config: Mapping[str, Any]) -> Execution:
         raise ConfigError(f"ray.dashboard: must be true or false; got {settings.ray.dashboard!r}")
     if not isinstance(settings.dry_run, bool):
         raise ConfigError(f"dry_run: must be true or false; got {settings.dry_run!r}")
-    for name in ("num_cpus", "max_in_flight"):
-        if getattr(settings.ray, name) is not None:
-            _integer(f"ray.{name}", getattr(settings.ray, name), 1)
     for name in ("task_seconds", "startup_seconds"):
         seconds = getattr(settings.ray, name)
         if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 0:
@@ -177,16 +181,29 @@ def make_cell(config: Mapping[str, Any]) -> Cell:
         "seed": seed,
         "options": family.identity(prepared),
     }
-    stream = _digest({"format": STREAM_VERSION, **experiment})
     settings = {**experiment, "version": family.version}
-    cell_id = _digest({"format": FORMAT_VERSION, **settings})
+    stream, cell_id = _digests(experiment, family.version)
     return Cell(cell_id, spec, prepared, replicates, seed, settings,
                 (int(stream[:8], 16), int(stream[8:16], 16)))
 
 
-def _digest(record: Mapping[str, Any]) -> str:
-    """The first 16 hex digits of the SHA-256 of ``record`` as canonical JSON."""
-    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:16]
+def _digests(experiment: Mapping[str, Any], version: int) -> tuple[str, str]:
+    """The first 16 hex digits of the SHA-256 of the canonical JSON
+    (``json.dumps(record, sort_keys=True)``) of the stream record ``{"format":
+    STREAM_VERSION, **experiment}`` and of the cell record ``{"format": FORMAT_VERSION,
+    **experiment, "version": version}``.
+
+    Both are spelled from one serialization of the options (the longest part: a tenth
+    of the cost of planning a cell), with the keys in sorted order.
+    """
+    options = json.dumps(experiment["options"], sort_keys=True)
+    head = f'{{"family": {json.dumps(experiment["family"])}, "format": '
+    tail = (f', "options": {options}, "replicates": {int(experiment["replicates"])}, '
+            f'"seed": {int(experiment["seed"])}')
+    stream = f"{head}{STREAM_VERSION}{tail}}}"
+    cell = f'{head}{FORMAT_VERSION}{tail}, "version": {int(version)}}}'
+    return (hashlib.sha256(stream.encode()).hexdigest()[:16],
+            hashlib.sha256(cell.encode()).hexdigest()[:16])
 
 
 class Plan:

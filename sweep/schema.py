@@ -3,7 +3,8 @@
 The simulators and the engine define their options once, as (frozen) dataclasses. This
 module turns them into the mutable, OmegaConf-typed dataclasses Hydra validates against,
 so a new option appears on the command line, with its type checked, without being
-declared twice.
+declared twice. An integer option also takes an integral float (``t_max=1e4``) as that
+integer (:class:`IntegralNode`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import types
 import typing
 from dataclasses import MISSING, dataclass, field
 from typing import Any, Optional, Union
+
+from omegaconf.errors import ValidationError
+from omegaconf.nodes import IntegerNode
 
 from .family import get_family
 from .plan import Execution
@@ -30,6 +34,29 @@ class CellKeys:
     family: str = "colme"
     replicates: int = 20
     seed: int = 0
+
+
+class IntegralNode(IntegerNode):
+    """An integer key that also takes an integral float (``t_max=1e4``) as that integer.
+
+    OmegaConf's integer node refuses every float. This one converts 1e4 and 200.0, so
+    they reach the family, and its cell id, as the int they spell, for an outside family
+    too. It still refuses 1.5 and ``abc``, in one line worded as the families word theirs.
+    """
+
+    def _validate_and_convert_impl(self, value: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        try:
+            return super()._validate_and_convert_impl(value)
+        except ValidationError:
+            raise ValidationError("must be an integer; got $VALUE") from None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> IntegralNode:
+        # IntegerNode's copy would be an IntegerNode: Hydra copies the schema's nodes.
+        copied = IntegralNode()
+        self._deepcopy_impl(copied, memo)
+        return copied
 
 
 def _omegaconf_type(hint: Any) -> Any:
@@ -49,13 +76,19 @@ def _omegaconf_type(hint: Any) -> Any:
     return hint
 
 
-def _plain(value: Any) -> Any:
-    """A default value as the structured config holds it."""
+def _plain(value: Any, hint: Any) -> Any:
+    """A default value (of type ``hint``) as the structured config holds it: an integer
+    option's as an :class:`IntegralNode`, which OmegaConf then uses as the key's node."""
     if dataclasses.is_dataclass(value):
-        fields = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        hints = typing.get_type_hints(type(value))
+        fields = {f.name: _plain(getattr(value, f.name), hints[f.name])
+                  for f in dataclasses.fields(value)}
         return structured(type(value))(**fields)
     if isinstance(value, tuple):
-        return [_plain(v) for v in value]
+        return [_plain(v, Any) for v in value]
+    kind = _omegaconf_type(hint)
+    if kind in (int, Optional[int]):  # noqa: UP045 (as _omegaconf_type spells it)
+        return IntegralNode(value, is_optional=kind is not int)
     return value
 
 
@@ -66,14 +99,28 @@ def structured(*classes: type) -> type:
     for cls in classes:
         hints = typing.get_type_hints(cls)
         for f in dataclasses.fields(cls):
-            default = _plain(f.default if f.default is not MISSING else f.default_factory())
-            if isinstance(default, list | dict) or dataclasses.is_dataclass(default):
+            default = _plain(f.default if f.default is not MISSING else f.default_factory(),
+                             hints[f.name])
+            if isinstance(default, list | dict | IntegralNode) or dataclasses.is_dataclass(
+                default
+            ):
                 spec = field(default_factory=functools.partial(copy.deepcopy, default))
             else:
                 spec = field(default=default)
             specs.append((f.name, _omegaconf_type(hints[f.name]), spec))
     name = "".join(c.__name__ for c in classes) + "Schema"
     return dataclasses.make_dataclass(name, specs)
+
+
+def dotted_keys(schema: type) -> list[str]:
+    """The keys of a structured ``schema``, a nested group's as dotted keys
+    (``graph.n_nodes``), as the command line spells them."""
+    found = []
+    for f in dataclasses.fields(schema):
+        group = isinstance(f.type, type) and dataclasses.is_dataclass(f.type)
+        nested = dotted_keys(f.type) if group else []
+        found += [f"{f.name}.{key}" for key in nested] or [f.name]
+    return found
 
 
 @functools.cache

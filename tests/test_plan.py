@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 from pathlib import Path
@@ -23,7 +25,15 @@ from sweep.colme import simulate
 from sweep.errors import ConfigError, StoreError
 from sweep.execute import choose_executor, execute, run_task
 from sweep.family import get_family
-from sweep.plan import Execution, make_cell, pieces, plan, tasks
+from sweep.plan import (
+    FORMAT_VERSION,
+    STREAM_VERSION,
+    Execution,
+    make_cell,
+    pieces,
+    plan,
+    tasks,
+)
 from sweep.store import FAILURES, ResultsStore, cell_records
 
 from .sweep_reference import SMALL, run_cli
@@ -299,3 +309,15 @@ def test_dry_run_lists_each_cell_with_its_swept_keys_and_state(tmp_path: Path) -
     # A dry run writes nothing, not even the directory.
     assert run_cli([*grid, "results_dir=elsewhere"], tmp_path).returncode == 0
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_cell_ids_and_streams_hash_the_canonical_json_of_the_cell() -> None:
+    def digest(record: dict) -> str:
+        return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:16]
+
+    for config in (CELL, NETWORK, {**CELL, "family": "tests.faulty_family:FAMILY"}):
+        cell = make_cell(config)
+        assert cell.cell_id == digest({"format": FORMAT_VERSION, **cell.settings})
+        experiment = {k: v for k, v in cell.settings.items() if k != "version"}
+        stream = digest({"format": STREAM_VERSION, **experiment})
+        assert cell.stream == (int(stream[:8], 16), int(stream[8:16], 16))
