@@ -238,7 +238,7 @@ def test_cheap_composition_equals_hydra_composition(hydra_context: HydraContext)
     ("fig2_oracle", 12, {"t_max": 30000, "replicates": 0, "schedule": "rr"}),
     ("fig3", 8, {"n_agents": 200, "replicates": 20, "mechanism": "pm1", "schedule": "rr"}),
     ("fig4", 4, {"n_agents": 15, "replicates": 100, "weights": "last", "schedule": "rr"}),
-    ("quickstart", 8, {"n_agents": 30, "t_max": 5000, "replicates": 8}),
+    ("quickstart", 8, {"n_agents": 100, "t_max": 50000, "replicates": 8}),
 ])
 def test_presets_set_paper_parameters_and_valid_grids(
     hydra_context: HydraContext, name: str, cells: int, expected: dict
