@@ -359,6 +359,12 @@ def _text(value: Any) -> str:
     return "-" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def _states(cells: Plan, present: set[str]) -> bytearray:
+    """Per cell, in order: 0 present (skipped), 1 missing, 2 present and to recompute."""
+    return bytearray((2 if again else 0) if f"{number:016x}" in present else 1
+                     for number, again in zip(cells.numbers, cells.replace, strict=True))
+
+
 def execute(cells: Plan, execution: Execution, progress: bool = True) -> Summary:
     """Compute every cell of ``cells`` not yet in ``execution.results_dir`` (and those
     ``execution.recompute`` names) and store its rows."""
@@ -366,10 +372,12 @@ def execute(cells: Plan, execution: Execution, progress: bool = True) -> Summary
 
     start = time.perf_counter()
     store = ResultsStore(execution.results_dir)
-    present = store.scan() if execution.dry_run else store.prepare()
-    # Per cell, in order: 0 present (skipped), 1 missing, 2 present and to recompute.
-    states = bytearray((2 if again else 0) if f"{number:016x}" in present else 1
-                       for number, again in zip(cells.numbers, cells.replace, strict=True))
+    present = store.scan()
+    states = _states(cells, present)
+    if not execution.dry_run and (any(states) or store.damaged or store.pending()):
+        # Only a command with work to do writes to the directory (it may be read-only).
+        present = store.prepare()
+        states = _states(cells, present)
     replaced = {f"{n:016x}" for n, s in zip(cells.numbers, states, strict=True) if s == 2}
     cost = sum(c for c, s in zip(cells.costs, states, strict=True) if s)
     todo = len(states) - states.count(0)

@@ -193,6 +193,10 @@ class ResultsStore:
     def present(self) -> set[str]:
         return {cell for ids in self.files.values() for cell in ids}
 
+    def pending(self) -> bool:
+        """Whether a transaction awaits completion (see the module's notes)."""
+        return any((self.root / JOURNAL).glob("*.json"))
+
     # -- preparing ------------------------------------------------------------------
 
     @contextlib.contextmanager

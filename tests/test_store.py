@@ -18,7 +18,7 @@ import pytest
 from analysis import load
 from sweep.execute import Summary, execute
 from sweep.plan import plan
-from sweep.store import JOURNAL, ResultsStore
+from sweep.store import JOURNAL, LOCK, ResultsStore
 
 from .sweep_reference import ROOT, SMALL, run_cli
 
@@ -180,3 +180,13 @@ def test_directories_sharing_cells_in_different_files_read_each_cell_once(
     for order in ([part, merged], [merged, part]):
         rows = load(order).sort_values("cell_id", kind="stable").reset_index(drop=True)
         pd.testing.assert_frame_equal(rows, expected, check_exact=True)
+
+
+def test_a_rerun_with_nothing_to_do_writes_nothing(small_files: Path, tmp_path: Path) -> None:
+    directory = tmp_path / "results"
+    shutil.copytree(small_files, directory)
+    (directory / LOCK).unlink()
+    before = sorted(p.relative_to(directory) for p in directory.rglob("*"))
+    summary = _run(directory, CELLS)
+    assert (summary.done, summary.skipped) == (0, len(CELLS))
+    assert sorted(p.relative_to(directory) for p in directory.rglob("*")) == before
