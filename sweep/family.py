@@ -24,6 +24,7 @@ from .results import ResultSchema, check_schema, option_columns
 FAMILIES: dict[str, str] = {
     "colme": "sweep.colme.family:FAMILY",
     "network": "sweep.network.family:FAMILY",
+    "continual": "sweep.continual.family:FAMILY",
 }
 
 

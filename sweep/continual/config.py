@@ -1,0 +1,188 @@
+"""Options of a continual-mean simulation and their validation.
+
+Defaults: n = 1000 users giving at most m = 64 Bernoulli(1/2) samples each, in uniformly
+random order, T = 50,000 releases, ε = 1, δ = 0.05, one dimension, Algorithm 6. Every
+choice the paper leaves open is an option documented here and in
+``sweep/continual/__init__.py`` (the errata).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..options import (
+    as_dict,
+    check_checkpoints,
+    checkpoint_times,
+    choice,
+    fail,
+    in_range,
+    integer,
+    plain_options,
+    real,
+)
+
+#: The algorithms (``method``): the running mean, per-step Laplace, and Algs 2–6.
+METHODS = ("non_private", "naive_laplace", "alg2", "alg3", "alg4", "alg5", "alg6")
+#: The methods that take the prior μ̃ (given as ``prior_offset`` from μ).
+PRIOR_METHODS = ("alg3", "alg4", "alg5")
+#: Arrival orders (``order``); see :mod:`sweep.continual.orders`.
+ORDERS = ("contiguous", "round_robin", "uniform", "zipf", "one_heavy", "staggered",
+          "few_heavy")
+#: Each order's own parameters (the other orders leave them missing).
+ORDER_PARAMETERS = {"zipf": ("zipf_exponent",), "one_heavy": ("light_samples",),
+                    "few_heavy": ("heavy_users",)}
+COMPOSITIONS = ("basic", "advanced")
+#: L = ⌈log2 m⌉ as Algorithms 5 and 6 print it, or ⌊log2 m⌋ as the proof of Thm 3.2 does.
+LEVEL_COUNTS = ("ceil", "floor")
+
+
+@dataclass(frozen=True)
+class ContinualConfig:
+    """One scenario of the continual family.
+
+    The stream has ``t_max`` (T) samples x_t ~ Bernoulli(``mu``)^``dimension`` from
+    ``n_users`` (n) users, each giving at most ``max_samples`` (m), arriving in ``order``
+    (with ``zipf_exponent``, ``light_samples`` or ``heavy_users`` for the orders that take
+    them). ``method`` releases μ̂_t at every t under user-level ``epsilon``-DP;
+    ``delta`` is the failure probability of the guarantees (and enters the projection
+    intervals and activation thresholds). ``prior_offset`` is μ̃ − μ for the methods that
+    take a prior (Algs 3–5; default 1/(2√m)); an offset beyond 1/√m breaks the
+    theorems' assumption and is flagged in the ``prior_assumption`` column.
+
+    ``dimension`` d > 1 runs the method on each coordinate, each at ε/d (``composition=
+    basic``) or at the ε₀ for which d-fold advanced composition (Dwork, Rothblum &
+    Vadhan, Thm III.3) gives (ε, ``composition_delta``)-DP. ``level_count`` is how
+    L is rounded (``ceil`` as Algs 5–6 print, ``floor`` as the proof of Thm 3.2).
+    ``bound_constant`` is the absolute constant c of Lemma A.2 in the bounds (the
+    paper leaves it open; 4 makes Lemma A.2's ln(1/δ) form hold for δ <= 0.35).
+    """
+
+    n_users: int = 1000
+    max_samples: int = 64
+    t_max: int = 50_000
+    mu: float = 0.5
+    order: str = "uniform"
+    zipf_exponent: float | None = None
+    light_samples: int | None = None
+    heavy_users: int | None = None
+    method: str = "alg6"
+    epsilon: float = 1.0
+    delta: float = 0.05
+    prior_offset: float | None = None
+    dimension: int = 1
+    composition: str = "basic"
+    composition_delta: float | None = None
+    level_count: str = "ceil"
+    bound_constant: float = 4.0
+    checkpoints: int | tuple[int, ...] = 40
+
+    @classmethod
+    def from_options(cls, **options: Any) -> ContinualConfig:
+        """Build, validate and normalize a configuration from keyword options."""
+        config = cls(**plain_options(cls, options))
+        config.validate()
+        return config.normalized()
+
+    def validate(self) -> None:
+        """Raise :class:`~sweep.errors.ConfigError` on the first option outside its range."""
+        integer("n_users", self.n_users, 1)
+        integer("max_samples", self.max_samples, 1)
+        integer("t_max", self.t_max, 1)
+        if self.max_samples > self.t_max:
+            fail("max_samples", f"<= t_max = {self.t_max} (a user gives at most T samples)",
+                 self.max_samples)
+        if not real(self.mu) or not 0.0 <= self.mu <= 1.0:
+            fail("mu", "in [0, 1] (the mean of Bernoulli samples)", self.mu)
+        choice("order", self.order, ORDERS)
+        for name in ("zipf_exponent", "light_samples", "heavy_users"):
+            if getattr(self, name) is not None and name not in ORDER_PARAMETERS.get(
+                    self.order, ()):
+                owner = next(o for o, p in ORDER_PARAMETERS.items() if name in p)
+                fail(name, f"unset unless order={owner}", getattr(self, name))
+        if self.order == "zipf":
+            in_range("zipf_exponent", self.zipf_exponent, 0.0, math.inf,
+                     "a finite number > 0")
+        if self.order == "one_heavy":
+            integer("light_samples", self.light_samples, 1)
+            if self.light_samples > self.max_samples:
+                fail("light_samples", f"<= max_samples = {self.max_samples}",
+                     self.light_samples)
+        if self.order == "few_heavy":
+            integer("heavy_users", self.heavy_users, 1)
+            if self.heavy_users >= self.n_users:
+                fail("heavy_users", f"< n_users = {self.n_users}", self.heavy_users)
+        capacity = self.capacity()
+        if self.t_max > capacity:
+            fail("t_max", f"<= {capacity}, the samples order={self.order} can draw from "
+                 f"n_users = {self.n_users} users of at most max_samples = "
+                 f"{self.max_samples}", self.t_max)
+        choice("method", self.method, METHODS)
+        in_range("epsilon", self.epsilon, 0.0, math.inf, "a finite number > 0")
+        if not real(self.delta) or not 0.0 < self.delta < 1.0:
+            fail("delta", "in (0, 1)", self.delta)
+        if self.prior_offset is not None:
+            if self.method not in PRIOR_METHODS:
+                why = (" (alg6 estimates its priors with PrivateMedian)"
+                       if self.method == "alg6" else "")
+                fail("prior_offset", f"unset for method={self.method}: only "
+                     f"{', '.join(PRIOR_METHODS)} take a prior{why}", self.prior_offset)
+            if not real(self.prior_offset) or not -1.0 <= self.prior_offset <= 1.0:
+                fail("prior_offset", "in [-1, 1] (μ̃ − μ)", self.prior_offset)
+        integer("dimension", self.dimension, 1)
+        choice("composition", self.composition, COMPOSITIONS)
+        if self.composition == "advanced" and self.composition_delta is not None and (
+                not real(self.composition_delta) or not 0.0 < self.composition_delta < 1.0):
+            fail("composition_delta", "in (0, 1)", self.composition_delta)
+        choice("level_count", self.level_count, LEVEL_COUNTS)
+        in_range("bound_constant", self.bound_constant, 0.0, math.inf, "a finite number > 0")
+        check_checkpoints(self.checkpoints, self.t_max, "t_max")
+
+    def capacity(self) -> int:
+        """The most samples the order can draw: n·m, or m + (n − 1)·light for one_heavy."""
+        if self.order == "one_heavy":
+            return self.max_samples + (self.n_users - 1) * self.light_samples
+        return self.n_users * self.max_samples
+
+    def normalized(self) -> ContinualConfig:
+        """The prior's default filled in for Algs 3–5; the composition δ for advanced
+        composition (default 1e-6) and nothing for basic."""
+        changes: dict[str, Any] = {}
+        if self.method in PRIOR_METHODS and self.prior_offset is None:
+            changes["prior_offset"] = 1.0 / (2.0 * math.sqrt(self.max_samples))
+        if self.composition == "basic" or self.dimension == 1:
+            changes.update(composition="basic", composition_delta=None)
+        elif self.composition_delta is None:
+            changes["composition_delta"] = 1e-6
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def prior(self) -> float | None:
+        """μ̃ = μ + ``prior_offset`` (not clipped to [0, 1]), or None without a prior."""
+        return None if self.prior_offset is None else self.mu + self.prior_offset
+
+    @property
+    def prior_assumption(self) -> bool | None:
+        """Whether |μ̃ − μ| <= 1/√m, the theorems' assumption on the prior."""
+        if self.prior_offset is None:
+            return None
+        return abs(self.prior_offset) <= 1.0 / math.sqrt(self.max_samples) + 1e-12
+
+    def identity(self) -> dict[str, Any]:
+        return as_dict(self)
+
+    def checkpoint_times(self):
+        """Times at which rows are recorded (see :func:`sweep.options.checkpoint_times`)."""
+        return checkpoint_times(self.checkpoints, self.t_max)
+
+    def as_columns(self) -> dict[str, Any]:
+        """The options as result columns; ``method`` is a row column of every family."""
+        return {name: value for name, value in as_dict(self).items()
+                if name not in ("method", "checkpoints")}
+
+
+__all__ = ["COMPOSITIONS", "LEVEL_COUNTS", "METHODS", "ORDERS", "ORDER_PARAMETERS",
+           "PRIOR_METHODS", "ContinualConfig"]

@@ -1,0 +1,139 @@
+"""Continual mean estimation under user-level DP as a simulation family.
+
+Rows per replicate and checkpoint t:
+
+* ``source = "simulated"``: ``abs_error`` ‖μ̂_t − μ‖_∞ (|μ̂_t − μ| in one dimension),
+  ``error`` μ̂_t − μ of the first coordinate, ``max_count`` M_t, ``n_users_seen``,
+  ``samples_used`` (the samples μ̂_t averages, ``total``), ``clipped`` (elements the
+  projection changed so far, over the coordinates), ``active_levels`` (Alg. 6: binary
+  mechanisms active), ``diversity`` (1 where the diversity condition (11) holds) and
+  ``within_bound`` (1 where ``abs_error`` is within the method's bound, where its
+  theorem's conditions hold; missing elsewhere);
+* ``source = "bound"``: ``abs_error`` is the method's bound at t and the replicate's
+  M_t (:mod:`sweep.continual.bounds`), and, as ``method = "lower_bound"``, Sec. 5's
+  lower bound 1/√t + √M_t/(tε₀);
+* ``source = "activation"`` (Alg. 6): one row per level ℓ that activated, at its time
+  t, with ``level`` ℓ and ``median`` μ̃_ℓ (first coordinate).
+
+Cell columns add ``levels`` (L), ``coordinate_epsilon`` (ε₀), ``prior`` (μ̃) and
+``prior_assumption`` (whether |μ̃ − μ| <= 1/√m).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError
+from ..results import PROPORTION, Metric, ResultSchema
+from .bounds import bound, conditions, lower_bound
+from .config import ContinualConfig
+from .parameters import Parameters, diversity_need, parameters
+from .simulate import replicate
+
+METRICS = {"abs_error": Metric(), "error": Metric(), "max_count": Metric(),
+           "n_users_seen": Metric(), "samples_used": Metric(), "clipped": Metric(),
+           "active_levels": Metric(), "diversity": Metric(PROPORTION),
+           "within_bound": Metric(PROPORTION), "level": Metric(), "median": Metric()}
+# Seconds per stream element of one coordinate (benchmarks/bench_continual.py); used only
+# to size tasks.
+_ELEMENT_SECONDS = 6e-8
+
+
+@dataclass(frozen=True)
+class ContinualCell:
+    """A validated cell: its options, each coordinate's parameters, the diversity
+    condition's thresholds and the checkpoints."""
+
+    config: ContinualConfig
+    parameters: Parameters
+    need: np.ndarray
+    times: np.ndarray
+
+
+class ContinualFamily:
+    """Algorithms 2–6 of the continual user-level mean paper and two strawmen."""
+
+    name = "continual"
+    version = 1
+    options = ContinualConfig
+    schema = ResultSchema(metrics=METRICS)
+
+    def prepare(self, options: Mapping[str, Any], replicates: int) -> ContinualCell:
+        config = ContinualConfig.from_options(**options)
+        if replicates < 1:
+            raise ConfigError(f"replicates: must be an integer >= 1; got {replicates!r}")
+        found = parameters(config)
+        return ContinualCell(config, found, diversity_need(config, found.epsilon),
+                             config.checkpoint_times())
+
+    def identity(self, prepared: ContinualCell) -> dict[str, Any]:
+        return prepared.config.identity()
+
+    def columns(self, prepared: ContinualCell) -> dict[str, Any]:
+        config = prepared.config
+        return {**config.as_columns(), "levels": prepared.parameters.levels - 1,
+                "coordinate_epsilon": prepared.parameters.epsilon, "prior": config.prior,
+                "prior_assumption": config.prior_assumption}
+
+    def cost(self, prepared: ContinualCell) -> float:
+        config = prepared.config
+        return config.t_max * (config.dimension + 1) * _ELEMENT_SECONDS + 1e-3
+
+    def has_analytic(self, prepared: ContinualCell) -> bool:
+        return False
+
+    def run(self, prepared: ContinualCell, seeds: Sequence[np.random.SeedSequence],
+            replicate_ids: Sequence[int], analytic: bool) -> pd.DataFrame:
+        blocks = [self._rows(prepared, seed, r) for seed, r in zip(seeds, replicate_ids,
+                                                                   strict=True)]
+        return pd.concat(blocks, ignore_index=True)
+
+    def _rows(self, cell: ContinualCell, seed: np.random.SeedSequence,
+              replicate_id: int) -> pd.DataFrame:
+        config, p, times = cell.config, cell.parameters, cell.times
+        run = replicate(config, p, cell.need, times, seed)
+        abs_error = np.abs(run.estimates - config.mu).max(axis=0)
+        applies = conditions(config, run.diverse)
+        method_bound = bound(config, p, times, run.max_count)
+        active = np.full(len(times), np.nan)
+        if config.method == "alg6":
+            always = int((p.threshold <= 0).sum())
+            activated = run.activation[run.activation > 0]
+            active = always + (activated[None, :] <= times[:, None]).sum(axis=1)
+        count = len(times)
+        missing = np.full(count, np.nan)
+        simulated = {
+            "method": config.method, "source": "simulated", "t": times,
+            "abs_error": abs_error, "error": run.estimates[0] - config.mu,
+            "max_count": run.max_count, "n_users_seen": run.seen,
+            "samples_used": run.used, "clipped": run.clipped, "active_levels": active,
+            "diversity": run.diverse.astype(float),
+            "within_bound": np.where(applies, abs_error <= method_bound, np.nan),
+        }
+        references = [
+            {"method": config.method, "source": "bound", "t": times,
+             "abs_error": method_bound},
+            {"method": "lower_bound", "source": "bound", "t": times,
+             "abs_error": lower_bound(times, run.max_count, p.epsilon)},
+        ]
+        for reference in references:
+            reference.update(max_count=run.max_count, n_users_seen=run.seen)
+        levels = np.flatnonzero(run.activation > 0)
+        activations = {"method": config.method, "source": "activation",
+                       "t": run.activation[levels], "level": levels.astype(float),
+                       "median": run.priors[levels]}
+        frames = [pd.DataFrame(block) for block in (simulated, *references, activations)]
+        frame = pd.concat(frames, ignore_index=True)
+        for metric in METRICS:
+            if metric not in frame:
+                frame[metric] = missing[0]
+        frame.insert(2, "replicate", replicate_id)
+        return frame[["method", "source", "replicate", "t", *METRICS]]
+
+
+FAMILY = ContinualFamily()
