@@ -55,7 +55,7 @@ def compute(piece: Piece) -> pa.Table:
                  "family_version": cell.version, "seed": cell.seed,
                  "replicates": cell.replicates, "cell_id": cell.cell_id}
     return cell_table(cell.family, family.schema, rows, constants,
-                      option_columns(family.options))
+                      {**option_columns(family.options), **family.schema.constants})
 
 
 def simulate(family: str, replicates: int = 1, seed: int = 0, **options: Any) -> pd.DataFrame:
@@ -344,9 +344,10 @@ class _Collector:
 def listing(cells: Plan, states: Iterable[str]) -> Iterator[str]:
     """The dry run's table: one line per cell, its swept columns, id and state."""
     header = [*cells.swept, "cell_id", "state"]
-    rows = ([*(_text(cell.columns()[k]) for k in cells.swept), cell.cell_id, state]
-            for cell, state in zip(cells, states, strict=True))
-    widths = [max(len(h), 16 if h == "cell_id" else 9) for h in header]
+    rows = [[*(_text(cell.listed()[k]) for k in cells.swept), cell.cell_id, state]
+            for cell, state in zip(cells, states, strict=True)]
+    # Dry runs list what they plan, a few thousand lines at most: widths fit the values.
+    widths = [max(len(v) for v in column) for column in zip(header, *rows, strict=True)]
     for row in itertools.chain([header], rows):
         yield "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from .errors import ConfigError
 from .family import Family, get_family
+from .results import option_columns
 
 #: Version of the results format and of the cell-id recipe; part of every cell id.
 FORMAT_VERSION = 2
@@ -97,6 +98,17 @@ class Cell:
         """The cell's constant columns: the engine's keys and the family's options."""
         return {"family": self.family, "replicates": self.replicates, "seed": self.seed,
                 **get_family(self.family).columns(self.prepared)}
+
+    def listed(self) -> dict[str, Any]:
+        """What a dry run lists of the cell: the engine's keys and the family's options,
+        those that name a row column (``method``) included; not the columns a family
+        derives from them."""
+        family = get_family(self.family)
+        options = self.settings["options"]
+        rows = {k: options[k] for k in family.schema.index_names if k in options}
+        kept = option_columns(family.options)
+        return {**rows, **{k: v for k, v in self.columns().items()
+                           if k in kept or k in ("family", "replicates", "seed")}}
 
     @property
     def cost(self) -> float:
@@ -289,7 +301,7 @@ def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[Plan, Execution]:
         families.add(cell.family)
         replace.append(_recompute(execution.recompute, cell))
         if execution.dry_run:
-            for key, value in cell.columns().items():
+            for key, value in cell.listed().items():
                 values.setdefault(key, set()).add(_hashable(value))
     swept = [key for key, seen_values in values.items() if len(seen_values) > 1]
     plan = Plan(configs, new, ids, costs, replace, swept, families)

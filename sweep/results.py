@@ -68,6 +68,10 @@ class ResultSchema:
 
     metrics: Mapping[str, Metric]
     index: Mapping[str, pa.DataType] = field(default_factory=dict)
+    #: The Arrow types of the cell columns the family derives beyond its options (its
+    #: ``columns()``), so that a cell where one does not apply (None) stores it with that
+    #: type and the files of a directory agree.
+    constants: Mapping[str, pa.DataType] = field(default_factory=dict)
 
     @property
     def index_names(self) -> tuple[str, ...]:
@@ -98,7 +102,8 @@ class ResultSchema:
 
 def check_schema(name: str, schema: ResultSchema) -> None:
     """:class:`FamilyError` if ``schema`` names a column twice, or one of the engine's."""
-    names = [*STANDARD_INDEX, *schema.index, *schema.metrics, *ENGINE_COLUMNS]
+    names = [*STANDARD_INDEX, *schema.index, *schema.metrics, *ENGINE_COLUMNS,
+             *schema.constants]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise FamilyError(f"family {name}: column {twice[0]!r} is declared twice (or is a "

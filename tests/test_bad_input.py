@@ -1,8 +1,10 @@
 """Bad input, key by key: one line naming the key, a non-zero exit, nothing written.
 
 Every key of the command line is tried with wrong types, out-of-range values and unknown
-names, plus a malformed grid, a missing preset and ε > 1 with Gaussian noise. The
-commands run two at a time, each in its own empty directory.
+names, plus a malformed grid, a missing preset and ε > 1 with Gaussian noise; for the
+continual family also m > T, orders that cannot fill T, an order's parameter under another
+order and a prior given to a method that takes none. The commands run two at a time, each
+in its own empty directory.
 """
 
 from __future__ import annotations
@@ -78,6 +80,35 @@ BAD = [
     (["family=network", "signal_sigma=-1"], "signal_sigma"),
     (["family=network", "references=[exactly]"], "references"),
     (["family=network", "checkpoints=[1,200]"], "checkpoints"),
+    # The continual family (family=continual), at t_max = 1000 unless a case sets it.
+    (["family=continual", "n_users=0"], "n_users"),
+    (["family=continual", "max_samples=2000"], "max_samples"),  # m > T
+    (["family=continual", "t_max=0"], "t_max"),
+    (["family=continual", "n_users=10", "max_samples=50"], "t_max"),  # n·m = 500 < T
+    (["family=continual", "mu=1.5"], "mu"),
+    (["family=continual", "order=random"], "order"),
+    (["family=continual", "zipf_exponent=1.5"], "zipf_exponent"),  # order=uniform
+    (["family=continual", "order=zipf", "zipf_exponent=0"], "zipf_exponent"),
+    (["family=continual", "order=one_heavy", "light_samples=100"], "light_samples"),  # > m
+    (["family=continual", "order=one_heavy", "n_users=10", "light_samples=5"],
+     "t_max"),  # m + (n − 1)·light = 109 < T
+    (["family=continual", "order=few_heavy", "heavy_users=1000"], "heavy_users"),  # = n
+    (["family=continual", "method=alg7"], "method"),
+    (["family=continual", "epsilon=0"], "epsilon"),
+    (["family=continual", "delta=1"], "delta"),
+    (["family=continual", "prior_offset=0.1"], "prior_offset"),  # alg6, the default
+    (["family=continual", "method=alg2", "prior_offset=0.1"], "prior_offset"),
+    (["family=continual", "method=alg4", "prior_offset=1.5"], "prior_offset"),
+    (["family=continual", "dimension=0"], "dimension"),
+    (["family=continual", "composition=fancy"], "composition"),
+    (["family=continual", "dimension=3", "composition=advanced", "composition_delta=1"],
+     "composition_delta"),
+    (["family=continual", "level_count=round"], "level_count"),
+    (["family=continual", "bound_constant=0"], "bound_constant"),
+    (["family=continual", "checkpoints=[1,5000]"], "checkpoints"),  # beyond t_max
+    (["family=continual", "max_sample=8"], "max_sample"),
+    (["-m", "family=continual", "method=alg2,alg9"], "method"),
+    (["-m", "+experiment=continual_quickstart", "epsilon=1,0"], "epsilon"),
 ]
 
 
@@ -85,7 +116,9 @@ def _check(case: tuple[list[str], str], directory: Path) -> str | None:
     arguments, key = case
     directory.mkdir()
     flags = arguments[:1] if arguments[0] == "-m" else []
-    small = "rounds=10" if "family=network" in arguments else "t_max=10"
+    # A small horizon of the case's family (the continual family's default m is 64).
+    small = ("rounds=10" if "family=network" in arguments
+             else "t_max=1000" if any("continual" in a for a in arguments) else "t_max=10")
     done = run_cli([*flags, small, *arguments[len(flags):]], directory)  # last one wins
     lines = done.stderr.strip().splitlines()
     if done.returncode != 2 or len(lines) != 1 or not lines[0].startswith(f"error: {key}: "):

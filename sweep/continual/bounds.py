@@ -29,9 +29,9 @@ from .config import ContinualConfig
 from .parameters import Parameters
 
 
-def statistical(config: ContinualConfig, t: np.ndarray) -> np.ndarray:
-    """The sampling term of the bound at times ``t``."""
-    spread = math.log(2 / config.delta)
+def statistical(config: ContinualConfig, t: np.ndarray, delta: float) -> np.ndarray:
+    """The sampling term of the bound at times ``t`` and failure probability ``delta``."""
+    spread = math.log(2 / delta)
     if config.method in ("non_private", "naive_laplace", "alg2"):
         return np.sqrt(spread / (2 * t))
     return np.sqrt(spread / t)
@@ -39,11 +39,17 @@ def statistical(config: ContinualConfig, t: np.ndarray) -> np.ndarray:
 
 def bound(config: ContinualConfig, parameters: Parameters, t: np.ndarray,
           max_count: np.ndarray) -> np.ndarray:
-    """The method's bound on |μ̂_t − μ| (one coordinate) at times ``t`` with M_t
-    ``max_count``: eq. (1) for alg2, Appendix B for alg3, C.2 for alg4, D.1 for alg5,
-    E.2 for alg6; Hoeffding (and the Laplace tail) for non_private and naive_laplace."""
+    """The method's bound on ‖μ̂_t − μ‖_∞ at times ``t`` with M_t ``max_count``: eq. (1)
+    for alg2, Appendix B for alg3, C.2 for alg4, D.1 for alg5, E.2 for alg6; Hoeffding
+    (and the Laplace tail) for non_private and naive_laplace.
+
+    In d dimensions each coordinate's bound is taken at failure probability δ/d, so that
+    by a union bound the largest coordinate's error is within it as often as one
+    coordinate's is at δ (the methods' own δ, in their projections and thresholds, stays).
+    """
     t = np.asarray(t, dtype=np.float64)
-    c, tail = config.bound_constant, math.log(1 / config.delta)
+    delta = config.delta / config.dimension
+    c, tail = config.bound_constant, math.log(1 / delta)
     eta = parameters.eta
     method = config.method
     noise = np.zeros_like(t)
@@ -60,7 +66,7 @@ def bound(config: ContinualConfig, parameters: Parameters, t: np.ndarray,
         top = np.floor(np.log2(np.maximum(max_count, 1))).astype(np.int64)
         squares = np.cumsum(eta**2)[np.minimum(top, eta.size - 1)]
         noise = 2 * c * tail * np.sqrt(depth(config.n_users) * squares) / t
-    total = statistical(config, t) + noise
+    total = statistical(config, t, delta) + noise
     if method == "alg3":
         # Lines 3–5: before the first block, μ̂_t = μ̃, within 1/√m of μ by assumption.
         total = np.where(t < config.max_samples, 1 / math.sqrt(config.max_samples), total)

@@ -38,6 +38,8 @@ ORDER_PARAMETERS = {"zipf": ("zipf_exponent",), "one_heavy": ("light_samples",),
 COMPOSITIONS = ("basic", "advanced")
 #: L = ⌈log2 m⌉ as Algorithms 5 and 6 print it, or ⌊log2 m⌋ as the proof of Thm 3.2 does.
 LEVEL_COUNTS = ("ceil", "floor")
+#: The most users: their ids are 32-bit integers.
+USERS = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,8 @@ class ContinualConfig:
     def validate(self) -> None:
         """Raise :class:`~sweep.errors.ConfigError` on the first option outside its range."""
         integer("n_users", self.n_users, 1)
+        if self.n_users > USERS:
+            fail("n_users", f"an integer in [1, {USERS}] (user ids are 32-bit)", self.n_users)
         integer("max_samples", self.max_samples, 1)
         integer("t_max", self.t_max, 1)
         if self.max_samples > self.t_max:
@@ -117,9 +121,11 @@ class ContinualConfig:
                 fail("heavy_users", f"< n_users = {self.n_users}", self.heavy_users)
         capacity = self.capacity()
         if self.t_max > capacity:
-            fail("t_max", f"<= {capacity}, the samples order={self.order} can draw from "
-                 f"n_users = {self.n_users} users of at most max_samples = "
-                 f"{self.max_samples}", self.t_max)
+            where = (f"max_samples + (n_users − 1)·light_samples = {self.max_samples} + "
+                     f"{self.n_users - 1}·{self.light_samples}" if self.order == "one_heavy"
+                     else f"n_users·max_samples = {self.n_users}·{self.max_samples}")
+            fail("t_max", f"<= {capacity} = {where}, the samples order={self.order} can "
+                 "draw", self.t_max)
         choice("method", self.method, METHODS)
         in_range("epsilon", self.epsilon, 0.0, math.inf, "a finite number > 0")
         if not real(self.delta) or not 0.0 < self.delta < 1.0:
@@ -134,9 +140,12 @@ class ContinualConfig:
                 fail("prior_offset", "in [-1, 1] (μ̃ − μ)", self.prior_offset)
         integer("dimension", self.dimension, 1)
         choice("composition", self.composition, COMPOSITIONS)
-        if self.composition == "advanced" and self.composition_delta is not None and (
-                not real(self.composition_delta) or not 0.0 < self.composition_delta < 1.0):
-            fail("composition_delta", "in (0, 1)", self.composition_delta)
+        if self.composition_delta is not None:
+            if self.composition != "advanced":
+                fail("composition_delta", "unset unless composition=advanced",
+                     self.composition_delta)
+            if not real(self.composition_delta) or not 0.0 < self.composition_delta < 1.0:
+                fail("composition_delta", "in (0, 1)", self.composition_delta)
         choice("level_count", self.level_count, LEVEL_COUNTS)
         in_range("bound_constant", self.bound_constant, 0.0, math.inf, "a finite number > 0")
         check_checkpoints(self.checkpoints, self.t_max, "t_max")

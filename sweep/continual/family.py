@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..errors import ConfigError
 from ..results import PROPORTION, Metric, ResultSchema
@@ -39,9 +40,9 @@ METRICS = {"abs_error": Metric(), "error": Metric(), "max_count": Metric(),
            "n_users_seen": Metric(), "samples_used": Metric(), "clipped": Metric(),
            "active_levels": Metric(), "diversity": Metric(PROPORTION),
            "within_bound": Metric(PROPORTION), "level": Metric(), "median": Metric()}
-# Seconds per stream element of one coordinate (benchmarks/bench_continual.py); used only
-# to size tasks.
-_ELEMENT_SECONDS = 6e-8
+# Seconds per stream element, for the arrivals and for each coordinate's pass
+# (benchmarks/bench_continual.py: 2e7 to 7e7 elements a second); used only to size tasks.
+_ELEMENT_SECONDS = 3e-8
 
 
 @dataclass(frozen=True)
@@ -61,13 +62,21 @@ class ContinualFamily:
     name = "continual"
     version = 1
     options = ContinualConfig
-    schema = ResultSchema(metrics=METRICS)
+    schema = ResultSchema(metrics=METRICS, constants={
+        "levels": pa.int64(), "coordinate_epsilon": pa.float64(), "prior": pa.float64(),
+        "prior_assumption": pa.bool_()})
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> ContinualCell:
         config = ContinualConfig.from_options(**options)
         if replicates < 1:
             raise ConfigError(f"replicates: must be an integer >= 1; got {replicates!r}")
-        found = parameters(config)
+        try:
+            found = parameters(config)
+        except OverflowError:
+            found = None
+        if found is None or not np.isfinite(found.eta).all():
+            raise ConfigError(f"epsilon: must be large enough for finite noise scales; got "
+                              f"{config.epsilon!r}")
         return ContinualCell(config, found, diversity_need(config, found.epsilon),
                              config.checkpoint_times())
 

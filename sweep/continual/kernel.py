@@ -164,8 +164,8 @@ def run_stream(users: np.ndarray, n_users: int, mu: float, mode: int, m: int,
                 start[users[s] + 1] += 1
         for u in range(1, n_users):
             start[u] += start[u - 1]
-    own = np.zeros(users.size if inactive else 0, dtype=np.uint8)
-    buffer = np.zeros((levels, n_users if inactive else 0), dtype=np.int32)
+    own = np.zeros(users.size if inactive else 0)
+    buffer = np.zeros((levels, n_users if inactive else 0))
     buffered = np.zeros(levels, dtype=np.int64)
     fill = np.zeros(levels, dtype=np.int64)
     exact = np.zeros((eta.size, depth))

@@ -110,11 +110,12 @@ def _weighted(users: np.ndarray, weights: np.ndarray, remaining: np.ndarray,
 def arrivals(config: ContinualConfig, rng: np.random.Generator) -> np.ndarray:
     """The users u_1..u_T of one replicate (0-based, int32), drawn as the module says."""
     n, m, T = config.n_users, config.max_samples, config.t_max
-    steps = np.arange(T, dtype=np.int64)
     if config.order == "contiguous":
-        return (steps // m).astype(np.int32)
+        return np.repeat(np.arange(-(-T // m), dtype=np.int32), m)[:T]
     if config.order == "round_robin":
-        return (steps % n).astype(np.int32)
+        users = np.arange(T, dtype=np.int32)
+        users %= n
+        return users
     users = np.empty(T, dtype=np.int32)
     remaining = np.full(n, m, dtype=np.int64)
     if config.order in ("uniform", "staggered", "few_heavy"):

@@ -65,15 +65,20 @@ def level_count(config: ContinualConfig) -> int:
 
 
 def coordinate_epsilon(config: ContinualConfig) -> float:
-    """ε₀ of each of the d coordinates: ε/d (basic composition), or the ε₀ at which
-    d-fold composition is (ε, δ̃)-DP by Dwork, Rothblum & Vadhan's Thm III.3:
-    √(2d ln(1/δ̃)) ε₀ + d ε₀ (e^ε₀ − 1) = ε (Sec. 4 writes ε√(d ln(1/δ̃)) up to constants).
+    """ε₀ of each of the d coordinates: ε/d (basic composition), or with advanced
+    composition the larger of ε/d and the ε₀ at which d-fold composition is (ε, δ̃)-DP by
+    Dwork, Rothblum & Vadhan's Thm III.3, √(2d ln(1/δ̃)) ε₀ + d ε₀ (e^ε₀ − 1) = ε (Sec. 4
+    writes ε√(d ln(1/δ̃)) up to constants). Below d ≈ 2 ln(1/δ̃) the theorem gives less
+    than basic composition, which is (ε, δ̃)-DP too.
     """
     d, epsilon = config.dimension, config.epsilon
     if d == 1 or config.composition == "basic":
         return epsilon / d
     root = math.sqrt(2 * d * math.log(1 / config.composition_delta))
-    return brentq(lambda e: root * e + d * e * math.expm1(e) - epsilon, 0.0, epsilon)
+    # At ε/root the first term alone is ε: the root lies in [0, ε/root].
+    advanced = brentq(lambda e: root * e + d * e * math.expm1(e) - epsilon, 0.0,
+                      epsilon / root)
+    return max(epsilon / d, advanced)
 
 
 def median_arrays(level: int, levels: int, epsilon: float, delta: float) -> int:
@@ -147,14 +152,17 @@ def parameters(config: ContinualConfig) -> Parameters:
         tree = depth(n)
         eta = np.empty(levels)
         for ell in range(levels):
-            k[ell] = median_arrays(ell, L, epsilon, delta)
+            arrays = median_arrays(ell, L, epsilon, delta)
             # Eq. (9), at 2^(ℓ−1) = 1/2 for ℓ = 0 as printed.
             bound = (_concentration(power[ell], n, delta / 3, log_m(m))
-                     + math.sqrt(2.0 ** ell * math.log(2 * k[ell] / (delta / (3 * max(L, 1))))))
+                     + math.sqrt(2.0 ** ell * math.log(2 * arrays / (delta / (3 * max(L, 1))))))
             eta[ell] = 2 * bound * tree / (epsilon / (2 * levels))  # eq. (10)
+            # A level whose threshold exceeds T never activates: capped there, k and the
+            # threshold fit in 64 bits however small ε is.
+            k[ell] = min(arrays, T + 1)
             if ell >= 2:
                 half[ell] = bound
-                threshold[ell] = carried[ell] * k[ell]
+                threshold[ell] = min(int(carried[ell]) * arrays, T + 1)
         mechanism = np.arange(levels)
         common["median_epsilon"] = epsilon / (2 * max(L, 1))
     return Parameters(kernel.EXPONENTIAL, levels, eta=eta, mechanism=mechanism,

@@ -89,7 +89,10 @@ def replicate(config: ContinualConfig, parameters: Parameters, need: np.ndarray,
     """One replicate: the arrivals from the first child of ``seed``, each coordinate's
     samples and noise from children of the second and third (so a coordinate's samples
     do not depend on the method, and the arrivals on neither)."""
-    order, samples, noise = seed.spawn(3)
+    # The children spawn() would give, built without changing ``seed`` (spawn counts
+    # its children): a seed passed twice gives the same replicate.
+    order, samples, noise = (np.random.SeedSequence(seed.entropy, spawn_key=(
+        *seed.spawn_key, i), pool_size=seed.pool_size) for i in range(3))
     users = arrivals(config, np.random.default_rng(order))
     count = len(times)
     max_count, seen = np.empty(count, np.int64), np.empty(count, np.int64)
