@@ -7,7 +7,9 @@
 >>> FIGURES["fig2_left"].draw(summary)                 # a paper figure
 
 ``python -m analysis report RESULTS_DIR --out OUT_DIR`` draws everything the results
-allow; ``python -m analysis figure NAME RESULTS_DIR --out STEM`` draws one figure.
+allow; ``python -m analysis figure NAME RESULTS_DIR --out STEM`` draws one figure;
+``python -m analysis continual ROOT --out docs`` renders ``docs/continual.md``, the study
+of continual mean estimation (:mod:`analysis.continual`).
 """
 
 from .figures import FIGURES, VIEWS, class_errors, privacy_utility, ratio, time_to_target

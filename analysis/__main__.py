@@ -1,6 +1,7 @@
 """``python -m analysis report RESULTS_DIR [RESULTS_DIR ...] --out OUT_DIR`` and
-``python -m analysis figure NAME RESULTS_DIR [...] --out FILE_STEM`` and
-``python -m analysis reproduce ROOT --out docs``.
+``python -m analysis figure NAME RESULTS_DIR [...] --out FILE_STEM``,
+``python -m analysis reproduce ROOT --out docs`` and
+``python -m analysis continual ROOT --out docs``.
 
 Exit codes: 0 drawn; 1 the results hold nothing to draw; 2 bad arguments; 3 a results
 path does not exist; 4 a directory holds no results; 5 a results file is damaged.
@@ -15,7 +16,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # the command writes files; it never opens a window
 
-from . import reproduce
+from . import continual, reproduce
 from .figures import FIGURES, VIEWS
 from .load import ResultsError, summaries
 from .plot import MissingData, save
@@ -23,10 +24,16 @@ from .report import drawers, report
 
 #: What ``figure`` draws: the paper's figures, the views and the overview (of each
 #: family: ``overview_<family>`` in a directory of several).
-FIGURE_NAMES = ["overview", *FIGURES, *VIEWS]
+FIGURE_NAMES = ["overview", *FIGURES, *VIEWS, *continual.VIEWS]
+#: The commands whose own parser reads every argument after their name (argparse's
+#: REMAINDER would not take a leading option such as --help).
+DELEGATED = {"reproduce": reproduce.main, "continual": continual.main}
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] and argv[0] in DELEGATED:
+        return DELEGATED[argv[0]](argv[1:])
     parser = argparse.ArgumentParser(prog="python -m analysis", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("report", help="every figure the results allow, and index.html")
@@ -36,10 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     fig.add_argument("name", help=f"one of {', '.join(FIGURE_NAMES)}")
     fig.add_argument("results", nargs="+", help="results directories")
     fig.add_argument("--out", required=True, help="output path without suffix")
-    # Its own parser reads the rest: python -m analysis reproduce ROOT [--out] [--any-size].
-    again = sub.add_parser("reproduce", add_help=False,
-                           help="docs/reproduction.md and its figures from the presets' results")
-    again.add_argument("arguments", nargs=argparse.REMAINDER)
+    # Listed for the help; their own parsers read their arguments (DELEGATED).
+    sub.add_parser("reproduce", help="docs/reproduction.md and its figures from the presets' "
+                   "results")
+    sub.add_parser("continual", help="docs/continual.md and its figures from the continual "
+                   "presets' results")
     for command in (rep, fig):
         command.add_argument("--any-size", action="store_true",
                              help="draw the paper's figures from runs of any size")
@@ -51,8 +59,6 @@ def main(argv: list[str] | None = None) -> int:
             args.name.startswith("overview"):
         parser.error(f"figure: unknown name {args.name!r}; one of {', '.join(FIGURE_NAMES)}")
     try:
-        if args.command == "reproduce":
-            return reproduce.main(args.arguments)
         if args.command == "report":
             done = report(args.results, args.out, paper=not args.any_size, keep=args.keep)
             for name, paths in done.drawn.items():
@@ -62,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"report: {done.out / 'index.html'}")
         else:
             summary = summaries(args.results, keep=args.keep)
-            available = drawers(summary, paper=not args.any_size)
+            available = drawers(summary, paper=not args.any_size, results=args.results,
+                                keep=args.keep)
             if args.name not in available:
                 raise MissingData(f"{args.name}: the results hold no such family "
                                   f"(figures: {', '.join(available)})")

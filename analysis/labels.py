@@ -1,7 +1,8 @@
 """The papers' vocabulary for series and axes, one :class:`Vocabulary` per family.
 
-Private-ColME (Secs. III-VII) and DP distributed estimation on networks (Secs. 3-5) have
-theirs in :data:`VOCABULARIES`; a family without one is drawn with its own column and
+Private-ColME (Secs. III-VII), DP distributed estimation on networks (Secs. 3-5) and
+continual mean estimation under user-level DP (Secs. 3-5) have theirs in
+:data:`VOCABULARIES`; a family without one is drawn with its own column and
 value names. Lookups take the family (the ``family`` column of the results) so that the
 same value can mean different things in two families.
 """
@@ -101,8 +102,37 @@ NETWORK = Vocabulary(
     references=("bound", "exact"),
     metric="total_error",
 )
+CONTINUAL = Vocabulary(
+    names={
+        "method": {"non_private": "running mean", "naive_laplace": "per-step Laplace",
+                   "alg2": "Algorithm 2", "alg3": "Algorithm 3", "alg4": "Algorithm 4",
+                   "alg5": "Algorithm 5", "alg6": "Algorithm 6",
+                   "lower_bound": "lower bound (Sec. 5)"},
+        "source": {"bound": "bound", "lower_bound": "lower bound (Sec. 5)"},
+        "order": {"contiguous": "contiguous", "round_robin": "round robin",
+                  "uniform": "uniform", "zipf": "Zipf", "one_heavy": "one heavy user",
+                  "staggered": "staggered", "few_heavy": "few heavy users"},
+        "statistic": {"mean": "mean", "quantile": "1 − δ quantile"},
+    },
+    axes={"abs_error": "error |μ̂_t − μ|", "error": "signed error μ̂_t − μ (coordinate 0)",
+          "max_count": "largest user count M_t", "max_samples": "samples per user m = M_T",
+          "n_users_seen": "users seen", "samples_used": "samples used by μ̂_t",
+          "clipped": "elements clipped by the projection", "active_levels":
+          "active binary mechanisms (Alg. 6)", "diversity": "diversity condition (11) holds",
+          "within_bound": "error within the theorem's bound", "level": "level ℓ"},
+    symbols={"n_users": "n", "max_samples": "m", "t_max": "T", "mu": "μ",
+             "dimension": "d"},
+    curves=("non_private", "naive_laplace", "alg2", "alg3", "alg4", "alg5", "alg6"),
+    scheme=("method", "composition", "level_count"),
+    facets=("epsilon", "order", "max_samples", "n_users", "t_max", "delta", "dimension"),
+    # A method's bound; and Sec. 5's lower bound where analysis.continual files it under
+    # the cell's method (the results give it as method "lower_bound", source "bound").
+    references=("bound", "lower_bound"),
+    metric="abs_error",
+)
 #: The vocabularies of the families that have one, by family name.
-VOCABULARIES: dict[str, Vocabulary] = {"colme": COLME, "network": NETWORK}
+VOCABULARIES: dict[str, Vocabulary] = {"colme": COLME, "network": NETWORK,
+                                       "continual": CONTINUAL}
 
 
 def vocabulary(family: str | Sequence[str] | None = None) -> Vocabulary:

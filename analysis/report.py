@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import seaborn as sns
 
+from . import continual
 from .figures import FIGURES, VIEWS
 from .labels import add_scheme, families_of
 from .load import ROW_KEYS, present, summaries, summary_metrics, swept
@@ -54,11 +55,14 @@ def _overview_of(summary: pd.DataFrame, family: str | None,
     return overview(rows, aggregate)
 
 
-def drawers(summary: pd.DataFrame, paper: bool = True
-            ) -> dict[str, Callable[[pd.DataFrame], sns.FacetGrid]]:
+def drawers(summary: pd.DataFrame, paper: bool = True,
+            results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+            keep: str = "newest") -> dict[str, Callable[[pd.DataFrame], sns.FacetGrid]]:
     """Every figure a report tries, by name: the overview of each family (``overview``,
     or ``overview_<family>`` in a directory of several), the paper's figures (at the
-    paper's sizes unless ``paper`` is false) and the views.
+    paper's sizes unless ``paper`` is false) and the views; and, when ``results`` (the
+    directories of ``summary``) hold continual cells, the continual family's views
+    (:data:`analysis.continual.VIEWS`), which read their rows (``keep`` as the summary's).
 
     Cells that differ only in their seed are averaged in the overview and the views,
     and their captions say so; every other curve is one cell.
@@ -71,6 +75,8 @@ def drawers(summary: pd.DataFrame, paper: bool = True
                  for family in families}
     figures = {n: functools.partial(f.draw, paper=paper) for n, f in FIGURES.items()}
     views = {n: functools.partial(view, aggregate=seeds) for n, view in VIEWS.items()}
+    if results is not None and continual.FAMILY in families:
+        views.update(continual.views(results, keep))
     return {**overviews, **figures, **views}
 
 
@@ -86,7 +92,7 @@ def report(results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
         raise MissingData(f"no results in {results}")
     done = Report(Path(out))
     done.out.mkdir(parents=True, exist_ok=True)
-    for figure, draw in drawers(summary, paper).items():
+    for figure, draw in drawers(summary, paper, results, keep).items():
         try:
             grid = draw(summary)
         except (MissingData, ValueError) as reason:
