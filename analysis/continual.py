@@ -163,11 +163,8 @@ def quantiles(rows: pd.DataFrame, y: str = "abs_error", level: float = LEVEL) ->
 
 
 def summary_of(rows: pd.DataFrame, y: str = "abs_error") -> pd.DataFrame:
-    """:func:`analysis.load.summarize` of ``y`` alone (mean ± one standard error). The
-    other metrics are dropped first: ``summarize(..., metrics=[y])`` would keep them as
-    if they were the cells' constant columns (each cell's first value)."""
-    others = [m for m in rows.attrs.get("metrics", ()) if m != y and m in rows]
-    return summarize(rows.drop(columns=others), metrics=[y])
+    """:func:`analysis.load.summarize` of ``y`` alone (mean ± one standard error)."""
+    return summarize(rows, metrics=[y])
 
 
 def references(summary: pd.DataFrame) -> pd.DataFrame:

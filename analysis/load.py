@@ -638,12 +638,14 @@ def summarize(frame: pd.DataFrame, interval: str = "se",
     from ``frame`` otherwise; ``attrs["kept"]`` is the frame's.
     """
     _width(interval)
-    roles = _given_roles(frame)
-    if metrics is not None:
-        roles = Roles(roles.index, {m: roles.metrics.get(m, CONTINUOUS) for m in metrics})
+    given = _given_roles(frame)
+    roles = given if metrics is None else Roles(
+        given.index, {m: given.metrics.get(m, CONTINUOUS) for m in metrics})
     varying = list(dict.fromkeys([*roles.keys, "replicate", *roles.metrics]))
     if cells is None:
-        constant = [c for c in frame.columns if c not in (*roles.index, *roles.metrics)]
+        # The metrics left out are not constants of a cell either.
+        constant = [c for c in frame.columns if c not in (*given.index, *given.metrics,
+                                                          *roles.metrics)]
         cells = frame.drop_duplicates("cell_id")[constant]
     rows = pa.Table.from_pandas(frame[varying], preserve_index=False)
     summary = _summary(_aggregate(rows, roles), roles, interval, cells)

@@ -68,6 +68,9 @@ def test_summarize_gives_mean_and_standard_error_per_checkpoint() -> None:
     local = summary[summary.method == "local"]
     assert (local.mse_low == local.mse).all() and (local.mse_high == local.mse).all()
     assert set(summary.mechanism) == {"pm1"}  # cell constants carried along
+    # One metric asked for: the others are neither summarized nor taken for constants.
+    alone = summarize(_cell("a"), metrics=["false_exclusion"])
+    assert "false_exclusion_high" in alone and "mse" not in alone
 
 
 def _write(directory: Path, frame: pd.DataFrame, marked: bool = True) -> None:

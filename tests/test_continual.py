@@ -29,7 +29,7 @@ from sweep.continual.config import METHODS, ORDERS, PRIOR_METHODS, ContinualConf
 from sweep.continual.family import FAMILY, ContinualCell
 from sweep.continual.orders import arrivals
 from sweep.continual.parameters import Parameters, coordinate_epsilon, parameters
-from sweep.continual.simulate import Coordinate, run_coordinate
+from sweep.continual.simulate import Coordinate, run_coordinate, streams
 
 from .stats import Z, assert_close_mean, assert_close_variance
 
@@ -114,17 +114,6 @@ def family_rows(options: dict[str, Any], replicates: int, seed: int = 0
 
 def seeds(seed: int, replicates: Sequence[int]) -> list[np.random.SeedSequence]:
     return [np.random.SeedSequence(seed, spawn_key=(r,)) for r in replicates]
-
-
-def replicate_streams(seed: np.random.SeedSequence, dimension: int
-                      ) -> tuple[np.random.Generator, list[np.random.Generator],
-                                 list[np.random.Generator]]:
-    """The generators :func:`sweep.continual.simulate.replicate` derives from ``seed``:
-    the order's, and each coordinate's samples and noise."""
-    order, samples, noise = seed.spawn(3)
-    return (np.random.default_rng(order),
-            [np.random.default_rng(s) for s in samples.spawn(dimension)],
-            [np.random.default_rng(z) for z in noise.spawn(dimension)])
 
 
 # -------------------------------------------------------- 1. binary mechanism (Alg. 1)
@@ -846,7 +835,7 @@ def test_samples_used_and_arrival_columns() -> None:
         cfg = cell.config
         L = math.ceil(math.log2(cfg.max_samples))
         for r, seed in enumerate(seeds(61, range(2))):
-            order, _, _ = replicate_streams(seed, 1)
+            order, _, _ = streams(cfg, seed, r)
             users = arrivals(cfg, order)
             rows = frame[(frame.source == "simulated") & (frame.replicate == r)]
             activation = frame[(frame.source == "activation") & (frame.replicate == r)]
@@ -1006,7 +995,7 @@ def test_basic_composition_runs_each_coordinate_at_epsilon_over_d() -> None:
         assert (rows.abs_error > rows.error.abs()).any()  # coordinate 1 is the larger
         cfg = cell.config
         for r, seed in enumerate(seeds(81, range(3))):
-            order, samples, noise = replicate_streams(seed, 2)
+            order, samples, noise = streams(cfg, seed, r)
             users = arrivals(cfg, order)
             errors = [run_coordinate(cell.parameters, users, cfg.n_users, cfg.max_samples,
                                      cfg.mu, cell.times, s, z).estimate - cfg.mu
@@ -1056,3 +1045,26 @@ def test_same_seeds_same_rows_and_blocks_concatenate() -> None:
     pd.testing.assert_frame_equal(whole, blocks, check_exact=True)
     other = FAMILY.run(cell, seeds(6, range(3)), range(3), False)
     assert not whole.abs_error.equals(other.abs_error)
+
+
+def test_methods_and_epsilons_share_their_data() -> None:
+    """Common random numbers: the arrivals and samples of replicate r depend on the root
+    seed and the data options only (sweep.continual.simulate.streams), so cells that differ
+    in method or ε see the same M_t path and the same samples: the running mean's error
+    is equal across ε, and every method's M_t and users seen are equal, replicate by
+    replicate; another order draws other data."""
+    base = {"n_users": 40, "max_samples": 8, "t_max": 300, "order": "uniform",
+            "checkpoints": 12}
+    frames = {(method, epsilon): family_rows({**base, "method": method, "epsilon": epsilon},
+                                             3, seed=5)[1]
+              for method in ("non_private", "alg2", "alg6") for epsilon in (0.5, 2.0)}
+    simulated = {k: f[f.source == "simulated"].reset_index(drop=True)
+                 for k, f in frames.items()}
+    first = simulated["non_private", 0.5]
+    for frame in simulated.values():
+        np.testing.assert_array_equal(frame.max_count, first.max_count)
+        np.testing.assert_array_equal(frame.n_users_seen, first.n_users_seen)
+    np.testing.assert_array_equal(simulated["non_private", 2.0].error, first.error)
+    other = family_rows({**base, "method": "non_private", "order": "round_robin"}, 3,
+                        seed=5)[1]
+    assert not np.array_equal(other[other.source == "simulated"].error, first.error)

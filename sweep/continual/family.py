@@ -15,7 +15,7 @@ Rows per replicate and checkpoint t:
 * ``source = "activation"`` (Alg. 6): one row per level ℓ that activated, at its time
   t, with ``level`` ℓ and ``median`` μ̃_ℓ (first coordinate).
 
-Cell columns add ``levels`` (L), ``coordinate_epsilon`` (ε₀), ``prior`` (μ̃) and
+Cell columns add ``levels`` (L, for Algs 4–6), ``coordinate_epsilon`` (ε₀), ``prior`` (μ̃) and
 ``prior_assumption`` (whether |μ̃ − μ| <= 1/√m).
 """
 
@@ -40,6 +40,8 @@ METRICS = {"abs_error": Metric(), "error": Metric(), "max_count": Metric(),
            "n_users_seen": Metric(), "samples_used": Metric(), "clipped": Metric(),
            "active_levels": Metric(), "diversity": Metric(PROPORTION),
            "within_bound": Metric(PROPORTION), "level": Metric(), "median": Metric()}
+#: The methods with levels ℓ = 0..L (exponential withhold-release).
+LEVELLED = ("alg4", "alg5", "alg6")
 # Seconds per stream element, for the arrivals and for each coordinate's pass
 # (benchmarks/bench_continual.py: 2e7 to 7e7 elements a second); used only to size tasks.
 _ELEMENT_SECONDS = 3e-8
@@ -85,7 +87,10 @@ class ContinualFamily:
 
     def columns(self, prepared: ContinualCell) -> dict[str, Any]:
         config = prepared.config
-        return {**config.as_columns(), "levels": prepared.parameters.levels - 1,
+        # L only where the method has levels (Algs 4–6): a column that differs between
+        # methods would split their curves into panels.
+        levels = prepared.parameters.levels - 1 if config.method in LEVELLED else None
+        return {**config.as_columns(), "levels": levels,
                 "coordinate_epsilon": prepared.parameters.epsilon, "prior": config.prior,
                 "prior_assumption": config.prior_assumption}
 
@@ -105,7 +110,7 @@ class ContinualFamily:
     def _rows(self, cell: ContinualCell, seed: np.random.SeedSequence,
               replicate_id: int) -> pd.DataFrame:
         config, p, times = cell.config, cell.parameters, cell.times
-        run = replicate(config, p, cell.need, times, seed)
+        run = replicate(config, p, cell.need, times, seed, replicate_id)
         abs_error = np.abs(run.estimates - config.mu).max(axis=0)
         applies = conditions(config, run.diverse)
         method_bound = bound(config, p, times, run.max_count)

@@ -3,11 +3,14 @@ quantities the rows report.
 
 :func:`run_coordinate` is the entry point for one stream of users with explicit
 generators (the tests and the privacy audit call it with streams of their own);
-:func:`replicate` draws a replicate's arrivals and runs every coordinate.
+:func:`replicate` draws a replicate's arrivals and runs every coordinate, with the
+generators of :func:`streams`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,29 +87,57 @@ class Replicate:
     priors: np.ndarray  # per level, of the first coordinate
 
 
+#: The options that define a replicate's data, the arrivals and the samples.
+DATA = ("n_users", "max_samples", "t_max", "mu", "order", "zipf_exponent", "light_samples",
+        "heavy_users", "dimension")
+
+
+def _children(seed: np.random.SeedSequence, count: int) -> list[np.random.SeedSequence]:
+    """The children ``seed.spawn(count)`` would give, without changing ``seed`` (spawn
+    counts its children): a seed passed twice gives the same streams."""
+    return [np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, i),
+                                   pool_size=seed.pool_size) for i in range(count)]
+
+
+def streams(config: ContinualConfig, seed: np.random.SeedSequence, replicate_id: int
+            ) -> tuple[np.random.Generator, list[np.random.Generator],
+                       list[np.random.Generator]]:
+    """The generators of one replicate: its arrivals', and each coordinate's samples' and
+    noise's.
+
+    The data (arrivals and samples) come from the root seed, the options in
+    :data:`DATA` and the replicate alone, not from the cell's stream: every method and ε
+    of a sweep sees the same streams (common random numbers), so that their errors are
+    compared replicate by replicate. The noise comes from the cell's ``seed``.
+    """
+    data = {name: getattr(config, name) for name in DATA}
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
+    key = (int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big"))
+    order, samples = _children(np.random.SeedSequence(seed.entropy, spawn_key=(
+        *key, replicate_id)), 2)
+    return (np.random.default_rng(order),
+            [np.random.default_rng(s) for s in _children(samples, config.dimension)],
+            [np.random.default_rng(z) for z in _children(seed, config.dimension)])
+
+
 def replicate(config: ContinualConfig, parameters: Parameters, need: np.ndarray,
-              times: np.ndarray, seed: np.random.SeedSequence) -> Replicate:
-    """One replicate: the arrivals from the first child of ``seed``, each coordinate's
-    samples and noise from children of the second and third (so a coordinate's samples
-    do not depend on the method, and the arrivals on neither)."""
-    # The children spawn() would give, built without changing ``seed`` (spawn counts
-    # its children): a seed passed twice gives the same replicate.
-    order, samples, noise = (np.random.SeedSequence(seed.entropy, spawn_key=(
-        *seed.spawn_key, i), pool_size=seed.pool_size) for i in range(3))
-    users = arrivals(config, np.random.default_rng(order))
+              times: np.ndarray, seed: np.random.SeedSequence, replicate_id: int
+              ) -> Replicate:
+    """One replicate, from the generators :func:`streams` gives."""
+    order, samples, noise = streams(config, seed, replicate_id)
+    users = arrivals(config, order)
     count = len(times)
     max_count, seen = np.empty(count, np.int64), np.empty(count, np.int64)
     diverse = np.empty(count, np.bool_)
     kernel.arrival_statistics(users, config.n_users, np.asarray(times, np.int64), need,
                               max_count, seen, diverse)
     runs = [run_coordinate(parameters, users, config.n_users, config.max_samples,
-                           config.mu, times, np.random.default_rng(s),
-                           np.random.default_rng(z))
-            for s, z in zip(samples.spawn(config.dimension), noise.spawn(config.dimension),
-                            strict=True)]
+                           config.mu, times, s, z)
+            for s, z in zip(samples, noise, strict=True)]
     return Replicate(np.array([r.estimate for r in runs]), runs[0].used,
                      np.sum([r.clipped for r in runs], axis=0), max_count, seen, diverse,
                      runs[0].activation, runs[0].priors)
 
 
-__all__ = ["TRACE", "Coordinate", "Replicate", "median_bins", "replicate", "run_coordinate"]
+__all__ = ["DATA", "TRACE", "Coordinate", "Replicate", "median_bins", "replicate",
+           "run_coordinate", "streams"]
