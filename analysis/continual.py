@@ -32,7 +32,6 @@ and fills the template ``analysis/templates/continual.md`` with the renderer of
 
 from __future__ import annotations
 
-import argparse
 import functools
 import itertools
 import math
@@ -44,7 +43,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import matplotlib
 import numpy as np
 import pandas as pd
 import seaborn as sns
@@ -56,20 +54,21 @@ from sweep.continual.config import ORDERS
 
 from .labels import axis, name
 from .load import load, summarize
-from .plot import GREY, MissingData, curves, derived, finish, save
+from .plot import GREY, MissingData, curves, derived, finish
 from .reproduce import (
-    IMAGE,
     Preset,
     Results,
-    TemplateError,
+    command,
     fill,
     markdown_table,
     number,
     percent,
     provenance_values,
+    read_presets,
     sci,
     span,
     stretches,
+    write,
 )
 
 FAMILY = "continual"
@@ -674,21 +673,10 @@ class Study:
     def read(cls, root: str | Path, any_size: bool = False) -> Study:
         """Read every preset's directory; :class:`MissingData` if one is absent or holds
         no runs of the presets' sizes (unless ``any_size``)."""
-        root = Path(root)
-        rows = {}
-        for preset in PRESETS.values():
-            path = root / preset.name
-            run = f"python -m sweep -m +experiment={preset.name} results_dir={path}"
-            if not path.is_dir():
-                raise MissingData(f"no results directory {path}: run {run}")
-            found = load(path, family=FAMILY, **({} if any_size else preset.sizes))
-            if found.empty:
-                sizes = ", ".join(f"{SIZE_NAMES[c]} = {v}" for c, v in preset.sizes.items())
-                raise MissingData(f"{path} holds no runs of the preset's sizes ({sizes}): "
-                                  f"run {run}, or render from other sizes with --any-size")
-            rows[preset.name] = found
-        summaries = {p: summarize(r) for p, r in rows.items()}
-        return cls(rows, Results(root, summaries))
+        rows = read_presets(Path(root), PRESETS.values(),
+                            functools.partial(load, family=FAMILY), any_size, SIZE_NAMES,
+                            "the preset's")
+        return cls(rows, Results(Path(root), {p: summarize(r) for p, r in rows.items()}))
 
 
 def size_values(study: Study) -> Values:
@@ -1085,44 +1073,19 @@ def render(root: str | Path, out_dir: str | Path = "docs", any_size: bool = Fals
     from the presets' results under ``root``; returns the document's path.
     :class:`MissingData` if a preset's results are absent or lack a series the document
     states, :class:`~analysis.reproduce.TemplateError` if a placeholder stays unfilled."""
-    out_dir = Path(out_dir)
     study = Study.read(root, any_size)
     values = {**size_values(study), **provenance_values(study.results),
               **orders_values(study), **scaling_values(study), **epsilon_values(study),
               **constants_values(study), "level": percent(LEVEL),
               "root": str(root), "out": str(out_dir)}
-    text = fill(template(), values)
-    for preset in PRESETS.values():
-        for figure in preset.figures:
-            save(FIGURES[figure](study.rows[preset.name]), out_dir / "figures" / figure,
-                 formats=("png",))
-    missing = [image for image in IMAGE.findall(text) if not (out_dir / image).is_file()]
-    if missing:
-        raise TemplateError(f"the document shows {', '.join(missing)}, which was not drawn")
-    path = out_dir / "continual.md"
-    path.write_text(text, encoding="utf-8")
-    return path
+    figures = ((figure, functools.partial(FIGURES[figure], study.rows[preset.name]))
+               for preset in PRESETS.values() for figure in preset.figures)
+    return write(fill(template(), values), figures, Path(out_dir), "continual.md")
 
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m analysis continual ROOT [--out DIR] [--any-size]``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m analysis continual",
-        description="Render continual.md and its figures from the continual presets' results.")
-    parser.add_argument("root", help="directory holding one results directory per preset: "
-                        + ", ".join(PRESETS))
-    parser.add_argument("--out", default="docs", help="output directory (default: docs)")
-    parser.add_argument("--any-size", action="store_true",
-                        help="read runs of any size, not only the presets' (e.g. small test "
-                        "runs); the document says so at its top")
-    args = parser.parse_args(argv)
-    matplotlib.use("Agg")  # the command writes files; it never opens a window
-    try:
-        print(render(args.root, args.out, args.any_size))
-    except MissingData as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    return 0
+    return command(argv, "continual", "continual.md", PRESETS, render, "the presets'")
 
 
 __all__ = ["FIGURES", "LEVEL", "PRESETS", "VIEWS", "Ranks", "Slope", "Study",

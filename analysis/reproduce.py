@@ -26,6 +26,7 @@ directories hold (e.g. small test runs), and the document then says so at its to
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import re
 import sys
@@ -95,6 +96,27 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
 
 # -- Reading ----------------------------------------------------------------------------
 
+def read_presets(root: Path, presets: Iterable[Preset],
+                 read: Callable[..., pd.DataFrame], any_size: bool,
+                 names: Mapping[str, str], whose: str) -> dict[str, pd.DataFrame]:
+    """``read(ROOT/<preset>, **sizes)`` of every preset, by name (without the sizes if
+    ``any_size``); :class:`MissingData` naming the command to run if a directory is
+    absent or holds no runs of ``whose`` sizes (worded with ``names``)."""
+    found = {}
+    for preset in presets:
+        path = root / preset.name
+        run = f"python -m sweep -m +experiment={preset.name} results_dir={path}"
+        if not path.is_dir():
+            raise MissingData(f"no results directory {path}: run {run}")
+        frame = read(path, **({} if any_size else preset.sizes))
+        if frame.empty:
+            sizes = ", ".join(f"{names[c]} = {v}" for c, v in preset.sizes.items())
+            raise MissingData(f"{path} holds no runs of {whose} sizes ({sizes}): run "
+                              f"{run}, or render from other sizes with --any-size")
+        found[preset.name] = frame
+    return found
+
+
 @dataclass(frozen=True)
 class Results:
     """The summaries (mean ± one standard error per checkpoint) of the presets' results
@@ -107,20 +129,8 @@ class Results:
     def read(cls, root: str | Path, any_size: bool = False) -> Results:
         """Read every preset's directory; :class:`MissingData` if one is absent or holds
         no runs of the paper's sizes (unless ``any_size``)."""
-        root = Path(root)
-        found = {}
-        for preset in PRESETS.values():
-            path = root / preset.name
-            run = f"python -m sweep -m +experiment={preset.name} results_dir={path}"
-            if not path.is_dir():
-                raise MissingData(f"no results directory {path}: run {run}")
-            summary = summaries(path, **({} if any_size else preset.sizes))
-            if summary.empty:
-                sizes = ", ".join(f"{SIZE_NAMES[c]} = {v}" for c, v in preset.sizes.items())
-                raise MissingData(f"{path} holds no runs of the paper's sizes ({sizes}): run "
-                                  f"{run}, or render from other sizes with --any-size")
-            found[preset.name] = summary
-        return cls(root, found)
+        return cls(Path(root), read_presets(Path(root), PRESETS.values(), summaries,
+                                            any_size, SIZE_NAMES, "the paper's"))
 
     def rows(self, preset: str, **match: Any) -> pd.DataFrame:
         """The rows, ordered by t, of the one series (cell, method and source) of
@@ -569,6 +579,21 @@ def template() -> str:
     return (resources.files("analysis") / "templates" / "reproduction.md").read_text("utf-8")
 
 
+def write(text: str, figures: Iterable[tuple[str, Callable[[], Any]]], out_dir: Path,
+          name: str) -> Path:
+    """Draw each ``(figure, draw)`` into ``out_dir/figures/<figure>.png``, then write
+    ``text`` to ``out_dir/<name>``; returns its path. :class:`TemplateError` if the text
+    shows an image that was not drawn."""
+    for figure, draw in figures:
+        save(draw(), out_dir / "figures" / figure, formats=("png",))
+    missing = [image for image in IMAGE.findall(text) if not (out_dir / image).is_file()]
+    if missing:
+        raise TemplateError(f"the document shows {', '.join(missing)}, which was not drawn")
+    path = out_dir / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def render(root: str | Path, out_dir: str | Path = "docs", any_size: bool = False) -> Path:
     """Render the reproduction document from the presets' results under ``root``.
 
@@ -577,33 +602,28 @@ def render(root: str | Path, out_dir: str | Path = "docs", any_size: bool = Fals
     results are absent or lack a series the document states, :class:`TemplateError` if a
     placeholder stays unfilled.
     """
-    out_dir = Path(out_dir)
     results = Results.read(root, any_size)
     values = {**size_values(results), **provenance_values(results), **colme_values(results),
               **variance_values(results), **rizk_values(results), **network_values(results)}
-    text = fill(template(), values)
-    for preset in PRESETS.values():
-        for figure in preset.figures:
-            grid = FIGURES[figure].draw(results.summaries[preset.name], paper=not any_size)
-            save(grid, out_dir / "figures" / figure, formats=("png",))
-    missing = [image for image in IMAGE.findall(text) if not (out_dir / image).is_file()]
-    if missing:
-        raise TemplateError(f"the document shows {', '.join(missing)}, which was not drawn")
-    path = out_dir / "reproduction.md"
-    path.write_text(text, encoding="utf-8")
-    return path
+    figures = ((figure, functools.partial(FIGURES[figure].draw, results.summaries[p.name],
+                                          paper=not any_size))
+               for p in PRESETS.values() for figure in p.figures)
+    return write(fill(template(), values), figures, Path(out_dir), "reproduction.md")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m analysis reproduce ROOT [--out DIR] [--any-size]``."""
+def command(argv: list[str] | None, name: str, document: str, presets: Iterable[str],
+            render: Callable[[str, str, bool], Path], sizes: str) -> int:
+    """``python -m analysis NAME ROOT [--out DIR] [--any-size]``: render ``document``
+    from the results of ``presets`` under ROOT with ``render(root, out, any_size)``;
+    ``sizes`` names the runs read by default (e.g. "the papers'")."""
     parser = argparse.ArgumentParser(
-        prog="python -m analysis reproduce",
-        description="Render reproduction.md and its figures from the presets' results.")
+        prog=f"python -m analysis {name}",
+        description=f"Render {document} and its figures from the presets' results.")
     parser.add_argument("root", help="directory holding one results directory per preset: "
-                        + ", ".join(PRESETS))
+                        + ", ".join(presets))
     parser.add_argument("--out", default="docs", help="output directory (default: docs)")
     parser.add_argument("--any-size", action="store_true",
-                        help="read runs of any size, not only the papers' (e.g. small test "
+                        help=f"read runs of any size, not only {sizes} (e.g. small test "
                         "runs); the document says so at its top")
     args = parser.parse_args(argv)
     matplotlib.use("Agg")  # the command writes files; it never opens a window
@@ -613,6 +633,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m analysis reproduce ROOT [--out DIR] [--any-size]``."""
+    return command(argv, "reproduce", "reproduction.md", PRESETS, render, "the papers'")
 
 
 if __name__ == "__main__":
