@@ -119,8 +119,6 @@ class ContinualFamily:
             always = int((p.threshold <= 0).sum())
             activated = run.activation[run.activation > 0]
             active = always + (activated[None, :] <= times[:, None]).sum(axis=1)
-        count = len(times)
-        missing = np.full(count, np.nan)
         simulated = {
             "method": config.method, "source": "simulated", "t": times,
             "abs_error": abs_error, "error": run.estimates[0] - config.mu,
@@ -145,7 +143,7 @@ class ContinualFamily:
         frame = pd.concat(frames, ignore_index=True)
         for metric in METRICS:
             if metric not in frame:
-                frame[metric] = missing[0]
+                frame[metric] = np.nan
         frame.insert(2, "replicate", replicate_id)
         return frame[["method", "source", "replicate", "t", *METRICS]]
 
