@@ -204,10 +204,11 @@ def run_stream(users: np.ndarray, n_users: int, mu: float, mode: int, m: int,
             if inactive:
                 own[start[u] + c - 1] = x
                 for level in range(2, levels):
-                    if not active[level] and c <= (1 << (level - 1)):
+                    if active[level]:
+                        continue
+                    if c <= (1 << (level - 1)):
                         fill[level] += 1
-                for level in range(2, levels):
-                    if not active[level] and fill[level] >= threshold[level]:
+                    if fill[level] >= threshold[level]:
                         # Alg. 6, lines 9-12; the level leaves Inactive (an erratum).
                         active[level] = True
                         inactive -= 1
@@ -227,9 +228,7 @@ def run_stream(users: np.ndarray, n_users: int, mu: float, mode: int, m: int,
                 if c == m:
                     due = 0
             elif c & (c - 1) == 0:
-                due = 0
-                while (1 << due) < c:
-                    due += 1
+                due = lowest_bit(c)  # c = 2^due
             if 0 <= due < levels:
                 value = pending[u]
                 pending[u] = 0.0

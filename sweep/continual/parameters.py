@@ -101,29 +101,28 @@ def parameters(config: ContinualConfig) -> Parameters:
     levels = L + 1
     power = 2.0 ** (np.arange(levels) - 1)  # 2^(ℓ−1), the paper's block size
     carried = np.maximum(power, 1).astype(np.int64)  # samples in an element of level ℓ
-    one = np.ones(1)
     no_projection = np.full(levels, np.inf)
     common = dict(epsilon=epsilon, median_epsilon=0.0, initial=config.prior or 0.0)
     method = config.method
+
+    def single(mode: int, eta: float, tree: int, carried: int = 1, centre: float = np.nan,
+               half: float = np.inf) -> Parameters:
+        """One mechanism fed at level 0 only (no withhold-release)."""
+        zero = np.zeros(1, dtype=np.int64)
+        return Parameters(mode, 1, eta=np.array([eta]), mechanism=zero,
+                          carried=np.array([carried]), centre=np.array([centre]),
+                          half=np.array([half]), threshold=zero, k=zero, depth=tree, **common)
+
     if method in ("non_private", "alg2"):
-        eta = 0.0 if method == "non_private" else m * depth(T) / epsilon
-        return Parameters(kernel.STREAM, 1, eta=np.array([eta]), mechanism=np.zeros(1, int),
-                          carried=np.ones(1, int), centre=one * np.nan, half=one * np.inf,
-                          threshold=np.zeros(1, int), k=np.zeros(1, int), depth=depth(T),
-                          **common)
+        return single(kernel.STREAM, 0.0 if method == "non_private" else m * depth(T) / epsilon,
+                      depth(T))
     if method == "naive_laplace":
         # Each of the T releases is (ε/T)-DP; a user changes the running sum by m at most.
-        return Parameters(kernel.NAIVE, 1, eta=np.array([m * T / epsilon]),
-                          mechanism=np.zeros(1, int), carried=np.ones(1, int),
-                          centre=one * np.nan, half=one * np.inf, threshold=np.zeros(1, int),
-                          k=np.zeros(1, int), depth=1, **common)
+        return single(kernel.NAIVE, m * T / epsilon, 1)
     if method == "alg3":
         half = _concentration(m, n, delta) + math.sqrt(m)  # eq. (2)
-        return Parameters(kernel.BLOCK, 1, eta=np.array([2 * half * depth(n) / epsilon]),
-                          mechanism=np.zeros(1, int), carried=np.array([m]),
-                          centre=np.array([m * config.prior]), half=np.array([half]),
-                          threshold=np.zeros(1, int), k=np.zeros(1, int), depth=depth(n),
-                          **common)
+        return single(kernel.BLOCK, 2 * half * depth(n) / epsilon, depth(n), carried=m,
+                      centre=m * config.prior, half=half)
     used = math.floor(math.log2(m) + 1e-12) + 1  # levels a user's count can reach
     threshold = np.zeros(levels, dtype=np.int64)
     k = np.zeros(levels, dtype=np.int64)
