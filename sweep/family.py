@@ -25,6 +25,7 @@ FAMILIES: dict[str, str] = {
     "colme": "sweep.colme.family:FAMILY",
     "network": "sweep.network.family:FAMILY",
     "continual": "sweep.continual.family:FAMILY",
+    "inference": "sweep.inference.family:FAMILY",
 }
 
 

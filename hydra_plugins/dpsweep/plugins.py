@@ -41,6 +41,9 @@ from .compose import CellComposer
 class DpsweepSweeperConf:
     _target_: str = "hydra_plugins.dpsweep.plugins.DpsweepSweeper"
     params: dict[str, str] | None = None
+    #: Sub-grids: the sweep is the union, over the entries, of the product of ``params``,
+    #: the entry's keys and the command line's (a preset whose parts take different keys).
+    grids: list[dict[str, str]] | None = None
 
 
 @dataclass
@@ -82,6 +85,19 @@ class Grid:
         return (self.composer.compose(job) for job in self.overrides())
 
 
+class Grids:
+    """The union of several :class:`Grid`, in order (``hydra.sweeper.grids``)."""
+
+    def __init__(self, grids: list[Grid]) -> None:
+        self.grids = grids
+
+    def overrides(self) -> Iterator[list[str]]:
+        return itertools.chain.from_iterable(g.overrides() for g in self.grids)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return itertools.chain.from_iterable(iter(g) for g in self.grids)
+
+
 class DpsweepLauncher(Launcher):
     """Runs batches of Hydra jobs as one sweep of the platform."""
 
@@ -112,8 +128,10 @@ class DpsweepLauncher(Launcher):
 class DpsweepSweeper(Sweeper):
     """Expands the grid, validates every cell, then runs them (see the module docstring)."""
 
-    def __init__(self, params: dict[str, str] | None = None) -> None:
+    def __init__(self, params: dict[str, str] | None = None,
+                 grids: list[dict[str, str]] | None = None) -> None:
         self.params = params or {}
+        self.grids = grids or [{}]
 
     def setup(
         self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig
@@ -125,8 +143,10 @@ class DpsweepSweeper(Sweeper):
         )
 
     def sweep(self, arguments: list[str]) -> Any:
-        lines = [f"{key}={value}" for key, value in self.params.items()] + list(arguments)
-        grid = Grid(CellComposer(self.hydra_context, self.config), lines)
+        composer = CellComposer(self.hydra_context, self.config)
+        grid = Grids([Grid(composer, [f"{key}={value}" for key, value in
+                                      {**self.params, **part}.items()] + list(arguments))
+                      for part in self.grids])
         if isinstance(self.launcher, DpsweepLauncher):
             return raise_for_failures(run_configs(grid))
         plan(grid)  # every cell is valid before the other launcher starts a job

@@ -1,0 +1,104 @@
+"""Belief dynamics of the paper's algorithms, in a stable form, vectorized over replicates,
+rounds and states.
+
+**MLE (Algs 1, 2 and 4, eqs (12), (14), (18)).** The log-belief ratios obey
+φ_t = (A + I) φ_{t−1}, so they grow like 2^t (the dominant eigenvalue of A + I is 2). The
+simulation keeps ψ̃_t = ((A + I)/2)^t ψ_0, which converges to the agents' average, and
+forms beliefs as ν_t(θ) ∝ exp(2^t (ψ̃_t(θ) − max_θ' ψ̃_t(θ'))) with :func:`numpy.ldexp`:
+the exponent is 0 for the leading state and −∞ at worst, never inf − inf, whatever T.
+Agents of every replicate, round and state are columns of one (n, R·K·|Θ|) block, so an
+iteration is one matrix product.
+
+**Online learning (Algs 3 and 5, eqs (17), (19)).** ψ_t = A ψ_{t−1} + ζ_t with ζ_t the
+round's (noisy) log-likelihoods; the log-beliefs grow linearly in t and are re-centred per
+agent at every step (a constant per agent cancels in the beliefs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numba
+import numpy as np
+
+
+def mixing(matrix: np.ndarray) -> np.ndarray:
+    """(A + I)/2, the matrix that maps ψ̃_{t−1} to ψ̃_t."""
+    return (matrix + np.eye(len(matrix))) / 2.0
+
+
+def propagate(half: np.ndarray, initial: np.ndarray, times: np.ndarray
+              ) -> Iterator[tuple[int, np.ndarray]]:
+    """(t, ψ̃_t) at each checkpoint t of ``times`` (increasing, >= 1), from ψ̃_0 =
+    ``initial`` of shape (n, ...): every iteration is ``half @ ψ̃``."""
+    shape = initial.shape
+    state = initial.reshape(shape[0], -1)
+    done = 0
+    for t in times:
+        for _ in range(int(t) - done):
+            state = half @ state
+        done = int(t)
+        yield done, state.reshape(shape)
+
+
+def beliefs(scaled: np.ndarray, t: int) -> np.ndarray:
+    """ν_t = softmax over the last axis of 2^t ψ̃_t (stable for any t, see above)."""
+    centred = scaled - scaled.max(axis=-1, keepdims=True)
+    weights = np.exp(np.ldexp(centred, t))
+    return weights / weights.sum(axis=-1, keepdims=True)
+
+
+def point_mass(index: np.ndarray, states: int) -> np.ndarray:
+    """One-hot beliefs on the states ``index`` (any shape) over ``states`` states."""
+    return (index[..., None] == np.arange(states)).astype(np.float64)
+
+
+@numba.njit(cache=True)
+def online(matrix: np.ndarray, signals: np.ndarray, noise: np.ndarray, times: np.ndarray,
+           truth: int, out_correct: np.ndarray, out_truth: np.ndarray,
+           out_private: np.ndarray, out_beliefs: np.ndarray) -> None:
+    """Algs 3 (private) and 5 (``noise`` all zero) for one replicate.
+
+    ``signals`` (T + 1, n, |Θ|) are the rounds' log-likelihoods log γ_{i,t}(θ) (0 where no
+    signal arrived), ``noise`` the Laplace draws d_{i,t}(θ). The private log-beliefs ψ and
+    the non-private φ (same signals, no noise) are run side by side. At each checkpoint
+    the outputs receive, averaged over the agents: whether argmax ν_{i,t} = θ° (``truth``),
+    the total variation distance of ν_{i,t} to the point mass on θ° (1 − ν_{i,t}(θ°)) and
+    to μ_{i,t}, and ν_{i,t} itself.
+    """
+    rounds, n, states = signals.shape
+    psi = signals[0] + noise[0]
+    phi = signals[0].copy()
+    nu = np.empty(states)
+    mu = np.empty(states)
+    k = 0
+    for t in range(1, rounds):
+        psi = matrix @ psi + signals[t] + noise[t]
+        phi = matrix @ phi + signals[t]
+        for i in range(n):
+            psi[i] -= psi[i].max()
+            phi[i] -= phi[i].max()
+        if k < times.size and times[k] == t:
+            correct = 0.0
+            to_truth = 0.0
+            to_private = 0.0
+            for s in range(states):
+                out_beliefs[k, s] = 0.0
+            for i in range(n):
+                nu[:] = np.exp(psi[i])
+                nu /= nu.sum()
+                mu[:] = np.exp(phi[i])
+                mu /= mu.sum()
+                if np.argmax(nu) == truth:
+                    correct += 1.0
+                to_truth += 1.0 - nu[truth]
+                to_private += 0.5 * np.abs(nu - mu).sum()
+                out_beliefs[k] += nu
+            out_correct[k] = correct / n
+            out_truth[k] = to_truth / n
+            out_private[k] = to_private / n
+            out_beliefs[k] /= n
+            k += 1
+
+
+__all__ = ["beliefs", "mixing", "online", "point_mass", "propagate"]

@@ -1,0 +1,186 @@
+"""DP distributed inference as a simulation family (see :mod:`sweep.family`).
+
+Rows, per replicate (agent averages) and checkpoint t (an iteration of the belief
+exchange), by ``source``:
+
+* ``simulated``: ``type_i_error`` (Θ̂ ⊄ Θ*), ``type_ii_error`` (Θ* ⊄ Θ̂) and
+  ``exact_recovery`` (Θ̂ = Θ*; online, θ̂ = θ°) of the returned set, ``tvd_truth`` and
+  ``tvd_private``, the total variation distance of the beliefs to the ground truth
+  (uniform on Θ*, or the point mass on θ°) and to the non-private run on the same data;
+  for tests, ``reject``, ``statistic`` and ``p_value``;
+* ``belief``: the agents' average belief in each ``state`` (an index column; "" on the
+  other rows);
+* ``bound`` (no replicate, at t = T): the theorem's guarantee on the metric it bounds
+  (Thm 4.2: type I <= 2α for GM, type II <= 2(1 − β) for AM; Thm 4.3: |Θ̄|e^{−2Kπ₁²} and
+  |Θ*|e^{−2Kπ₂²}; Thm 4.7: exact recovery >= 1 − 2η; Prop. 4.6: rejection <= α);
+* ``exact`` (Sec. 2 toy, no replicate): the power (or size) of eqs (1) and of the exact
+  Laplace test, with ``critical_epsilon`` ε*; ``method = "individual"``: β_IND.
+
+Cell columns add ``rounds_k`` K and ``iterations_t`` T (the rounds and iterations run),
+``sensitivity_bound`` Δ, ``noise_scale`` b, ``a_star`` (the SLEM of (A + I)/2) and ``mle_set`` (Θ*, of the data for
+the Cox model, of the expected log-likelihoods otherwise).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import ConfigError
+from ..results import PROPORTION, Metric, ResultSchema
+from . import toy
+from .config import TOY_METHODS, InferenceConfig
+from .parameters import two_threshold_bound
+from .simulate import Cell, Metrics, prepare, run
+
+METRICS = {
+    "type_i_error": Metric(PROPORTION), "type_ii_error": Metric(PROPORTION),
+    "exact_recovery": Metric(PROPORTION), "tvd_truth": Metric(), "tvd_private": Metric(),
+    "reject": Metric(PROPORTION), "statistic": Metric(), "p_value": Metric(),
+    "belief": Metric(), "critical_epsilon": Metric(),
+}
+# Seconds per agent-state-round-iteration of a replicate (one matrix-product column), and
+# per patient-iteration of Rizk et al.'s scores (benchmarks/bench_inference.py); used only
+# to size tasks.
+_COLUMN_SECONDS = 2e-8
+_PATIENT_SECONDS = 1e-8
+
+
+@dataclass(frozen=True)
+class InferenceCell:
+    """A validated cell: the configuration and what its replicates share."""
+
+    config: InferenceConfig
+    cell: Cell
+
+
+class InferenceFamily:
+    """Distributed MLE, hypothesis tests and online learning under DP (Papachristou &
+    Rahimian, "Differentially Private Distributed Inference")."""
+
+    name = "inference"
+    version = 1
+    options = InferenceConfig
+    schema = ResultSchema(metrics=METRICS, index={"state": pa.string()}, constants={
+        "rounds_k": pa.int64(), "iterations_t": pa.int64(), "sensitivity_bound": pa.float64(),
+        "noise_scale": pa.float64(), "a_star": pa.float64(), "mle_set": pa.string()})
+
+    def prepare(self, options: Mapping[str, Any], replicates: int) -> InferenceCell:
+        config = InferenceConfig.from_options(**options)
+        cell = prepare(config)
+        if replicates < 1 and not self.has_analytic(InferenceCell(config, cell)):
+            raise ConfigError("replicates: must be an integer >= 1 (this method has no "
+                              f"replicate-free rows); got {replicates!r}")
+        return InferenceCell(config, cell)
+
+    def identity(self, prepared: InferenceCell) -> dict[str, Any]:
+        return prepared.config.identity()
+
+    def columns(self, prepared: InferenceCell) -> dict[str, Any]:
+        cell = prepared.cell
+        return {**prepared.config.as_columns(), "rounds_k": cell.rounds,
+                "iterations_t": cell.iterations,
+                "sensitivity_bound": cell.sensitivity, "noise_scale": cell.scale,
+                "a_star": cell.a_star,
+                "mle_set": ",".join(cell.labels[i] for i in np.flatnonzero(cell.star))}
+
+    def cost(self, prepared: InferenceCell) -> float:
+        cell = prepared.cell
+        columns = cell.n * (cell.rounds + 1) * len(cell.states)
+        work = cell.n * columns * cell.iterations * _COLUMN_SECONDS
+        if prepared.config.method == "rizk":
+            patients = sum(len(c) for c in cell.centres)
+            work += 4 * patients * cell.iterations * _PATIENT_SECONDS
+        return work + 1e-3
+
+    def has_analytic(self, prepared: InferenceCell) -> bool:
+        return prepared.config.method not in ("mle", "ol", "centralized", "rizk")
+
+    def run(self, prepared: InferenceCell, seeds: Sequence[np.random.SeedSequence],
+            replicate_ids: Sequence[int], analytic: bool) -> pd.DataFrame:
+        cell = prepared.cell
+        frames = []
+        if seeds:
+            frames += _simulated(cell, run(cell, seeds, replicate_ids), replicate_ids)
+        if analytic:
+            frames.append(_references(cell))
+        frame = pd.concat(frames, ignore_index=True)
+        for metric in METRICS:
+            if metric not in frame:
+                frame[metric] = np.nan
+        frame["replicate"] = frame["replicate"].astype("Int64")
+        return frame[["method", "source", "replicate", "t", "state", *METRICS]]
+
+
+def _simulated(cell: Cell, metrics: Metrics, replicate_ids: Sequence[int]
+               ) -> list[pd.DataFrame]:
+    """The simulated rows (one per replicate and checkpoint) and the belief rows (one per
+    replicate, checkpoint and state)."""
+    method = cell.config.method
+    times = cell.times if method not in ("test", *TOY_METHODS) else np.array(
+        [cell.iterations])
+    count = len(replicate_ids)
+    replicate = np.repeat(np.asarray(replicate_ids, dtype=np.int64), len(times))
+    scalar = {k: v.reshape(-1) for k, v in metrics.items() if k != "belief"}
+    frames = [pd.DataFrame({"method": method, "source": "simulated", "replicate": replicate,
+                            "t": np.tile(times, count), "state": "", **scalar})]
+    if "belief" in metrics:
+        belief = metrics["belief"]  # (R, C, |Θ|)
+        states = len(cell.labels)
+        frames.append(pd.DataFrame({
+            "method": method, "source": "belief", "replicate": np.repeat(replicate, states),
+            "t": np.repeat(np.tile(times, count), states),
+            "state": np.tile(cell.labels, count * len(times)), "belief": belief.reshape(-1)}))
+    return frames
+
+
+def _references(cell: Cell) -> pd.DataFrame:
+    """The replicate-free rows: the theorems' guarantees (``bound``) and, for the Sec. 2
+    toy, the exact power and critical budget (``exact``)."""
+    config, method = cell.config, cell.config.method
+    row: dict[str, Any] = {"method": method, "replicate": pd.NA, "t": cell.iterations,
+                           "state": ""}
+    if method in TOY_METHODS:
+        n, p = cell.n, float(cell.states[1])
+        under_h1 = config.truth == cell.states[1]
+        if method == "rr":
+            power = toy.rr_power if under_h1 else toy.rr_size
+            value = float(power(n, p, config.epsilon, config.alpha))
+            critical = toy.rr_critical_epsilon(n, p, config.alpha)
+        else:
+            value = (toy.laplace_power(n, p, config.epsilon, config.alpha) if under_h1
+                     else config.alpha)
+            critical = toy.laplace_critical_epsilon(n, p, config.alpha)
+        individual = float(toy.individual_power(p, config.alpha)) if under_h1 else (
+            config.alpha)
+        return pd.DataFrame([
+            {**row, "source": "exact", "reject": value, "critical_epsilon": critical},
+            {**row, "method": "individual", "source": "exact", "reject": individual}])
+    mle_states = int(cell.star.sum())
+    others = len(cell.star) - mle_states
+    bound: dict[str, float] = {}
+    if method == "gm":
+        bound["type_i_error"] = min(1.0, 2 * config.alpha)
+    elif method == "am":
+        bound["type_ii_error"] = min(1.0, 2 * (1 - config.beta))
+    elif method == "threshold_1":
+        bound["type_i_error"] = min(1.0, two_threshold_bound(
+            method, mle_states, others, cell.rounds, config.pi_1, config.pi_2))
+    elif method == "threshold_2":
+        bound["type_ii_error"] = min(1.0, two_threshold_bound(
+            method, mle_states, others, cell.rounds, config.pi_1, config.pi_2))
+    elif method == "private_ol":
+        bound["exact_recovery"] = max(0.0, 1 - 2 * max(config.alpha, 1 - config.beta))
+    elif method == "test":
+        bound["reject"] = config.alpha
+    return pd.DataFrame([{**row, "source": "bound", **bound}])
+
+
+FAMILY = InferenceFamily()
+
+__all__ = ["FAMILY", "METRICS", "InferenceFamily"]

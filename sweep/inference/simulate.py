@@ -1,0 +1,697 @@
+"""A validated inference cell (data, sensitivity, K and T) and the runs of its method.
+
+:func:`prepare` builds a :class:`Cell` from a configuration: the graph, the Cox model's
+per-centre log-likelihoods over Θ (computed once, shared by every replicate), the
+sensitivity Δ, the rounds K and iterations T and the noise scale. :func:`run` simulates
+replicates and returns, per method, arrays of the metrics at the checkpoints, which
+:mod:`sweep.inference.family` lays out as rows.
+
+Random streams: a replicate's signals (synthetic models) and its Cox patients' arrival
+order (online learning) come from the root seed and the data options only, so every
+method and ε of a sweep sees the same data (common random numbers); the DP noise comes
+from the cell's stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from ..components import graphs
+from ..errors import ConfigError
+from . import survival, toy
+from .beliefs import beliefs, mixing, online, point_mass, propagate
+from .config import ARMS, MLE_METHODS, InferenceConfig
+from .models import (
+    bernoulli_loglik,
+    gaussian_loglik,
+    kl_rates,
+    mle_set,
+    normalized_log,
+    signal_sensitivity,
+)
+from .parameters import (
+    belief_threshold,
+    counting_probabilities,
+    online_iterations,
+    slem,
+    theorem_iterations,
+    theorem_rounds,
+)
+
+#: Rounds of a Cox model's online run when ``iterations`` is not given: Thm 4.7 needs a
+#: stream of signals with a rate, and a trial's patients are a finite set, split evenly
+#: over the rounds (Sec. 14.1 "splitting the data evenly among these days").
+COX_ONLINE_ROUNDS = 20
+#: The options that define a replicate's data (common random numbers).
+DATA = ("model", "states", "truth", "sigma", "samples", "rate", "bound_x", "dataset", "arm",
+        "csv_path", "split", "split_seed", "patients")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What every replicate of a cell shares.
+
+    ``loglik`` is the Cox model's (n, |Θ|) per-centre log-likelihoods (None for synthetic
+    models, whose signals are drawn per replicate); ``expected`` the (n, |Θ|) expected
+    log-likelihoods of synthetic agents (the theorems' constants are evaluated there, so
+    that K and T do not vary between replicates). ``star`` is Θ* of those (a mask);
+    ``sensitivity`` Δ, ``scale`` the Laplace scale b of each noise draw, ``rounds`` K,
+    ``iterations`` T.
+    """
+
+    config: InferenceConfig
+    spec: graphs.GraphSpec
+    matrix: np.ndarray
+    states: np.ndarray
+    centres: tuple[survival.Patients, ...] | None
+    loglik: np.ndarray | None
+    expected: np.ndarray
+    star: np.ndarray
+    sensitivity: float
+    scale: float
+    rounds: int
+    iterations: int
+    a_star: float
+    b_star: float
+    test_states: np.ndarray | None = None
+    #: The pooled (centralized) log-likelihood per state and its supremum over
+    #: [min Θ, max Θ], for the survival models' ``centralized`` method.
+    pooled: np.ndarray | None = None
+    pooled_sup: float | None = None
+    extras: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.matrix)
+
+    @property
+    def times(self) -> np.ndarray:
+        return self.config.checkpoint_times(self.iterations)
+
+    @property
+    def labels(self) -> list[str]:
+        """The states as the rows name them."""
+        if self.config.method == "test":
+            return ["null", "alternative"]
+        if self.config.model == "treatments":
+            return [ARMS[int(s)] for s in self.states]
+        return [f"{s:g}" for s in self.states]
+
+
+# -- Data --------------------------------------------------------------------------------
+
+def cox_centres(config: InferenceConfig, n: int) -> tuple[survival.Patients, ...]:
+    """The patients of each centre: the data set, resampled if asked, split among n
+    centres by the generator ``split_seed``."""
+    if config.dataset == "actg175":
+        patients = survival.Patients.from_arms(survival.actg175(), config.arm)
+    else:
+        frame = survival.read_csv(config.csv_path, config.duration_col, config.event_col,
+                                  config.covariate_col)
+        patients = survival.Patients.from_columns(frame, config.duration_col,
+                                                  config.event_col, config.covariate_col)
+        outside = np.abs(patients.covariate) > config.bound_x + 1e-12
+        if outside.any():
+            raise ConfigError(f"bound_x: must bound |covariate| (Sec. 12); the column "
+                              f"{config.covariate_col!r} reaches "
+                              f"{np.abs(patients.covariate).max():g}; got {config.bound_x!r}")
+    rng = np.random.default_rng(config.split_seed)
+    if config.patients is not None:
+        patients = survival.resample(patients, config.patients, rng)
+    parts = survival.split(len(patients), n, config.split, rng)
+    return tuple(patients.take(part) for part in parts)
+
+
+def treatment_loglik(config: InferenceConfig, n: int
+                     ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Best-treatment identification (Sec. 5, Fig. 5): ACTG 175's patients of ZDV and the
+    treatment arms Θ, split among n centres; centre i scores arm a by its generalized
+    likelihood ratio against ZDV, log γ_i(a) = max_{−B_θ <= θ <= 0} log ℓ_i,a(θ) −
+    log ℓ_i,a(0), on its patients of the two arms (θ <= 0: the treatment improves
+    survival, the composite alternative of Sec. 5). Returns the (n, |Θ|) scores, the
+    pooled scores and the largest number of patients a centre scores an arm on."""
+    arms = [int(a) for a in config.state_grid]
+    frame = survival.actg175()
+    frame = frame[frame["arms"].isin([0, *arms])].reset_index(drop=True)
+    rng = np.random.default_rng(config.split_seed)
+    if config.patients is not None:
+        frame = frame.iloc[rng.integers(0, len(frame), config.patients)].reset_index(
+            drop=True)
+    parts = survival.split(len(frame), n, config.split, rng)
+
+    def scores(rows) -> tuple[list[float], int]:
+        out, largest = [], 0
+        for arm in arms:
+            patients = survival.Patients.from_arms(rows, arm)
+            best = survival.profile_maximum(patients, -config.bound_theta, 0.0,
+                                            config.ties)[1]
+            out.append(best - float(survival.partial_loglik(patients, 0.0, config.ties)))
+            largest = max(largest, len(patients))
+        return out, largest
+
+    local = [scores(frame.iloc[part]) for part in parts]
+    return (np.array([s for s, _ in local]), np.array(scores(frame)[0]),
+            max(size for _, size in local))
+
+
+def _expected(config: InferenceConfig, states: np.ndarray, n: int) -> np.ndarray:
+    """n × |Θ| expected log-likelihoods of ``samples`` signals from θ° (synthetic)."""
+    m, truth = config.samples or 1, config.truth
+    if config.model == "bernoulli":
+        row = m * (truth * np.log(states) + (1 - truth) * np.log1p(-states))
+    else:
+        row = -m * ((states - truth) ** 2 + config.sigma**2) / (2 * config.sigma**2)
+    return np.tile(row, (n, 1))
+
+
+def data_generator(config: InferenceConfig, seed: np.random.SeedSequence, replicate: int
+                   ) -> np.random.Generator:
+    """The replicate's data stream: from the root seed, the data options and the replicate
+    only (common random numbers across methods and ε)."""
+    data = {name: getattr(config, name) for name in DATA}
+    data["n"] = config.graph.n_nodes
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
+    key = (int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big"))
+    return np.random.default_rng(np.random.SeedSequence(seed.entropy,
+                                                        spawn_key=(*key, replicate)))
+
+
+def synthetic_loglik(config: InferenceConfig, states: np.ndarray, n: int,
+                     rng: np.random.Generator) -> np.ndarray:
+    """n × |Θ| log-likelihoods of ``samples`` fresh signals per agent from θ°."""
+    m = config.samples
+    if config.model == "bernoulli":
+        return bernoulli_loglik(rng.binomial(m, config.truth, n), m, states)
+    signals = np.clip(rng.normal(config.truth, config.sigma, (n, m)), -config.bound_x,
+                      config.bound_x)
+    return gaussian_loglik(signals.sum(axis=1), (signals**2).sum(axis=1), m, states,
+                           config.sigma)
+
+
+def online_loglik(config: InferenceConfig, cell: Cell, rounds: int,
+                  rng: np.random.Generator) -> np.ndarray:
+    """(rounds + 1, n, |Θ|) log-likelihoods of each round's arrivals (0 when none)."""
+    states, n = cell.states, cell.n
+    if config.model == "cox":
+        out = np.zeros((rounds + 1, n, len(states)))
+        for i, patients in enumerate(cell.centres):
+            order = rng.permutation(len(patients))
+            for t, batch in enumerate(np.array_split(order, rounds + 1)):
+                if batch.size:
+                    out[t, i] = survival.partial_loglik(patients.take(batch), states,
+                                                        config.ties)
+        return out
+    counts = rng.poisson(config.rate, (rounds + 1, n))
+    if config.model == "bernoulli":
+        return bernoulli_loglik(rng.binomial(counts, config.truth), counts, states)
+    signals = np.clip(rng.normal(config.truth, config.sigma, counts.sum()),
+                      -config.bound_x, config.bound_x)
+    ends = np.cumsum(counts.ravel())
+    total = np.add.reduceat(np.append(signals, 0.0), np.append(0, ends[:-1]))
+    squares = np.add.reduceat(np.append(signals**2, 0.0), np.append(0, ends[:-1]))
+    empty = counts.ravel() == 0
+    total[empty], squares[empty] = 0.0, 0.0
+    return gaussian_loglik(total.reshape(counts.shape), squares.reshape(counts.shape),
+                           counts, states, config.sigma)
+
+
+# -- Preparation -------------------------------------------------------------------------
+
+def _sensitivity(config: InferenceConfig, states: np.ndarray, largest: int) -> float:
+    """Δ of eq. (7): the most one agent's log-likelihood at one state moves between
+    neighbouring data sets, for the adjacency ``sensitivity`` names (``largest``: the
+    most patients one likelihood is computed on)."""
+    if config.method in ("rr", "laplace"):
+        return float(toy.laplace_sensitivity(states[1]))
+    if config.model in ("cox", "treatments"):
+        if config.sensitivity == "printed":
+            delta = survival.sec12_sensitivity(config.bound_theta, config.bound_x)
+        else:
+            delta = survival.risk_set_sensitivity(largest, config.bound_theta,
+                                                  config.bound_x)
+        # A treatment's score is a maximum minus the value at θ = 0: each moves by Δ.
+        return 2 * delta if config.model == "treatments" else delta
+    g = float(signal_sensitivity(config.model, states, config.sigma, config.bound_x).max())
+    # Eq. (7) multiplies by n_i: every signal of an agent may change. Online, a round's
+    # count is random and unbounded, and each signal enters one round only: one signal.
+    if config.sensitivity == "printed" and not config.online:
+        return config.samples * g
+    return g
+
+
+def prepare(config: InferenceConfig) -> Cell:
+    """The cell of a validated configuration; :class:`ConfigError` if the data or graph
+    are unusable (a disconnected graph, more centres than patients, a bad CSV)."""
+    spec = config.graph.spec()
+    network = graphs.build(spec)
+    matrix = network.matrix().toarray()
+    n = len(matrix)
+    states = np.asarray(config.state_grid, dtype=np.float64)
+    centres = loglik = pooled = pooled_sup = None
+    largest = 0
+    if config.model == "cox":
+        centres = cox_centres(config, n)
+        loglik = np.stack([survival.partial_loglik(c, states, config.ties) for c in centres])
+        largest = max(len(c) for c in centres)
+        if config.method == "centralized":
+            everyone = survival.Patients(*(np.concatenate([getattr(c, a) for c in centres])
+                                           for a in ("duration", "event", "covariate")))
+            pooled = survival.partial_loglik(everyone, states, config.ties)
+            pooled_sup = survival.profile_maximum(everyone, states.min(), states.max(),
+                                                  config.ties)[1]
+    elif config.model == "treatments":
+        loglik, pooled, largest = treatment_loglik(config, n)
+    expected = loglik if loglik is not None else _expected(config, states, n)
+    a_star, b_star = slem(matrix)
+    sensitivity = _sensitivity(config, states, largest)
+    test_states = None
+    if config.method == "test":
+        test_states, expected = _test_loglik(config, states, centres, expected)
+    star = mle_set(expected.sum(axis=0))
+    base = Cell(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
+                0.0, 1, 1, a_star, b_star, test_states, pooled, pooled_sup)
+    rounds, iterations, scale = _schedule(base)
+    if config.rounds is not None:
+        rounds = config.rounds
+    if config.iterations is not None:
+        iterations = config.iterations
+    return Cell(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
+                scale, rounds, iterations, a_star, b_star, test_states, pooled, pooled_sup,
+                {"gap": _gap(expected.sum(axis=0), star)})
+
+
+def _gap(total: np.ndarray, star: np.ndarray) -> float:
+    """l_{n,Θ}: the least Λ(θ*) − Λ(θ̄) (0 when every state is an MLE)."""
+    if star.all():
+        return 0.0
+    return float(total[star].min() - total[~star].max())
+
+
+def _test_loglik(config: InferenceConfig, states: np.ndarray,
+                 centres: Sequence[survival.Patients] | None, expected: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The test's two states (Prop. 4.6, Sec. 10.2): log γ_i(Θ̃₀) = log ℓ_i(θ₀) and
+    log γ_i(Θ̃) = sup over [min Θ, max Θ] (composite) or log ℓ_i(θ₁) (simple)."""
+    if config.test == "simple" or centres is None:
+        return states[:2], expected[:, :2] if config.test == "simple" else np.column_stack(
+            [expected[:, 0], expected.max(axis=1)])
+    low, high = states.min(), states.max()
+    pairs = [(float(survival.partial_loglik(c, states[0], config.ties)),
+              survival.profile_maximum(c, low, high, config.ties)[1]) for c in centres]
+    return states[:2], np.asarray(pairs)
+
+
+def _schedule(cell: Cell) -> tuple[int, int, float]:
+    """(K, T, b) of the theorems for the cell's method; b the Laplace scale of one draw."""
+    config, n = cell.config, cell.n
+    method, size = config.method, len(cell.states)
+    mle_states = int(cell.star.sum())
+    others = len(cell.star) - mle_states
+    epsilon, delta = config.epsilon, cell.sensitivity
+    total = cell.expected.sum(axis=0)
+    gap = _gap(total, cell.star)
+    largest = float(np.abs(normalized_log(cell.expected)).max())
+    p_1, p_2 = counting_probabilities(mle_states, others, "corrected")
+    if method in ("rr", "laplace", "centralized"):
+        return 1, 1, 0.0
+    if method in ("ol", "private_ol"):
+        scale = size * delta / epsilon if method == "private_ol" else 0.0
+        if config.model == "cox":
+            return 1, COX_ONLINE_ROUNDS, scale
+        kl, spread = kl_rates(config.model, config.truth, cell.states, config.sigma)
+        others_kl = np.delete(kl, int(np.argmin(np.abs(cell.states - config.truth))))
+        eta = max(config.alpha, 1.0 - config.beta)
+        iterations = online_iterations(n, size, n * config.rate * float(others_kl.min()),
+                                       float(spread.max()), n * math.sqrt(2.0) * scale,
+                                       config.rate, n * config.rate, cell.b_star, eta)
+        return 1, iterations, scale
+    if method == "test":
+        # Prop. 4.6: the GM algorithm at type I level α/2 with ϱ^GM = 1, on two states.
+        alpha = config.alpha / 2.0
+        rounds = theorem_rounds("gm", 1, 1, alpha, config.beta, config.pi_1, config.pi_2,
+                                config.round_rule)
+        scale = rounds * 2 * delta / epsilon
+        gap = float(abs(total[1] - total[0]))
+        iterations = theorem_iterations("gm", n, 2, gap, largest, n * math.sqrt(2) * scale,
+                                        cell.a_star, rounds, alpha, config.beta, 1.0, p_1, p_2)
+        return rounds, iterations, scale
+    gm_like = "gm" if method in ("mle", "rizk") else method
+    rounds = 1 if method in ("mle", "rizk") else theorem_rounds(
+        gm_like, mle_states, others, config.alpha, config.beta, config.pi_1, config.pi_2,
+        config.round_rule)
+    scale = 0.0 if method == "mle" else rounds * size * delta / epsilon
+    rho = config.rho_am if method == "am" else (
+        config.rho_threshold if method.startswith("threshold") else config.rho_gm)
+    if method == "rizk":
+        # Sec. 14.4: T "equal to the number of iterations we run our algorithms" (the GM's).
+        gm_rounds = theorem_rounds("gm", mle_states, others, config.alpha, config.beta,
+                                   config.pi_1, config.pi_2, config.round_rule)
+        gm_scale = gm_rounds * size * delta / epsilon
+        iterations = theorem_iterations("gm", n, size, gap, largest,
+                                        n * math.sqrt(2) * gm_scale, cell.a_star, gm_rounds,
+                                        config.alpha, config.beta, config.rho_gm, p_1, p_2)
+        learning_rate = config.learning_rate
+        scale = 2 * config.bound_x * config.bound_theta * iterations * learning_rate / epsilon
+        return 1, iterations, scale
+    iterations = theorem_iterations(gm_like, n, size, gap, largest, n * math.sqrt(2) * scale,
+                                    cell.a_star, rounds, config.alpha, config.beta, rho,
+                                    p_1, p_2)
+    return rounds, iterations, scale
+
+
+# -- Runs --------------------------------------------------------------------------------
+
+#: Per replicate and checkpoint, the metrics a method's run reports (arrays (R, C)), and
+#: the agents' average belief per state (R, C, |Θ|).
+Metrics = dict[str, np.ndarray]
+
+
+def _set_metrics(selected: np.ndarray, star: np.ndarray) -> Metrics:
+    """Agent averages of the type I error (Θ̂ ⊄ Θ*), type II error (Θ* ⊄ Θ̂) and exact
+    recovery; ``selected`` (n, R, |Θ|), ``star`` (R, |Θ|) or (|Θ|,)."""
+    extra = (selected & ~star).any(axis=-1)
+    missed = (~selected & star).any(axis=-1)
+    return {"type_i_error": extra.mean(axis=0), "type_ii_error": missed.mean(axis=0),
+            "exact_recovery": (~extra & ~missed).mean(axis=0)}
+
+
+def _tvd(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Agent average of the total variation distance between beliefs (last axis)."""
+    return (0.5 * np.abs(p - q).sum(axis=-1)).mean(axis=0)
+
+
+def _stack(per_time: list[Metrics]) -> Metrics:
+    return {k: np.stack([m[k] for m in per_time], axis=-1 if k != "belief" else 1)
+            for k in per_time[0]}
+
+
+def _uniform(star: np.ndarray) -> np.ndarray:
+    return star / star.sum(axis=-1, keepdims=True)
+
+
+def replicate_data(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+                   replicate_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(R, n, |Θ|) log-likelihoods of the replicates and their Θ* masks (R, |Θ|)."""
+    config = cell.config
+    if cell.loglik is not None:
+        loglik = np.broadcast_to(cell.loglik, (len(seeds), *cell.loglik.shape))
+    else:
+        loglik = np.stack([synthetic_loglik(config, cell.states, cell.n,
+                                            data_generator(config, s, r))
+                           for s, r in zip(seeds, replicate_ids, strict=True)])
+    return loglik, mle_set(loglik.sum(axis=1))
+
+
+def _noise(seeds: Sequence[np.random.SeedSequence], shape: tuple[int, ...], scale: float
+           ) -> np.ndarray:
+    """Laplace(scale) draws of ``shape`` per replicate, each from its own noise stream."""
+    if scale == 0:
+        return np.zeros((len(seeds), *shape))
+    return np.stack([np.random.default_rng(s).laplace(0.0, scale, shape) for s in seeds])
+
+
+def run_mle(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+            replicate_ids: Sequence[int]) -> Metrics:
+    """Algs 1, 2 and 4: K rounds of T iterations from noisy log-likelihoods, the
+    method's aggregate and set at each checkpoint, next to Alg. 4 on the same data."""
+    config, method = cell.config, cell.config.method
+    loglik, star = replicate_data(cell, seeds, replicate_ids)
+    count = len(seeds)
+    noise = _noise(seeds, (cell.rounds, cell.n, len(cell.states)), cell.scale)
+    noisy = loglik[:, None] + noise  # (R, K, n, |Θ|)
+    # One block: the private rounds and, last, the noiseless run of Alg. 4.
+    initial = np.concatenate([noisy, loglik[:, None]], axis=1).transpose(2, 0, 1, 3)
+    truth = _uniform(star)
+    out = []
+    for t, scaled in propagate(mixing(cell.matrix), np.ascontiguousarray(initial),
+                               cell.times):
+        private, plain = scaled[:, :, :-1], scaled[:, :, -1]
+        reference = beliefs(plain, t)
+        if method == "mle":
+            belief = reference
+            selected = belief >= belief_threshold(config.rho_gm)
+        elif method == "gm":
+            belief = beliefs(private.mean(axis=2), t)
+            selected = belief >= belief_threshold(config.rho_gm)
+        elif method == "am":
+            belief = beliefs(private, t).mean(axis=2)
+            selected = belief >= belief_threshold(config.rho_am)
+        else:
+            frequency = (beliefs(private, t) > belief_threshold(config.rho_threshold)).mean(
+                axis=2)
+            selected = frequency >= _frequency_threshold(cell)
+            total = frequency.sum(axis=-1, keepdims=True)
+            belief = np.where(total > 0, frequency / np.where(total > 0, total, 1.0),
+                              1.0 / len(cell.states))
+        metrics = _set_metrics(selected, star)
+        metrics.update(tvd_truth=_tvd(belief, truth), tvd_private=_tvd(belief, reference),
+                       belief=belief.mean(axis=0))
+        out.append(metrics)
+    result = _stack(out)
+    assert result["type_i_error"].shape == (count, len(cell.times))
+    return result
+
+
+def _frequency_threshold(cell: Cell) -> float:
+    """τ^{thres,1} = (1 + π₁)p₁ or τ^{thres,2} = (1 − π₂)p₂ (Thm 4.3)."""
+    mle_states = int(cell.star.sum())
+    p_1, p_2 = counting_probabilities(mle_states, len(cell.star) - mle_states,
+                                      cell.config.counting)
+    if cell.config.method == "threshold_1":
+        return (1.0 + cell.config.pi_1) * p_1
+    return (1.0 - cell.config.pi_2) * p_2
+
+
+def run_online(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+               replicate_ids: Sequence[int]) -> Metrics:
+    """Algs 3 and 5, one replicate at a time in compiled code (:func:`beliefs.online`)."""
+    config, times = cell.config, cell.times
+    truth = int(np.argmax(cell.star)) if config.model == "cox" else int(
+        np.argmin(np.abs(cell.states - config.truth)))
+    shape = (len(seeds), len(times))
+    out = {k: np.empty(shape) for k in ("exact_recovery", "tvd_truth", "tvd_private")}
+    out["belief"] = np.empty((*shape, len(cell.states)))
+    for r, (seed, replicate) in enumerate(zip(seeds, replicate_ids, strict=True)):
+        signals = online_loglik(config, cell, cell.iterations,
+                                data_generator(config, seed, replicate))
+        noise = _noise([seed], signals.shape, cell.scale)[0]
+        online(np.ascontiguousarray(cell.matrix), signals, noise, times, truth,
+               out["exact_recovery"][r], out["tvd_truth"][r], out["tvd_private"][r],
+               out["belief"][r])
+    # The returned set is {argmax}: it is wrong exactly when it is not {θ°}.
+    out["type_i_error"] = 1.0 - out["exact_recovery"]
+    out["type_ii_error"] = out["type_i_error"]
+    return out
+
+
+def test_statistics(cell: Cell, scaled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per agent: S_i = (n/2^{T−1}) log(ν^GM(1)/ν^GM(0)) = 2n (ψ̃^GM(1) − ψ̃^GM(0)) from
+    the rounds' scaled log-beliefs (n, R, K, 2), and its p-value (Prop. 4.6, Sec. 10.2)."""
+    statistic = 2 * cell.n * (scaled[..., 1] - scaled[..., 0]).mean(axis=-1)
+    return statistic, np.minimum(1.0, 2.0 * _null_tail(cell, statistic + 1.0))
+
+
+def _null_tail(cell: Cell, value: np.ndarray, pooled: bool = False) -> np.ndarray:
+    """P[statistic >= value] under the null: χ²_n (χ²_1 pooled) by Wilks for the
+    composite test, the exact law of 2Λ(θ₁, θ₀) for the simple one."""
+    config = cell.config
+    if config.test == "composite":
+        return stats.chi2.sf(value, 1 if pooled else cell.n)
+    null, alternative = cell.states[:2]
+    signals = cell.n * config.samples
+    if config.model == "bernoulli":
+        # 2Λ = 2(B a + (N − B) b), B ~ Bin(N, θ₀): monotone in B.
+        a = math.log(alternative / null)
+        b = math.log((1 - alternative) / (1 - null))
+        ones = (value / 2.0 - signals * b) / (a - b)
+        if a > b:
+            return stats.binom.sf(np.ceil(ones - 1e-9) - 1, signals, null)
+        return stats.binom.cdf(np.floor(ones + 1e-9), signals, null)
+    # Gaussian (ignoring the clipping): 2Λ = Σ (2 s (θ₁ − θ₀) − (θ₁² − θ₀²))/σ².
+    shift = alternative - null
+    mean = -signals * shift**2 / config.sigma**2
+    sd = 2 * abs(shift) * math.sqrt(signals) / config.sigma
+    return stats.norm.sf(value, mean, sd)
+
+
+def run_test(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+             replicate_ids: Sequence[int]) -> Metrics:
+    """The distributed test of Prop. 4.6 (simple) or Sec. 10.2 (composite, Wilks): the GM
+    algorithm at level α/2 on the two states, rejecting when S > ϱ_d = ϱ_c − 1."""
+    config = cell.config
+    loglik = _test_data(cell, seeds, replicate_ids)
+    noise = _noise(seeds, (cell.rounds, cell.n, 2), cell.scale)
+    initial = (loglik[:, None] + noise).transpose(2, 0, 1, 3)
+    last = cell.iterations
+    _, scaled = list(propagate(mixing(cell.matrix), np.ascontiguousarray(initial),
+                               np.array([last])))[-1]
+    statistic, p_value = test_statistics(cell, scaled)
+    reject = (p_value < config.alpha).mean(axis=0)
+    return {"reject": reject[:, None], "statistic": statistic.mean(axis=0)[:, None],
+            "p_value": p_value.mean(axis=0)[:, None]}
+
+
+def _test_data(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+               replicate_ids: Sequence[int]) -> np.ndarray:
+    """(R, n, 2) log γ_i of the test's two states per replicate."""
+    if cell.config.model == "cox":
+        return np.broadcast_to(cell.expected, (len(seeds), *cell.expected.shape))
+    loglik, _ = replicate_data(cell, seeds, replicate_ids)
+    if cell.config.test == "simple":
+        return loglik[..., :2]
+    return np.stack([loglik[..., 0], _synthetic_sup(cell, seeds, replicate_ids)], axis=-1)
+
+
+def _synthetic_sup(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+                   replicate_ids: Sequence[int]) -> np.ndarray:
+    """(R, n) sup over θ in [min Θ, max Θ] of each agent's log-likelihood (its own
+    maximum likelihood estimate, clipped to the interval)."""
+    config, low, high = cell.config, cell.states.min(), cell.states.max()
+    out = []
+    for seed, replicate in zip(seeds, replicate_ids, strict=True):
+        rng = data_generator(config, seed, replicate)
+        m = config.samples
+        if config.model == "bernoulli":
+            ones = rng.binomial(m, config.truth, cell.n)
+            best = np.clip(ones / m, low, high)
+            out.append(ones * np.log(best) + (m - ones) * np.log1p(-best))
+        else:
+            signals = np.clip(rng.normal(config.truth, config.sigma, (cell.n, m)),
+                              -config.bound_x, config.bound_x)
+            best = np.clip(signals.mean(axis=1), low, high)
+            out.append(-((signals - best[:, None]) ** 2).sum(axis=1) / (2 * config.sigma**2))
+    return np.stack(out)
+
+
+def centralized(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+                replicate_ids: Sequence[int]) -> Metrics:
+    """The pooled, non-private baseline: the MLE set of all the data at once and the
+    centralized test (χ²₁ by Wilks for the composite test, the exact law for the simple)."""
+    config = cell.config
+    count, times = len(seeds), len(cell.times)
+    if cell.pooled is not None:
+        totals = np.broadcast_to(cell.pooled, (count, len(cell.states)))
+        sup = np.full(count, np.nan if cell.pooled_sup is None else cell.pooled_sup)
+        star = np.broadcast_to(cell.star, totals.shape)
+    else:
+        loglik, star = replicate_data(cell, seeds, replicate_ids)
+        totals = loglik.sum(axis=1)
+        sup = _synthetic_sup(cell, seeds, replicate_ids).sum(axis=1)
+    chosen = mle_set(totals)
+    metrics = _set_metrics(chosen[None], star)
+    belief = _uniform(chosen)
+    metrics.update(tvd_truth=_tvd(belief[None], _uniform(star)),
+                   tvd_private=np.zeros(count), belief=belief)
+    if config.test is not None:
+        statistic = 2 * ((sup if config.test == "composite" else totals[:, 1])
+                         - totals[:, 0])
+        p_value = _null_tail(cell, statistic, pooled=True)
+        metrics.update(statistic=statistic, p_value=p_value,
+                       reject=(p_value < config.alpha).astype(float))
+    out = {k: np.repeat(v[:, None], times, axis=1) for k, v in metrics.items()
+           if k != "belief"}
+    out["belief"] = np.repeat(metrics["belief"][:, None], times, axis=1)
+    return out
+
+
+def run_rizk(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+             replicate_ids: Sequence[int]) -> Metrics:
+    """Rizk et al.'s first-order method as Sec. 14.4 writes it:
+    θ_{i,t} = Σ_j a_ij θ_{j,t−1} + η Clip(d log ℓ_i/dθ, 2B_θB_x) + Lap(2B_xB_θTη/ε),
+    from θ_{i,0} = 0, next to the same iteration without noise. Its output belief is the
+    point mass on the state of Θ nearest θ_{i,t}; its test statistic is
+    2[log ℓ_i(θ_{i,T}) − log ℓ_i(0)] with the p-value of χ²₁."""
+    config, times = cell.config, cell.times
+    count, n = len(seeds), cell.n
+    clip = 2 * config.bound_theta * config.bound_x
+    noise = _noise(seeds, (cell.iterations, n), cell.scale)  # (R, T, n)
+    private = np.zeros((n, count))
+    plain = np.zeros((n, count))
+    star = np.broadcast_to(cell.star, (count, len(cell.states)))
+    truth = _uniform(star)
+    wanted = {int(t): k for k, t in enumerate(times)}
+    out: list[Metrics] = []
+
+    def score(theta: np.ndarray) -> np.ndarray:
+        return np.stack([survival.partial_score(c, theta[i], config.ties)
+                         for i, c in enumerate(cell.centres)])
+
+    for t in range(1, cell.iterations + 1):
+        private = (cell.matrix @ private + config.learning_rate
+                   * np.clip(score(private), -clip, clip) + noise[:, t - 1].T)
+        plain = cell.matrix @ plain + config.learning_rate * np.clip(score(plain), -clip, clip)
+        if t not in wanted:
+            continue
+        nearest = np.abs(private[..., None] - cell.states).argmin(axis=-1)
+        belief = point_mass(nearest, len(cell.states))
+        reference = point_mass(np.abs(plain[..., None] - cell.states).argmin(axis=-1),
+                               len(cell.states))
+        metrics = _set_metrics(belief > 0.5, star)
+        statistic = 2 * np.stack([
+            survival.partial_loglik(c, private[i], config.ties)
+            - survival.partial_loglik(c, 0.0, config.ties) for i, c in enumerate(
+                cell.centres)])
+        p_value = stats.chi2.sf(statistic, 1)
+        metrics.update(tvd_truth=_tvd(belief, truth), tvd_private=_tvd(belief, reference),
+                       belief=belief.mean(axis=0), statistic=statistic.mean(axis=0),
+                       p_value=p_value.mean(axis=0),
+                       reject=(p_value < config.alpha).mean(axis=0))
+        out.append(metrics)
+    return _stack(out)
+
+
+def run_toy(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+            replicate_ids: Sequence[int]) -> Metrics:
+    """Sec. 2: one decision per replicate of the pooled test on n binary signals shared by
+    randomized response (reject when Σy > τ_RR, eq. (1)) or with Laplace noise on their
+    log-likelihood ratios (reject above the empirical (1 − α)-quantile of ``null_draws``
+    null statistics, drawn from a stream of the cell's own, Fig. 2)."""
+    config, n = cell.config, cell.n
+    p = float(cell.states[1])
+    theta = int(config.truth == cell.states[1])
+    reject, statistic = np.empty(len(seeds)), np.empty(len(seeds))
+    if config.method == "rr":
+        threshold = float(toy.rr_threshold(n, p, config.epsilon, config.alpha))
+        flip = float(toy.flip_probability(config.epsilon))
+    elif seeds:
+        # The null draws come from a stream of the cell's own: its key with a last element
+        # no replicate has, so every block of replicates compares with one threshold.
+        cell_stream = np.random.SeedSequence(seeds[0].entropy, spawn_key=(
+            *seeds[0].spawn_key[:-1], 2**32 - 1))
+        threshold = toy.laplace_simulated_threshold(np.random.default_rng(cell_stream), n, p,
+                                                    config.epsilon, config.alpha,
+                                                    config.null_draws)
+    for r, (seed, replicate) in enumerate(zip(seeds, replicate_ids, strict=True)):
+        rng = data_generator(config, seed, replicate)
+        if config.method == "rr":
+            signals = rng.random(n) < (p if theta else 1 - p)
+            shared = signals ^ (np.random.default_rng(seed).random(n) < flip)
+            statistic[r] = shared.sum()
+        else:
+            statistic[r] = toy.laplace_statistics(rng, n, p, theta, config.epsilon, 1)[0]
+        reject[r] = statistic[r] > threshold
+    return {"reject": reject[:, None], "statistic": statistic[:, None]}
+
+
+RUNS = {**dict.fromkeys(MLE_METHODS, run_mle), "ol": run_online, "private_ol": run_online,
+        "test": run_test, "centralized": centralized, "rizk": run_rizk, "rr": run_toy,
+        "laplace": run_toy}
+
+
+def run(cell: Cell, seeds: Sequence[np.random.SeedSequence], replicate_ids: Sequence[int]
+        ) -> Metrics:
+    """The metrics of the replicates (arrays (R, checkpoints); ``belief`` (R, C, |Θ|))."""
+    return RUNS[cell.config.method](cell, seeds, replicate_ids)
+
+
+__all__ = ["COX_ONLINE_ROUNDS", "DATA", "Cell", "Metrics", "centralized", "cox_centres",
+           "data_generator", "online_loglik", "prepare", "replicate_data", "run",
+           "run_mle", "run_online", "run_rizk", "run_test", "run_toy", "synthetic_loglik",
+           "test_statistics"]
