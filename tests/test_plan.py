@@ -321,3 +321,21 @@ def test_cell_ids_and_streams_hash_the_canonical_json_of_the_cell() -> None:
         experiment = {k: v for k, v in cell.settings.items() if k != "version"}
         stream = digest({"format": STREAM_VERSION, **experiment})
         assert cell.stream == (int(stream[:8], 16), int(stream[8:16], 16))
+
+
+def test_sub_grids_are_the_union_of_their_products_with_the_command_line(
+        tmp_path: Path) -> None:
+    """``hydra.sweeper.grids`` (the ``inference_actg`` preset): each part is crossed with
+    the command line's keys, and the sweep is the union of the parts, in order."""
+    listed = run_cli(["-m", "+experiment=inference_actg", "replicates=2", "epsilon=1,2",
+                      "dry_run=true"], tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    header, *rows, summary = listed.stdout.strip().splitlines()
+    assert {"model", "method", "epsilon"} <= set(header.split())
+    cells = [dict(zip(header.split(), row.split(), strict=True)) for row in rows]
+    parts = [(c["model"], c["method"], c["epsilon"]) for c in cells]
+    tests = [("cox", m, e) for m in ("test", "centralized") for e in ("1", "2")]
+    best = [("treatments", m, e) for m in ("am", "gm", "threshold_1", "threshold_2", "mle",
+                                           "centralized") for e in ("1", "2")]
+    assert sorted(parts) == sorted(tests + best)
+    assert summary.startswith(f"{len(tests) + len(best)} cells: 0 present"), summary

@@ -1,8 +1,9 @@
 """The platform's Hydra sweeper and launcher.
 
 ``DpsweepSweeper`` expands the grid exactly as Hydra's basic sweeper does (comma lists,
-``range``, ``glob``, ``hydra.sweeper.params``), composes every cell cheaply, validates all
-of them, and then:
+``range``, ``glob``, ``hydra.sweeper.params``), or the union of several such grids
+(``hydra.sweeper.grids``: a list of key-value maps, each crossed with ``params`` and the
+command line), composes every cell cheaply, validates all of them, and then:
 
 * with the ``dpsweep`` launcher, runs them all as one sweep (Ray, resume, progress);
 * with any other launcher, hands it one Hydra job per cell, as the basic sweeper would;

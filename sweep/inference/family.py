@@ -17,8 +17,9 @@ exchange), by ``source``:
   Laplace test, with ``critical_epsilon`` ε*; ``method = "individual"``: β_IND.
 
 Cell columns add ``rounds_k`` K and ``iterations_t`` T (the rounds and iterations run),
-``sensitivity_bound`` Δ, ``noise_scale`` b, ``a_star`` (the SLEM of (A + I)/2) and ``mle_set`` (Θ*, of the data for
-the Cox model, of the expected log-likelihoods otherwise).
+``sensitivity_bound`` Δ, ``noise_scale`` b, ``a_star`` (the SLEM of (A + I)/2) and
+``mle_set`` (Θ*, of the data for the survival models, of the expected log-likelihoods
+otherwise).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from the cell's stream.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -171,16 +172,20 @@ def _expected(config: InferenceConfig, states: np.ndarray, n: int) -> np.ndarray
     return np.tile(row, (n, 1))
 
 
+@functools.lru_cache(maxsize=64)
+def _data_key(config: InferenceConfig) -> tuple[int, int]:
+    data = {name: getattr(config, name) for name in DATA}
+    data["n"] = config.graph.n_nodes
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
+    return int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big")
+
+
 def data_generator(config: InferenceConfig, seed: np.random.SeedSequence, replicate: int
                    ) -> np.random.Generator:
     """The replicate's data stream: from the root seed, the data options and the replicate
     only (common random numbers across methods and ε)."""
-    data = {name: getattr(config, name) for name in DATA}
-    data["n"] = config.graph.n_nodes
-    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
-    key = (int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big"))
-    return np.random.default_rng(np.random.SeedSequence(seed.entropy,
-                                                        spawn_key=(*key, replicate)))
+    return np.random.default_rng(np.random.SeedSequence(
+        seed.entropy, spawn_key=(*_data_key(config), replicate)))
 
 
 def synthetic_loglik(config: InferenceConfig, states: np.ndarray, n: int,
@@ -234,8 +239,11 @@ def _sensitivity(config: InferenceConfig, states: np.ndarray, largest: int) -> f
         if config.sensitivity == "printed":
             delta = survival.sec12_sensitivity(config.bound_theta, config.bound_x)
         else:
+            # ACTG's covariate is the 0/1 treatment indicator (a neighbour's too): its
+            # range is 1, not 2 B_x.
+            spread = 1.0 if config.dataset == "actg175" else None
             delta = survival.risk_set_sensitivity(largest, config.bound_theta,
-                                                  config.bound_x)
+                                                  config.bound_x, spread=spread)
         # A treatment's score is a maximum minus the value at θ = 0: each moves by Δ.
         return 2 * delta if config.model == "treatments" else delta
     g = float(signal_sensitivity(config.model, states, config.sigma, config.bound_x).max())
