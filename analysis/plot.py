@@ -158,10 +158,15 @@ def arrange(lines: pd.DataFrame, x: str, given: Layout = Layout(),
         if row == "panel":
             # Several options on the rows: one row per combination, in numeric order.
             order = lines[numeric].drop_duplicates().sort_values(numeric)
-            labels = {tuple(v): ", ".join(name(c, x, families_of(lines))
-                                          for c, x in zip(numeric, v, strict=True))
+
+            def key(values: tuple) -> tuple:
+                # An option a cell leaves out is missing (NaN), which equals nothing.
+                return tuple(None if pd.isna(v) else v for v in values)
+
+            labels = {key(v): ", ".join(name(c, x, families_of(lines))
+                                        for c, x in zip(numeric, v, strict=True))
                       for v in order.itertuples(index=False)}
-            lines = lines.assign(panel=[labels[tuple(v)] for v in
+            lines = lines.assign(panel=[labels[key(v)] for v in
                                         lines[numeric].itertuples(index=False)])
             lines.attrs["panel_order"] = list(labels.values())
     return lines, Layout(hue, style, col, row)

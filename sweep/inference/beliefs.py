@@ -54,27 +54,32 @@ def point_mass(index: np.ndarray, states: int) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def online(matrix: np.ndarray, signals: np.ndarray, noise: np.ndarray, times: np.ndarray,
-           truth: int, out_correct: np.ndarray, out_truth: np.ndarray,
-           out_private: np.ndarray, out_beliefs: np.ndarray) -> None:
-    """Algs 3 (private) and 5 (``noise`` all zero) for one replicate.
+def online(matrix: np.ndarray, signals: np.ndarray, noise: np.ndarray, first: int,
+           psi: np.ndarray, phi: np.ndarray, times: np.ndarray, k: int, truth: int,
+           out_correct: np.ndarray, out_truth: np.ndarray, out_private: np.ndarray,
+           out_beliefs: np.ndarray) -> int:
+    """Algs 3 (private) and 5 (``noise`` all zero) for one replicate, over rounds
+    ``first`` .. ``first`` + len(signals) − 1 (a chunk: long runs are fed in pieces).
 
-    ``signals`` (T + 1, n, |Θ|) are the rounds' log-likelihoods log γ_{i,t}(θ) (0 where no
-    signal arrived), ``noise`` the Laplace draws d_{i,t}(θ). The private log-beliefs ψ and
-    the non-private φ (same signals, no noise) are run side by side. At each checkpoint
-    the outputs receive, averaged over the agents: whether argmax ν_{i,t} = θ° (``truth``),
-    the total variation distance of ν_{i,t} to the point mass on θ° (1 − ν_{i,t}(θ°)) and
-    to μ_{i,t}, and ν_{i,t} itself.
+    ``signals`` (rounds, n, |Θ|) are the rounds' log-likelihoods log γ_{i,t}(θ) (0 where
+    no signal arrived), ``noise`` the Laplace draws d_{i,t}(θ). The private log-beliefs
+    ``psi`` and the non-private ``phi`` (same signals, no noise) are updated in place,
+    side by side. At each checkpoint of ``times`` (from index ``k`` on) the outputs
+    receive, averaged over the agents: whether argmax ν_{i,t} = θ° (``truth``), the total
+    variation distance of ν_{i,t} to the point mass on θ° (1 − ν_{i,t}(θ°)) and to μ_{i,t},
+    and ν_{i,t} itself. Returns the index of the next checkpoint.
     """
     rounds, n, states = signals.shape
-    psi = signals[0] + noise[0]
-    phi = signals[0].copy()
     nu = np.empty(states)
     mu = np.empty(states)
-    k = 0
-    for t in range(1, rounds):
-        psi = matrix @ psi + signals[t] + noise[t]
-        phi = matrix @ phi + signals[t]
+    for row in range(rounds):
+        t = first + row
+        if t == 0:
+            psi[:] = signals[row] + noise[row]
+            phi[:] = signals[row]
+            continue
+        psi[:] = matrix @ psi + signals[row] + noise[row]
+        phi[:] = matrix @ phi + signals[row]
         for i in range(n):
             psi[i] -= psi[i].max()
             phi[i] -= phi[i].max()
@@ -99,6 +104,7 @@ def online(matrix: np.ndarray, signals: np.ndarray, noise: np.ndarray, times: np
             out_private[k] = to_private / n
             out_beliefs[k] /= n
             k += 1
+    return k
 
 
 __all__ = ["beliefs", "mixing", "online", "point_mass", "propagate"]

@@ -45,12 +45,16 @@ METRICS = {
     "reject": Metric(PROPORTION), "statistic": Metric(), "p_value": Metric(),
     "belief": Metric(), "critical_epsilon": Metric(),
 }
-# Seconds per agent-state-round-iteration of a replicate (one matrix-product column), and
-# per patient-iteration of Rizk et al.'s scores (benchmarks/bench_inference.py); used only
-# to size tasks.
-_COLUMN_SECONDS = 2e-8
-_PATIENT_SECONDS = 1e-8
-
+# Seconds per replicate, used only to size tasks (benchmarks/bench_inference.py, one
+# core): a multiply-add of the MLE algorithms' block (n² per agent-state-round column and
+# iteration), an agent-state-round of online learning (draws and compiled kernel), a
+# centre's score evaluation of Rizk et al. per iteration, a centre's rounds of a Cox
+# trial online (one batched partial likelihood), and the Sec. 2 toy's one decision.
+_MULTIPLY_SECONDS = 1e-9
+_ONLINE_SECONDS = 2e-7
+_SCORE_SECONDS = 2e-4
+_BATCH_SECONDS = 3e-4
+_DECISION_SECONDS = 5e-5
 
 @dataclass(frozen=True)
 class InferenceCell:
@@ -91,13 +95,16 @@ class InferenceFamily:
                 "mle_set": ",".join(cell.labels[i] for i in np.flatnonzero(cell.star))}
 
     def cost(self, prepared: InferenceCell) -> float:
-        cell = prepared.cell
-        columns = cell.n * (cell.rounds + 1) * len(cell.states)
-        work = cell.n * columns * cell.iterations * _COLUMN_SECONDS
-        if prepared.config.method == "rizk":
-            patients = sum(len(c) for c in cell.centres)
-            work += 4 * patients * cell.iterations * _PATIENT_SECONDS
-        return work + 1e-3
+        cell, method = prepared.cell, prepared.config.method
+        n, states, rounds, iterations = cell.n, len(cell.states), cell.rounds, cell.iterations
+        if method in TOY_METHODS:
+            return _DECISION_SECONDS
+        if method in ("ol", "private_ol"):
+            trial = n * _BATCH_SECONDS if cell.centres is not None else 0.0
+            return trial + n * states * iterations * _ONLINE_SECONDS
+        if method == "rizk":
+            return n * iterations * _SCORE_SECONDS
+        return n * n * (rounds + 1) * states * iterations * _MULTIPLY_SECONDS + 1e-4
 
     def has_analytic(self, prepared: InferenceCell) -> bool:
         return prepared.config.method not in ("mle", "ol", "centralized", "rizk")

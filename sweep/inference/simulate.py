@@ -18,7 +18,7 @@ import functools
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -200,31 +200,41 @@ def synthetic_loglik(config: InferenceConfig, states: np.ndarray, n: int,
                            config.sigma)
 
 
+#: Rounds of online learning generated at once: a long run's signals and noise are
+#: drawn, and consumed, in chunks of this many rounds (memory, not results, depends on it).
+CHUNK = 4096
+
+
 def online_loglik(config: InferenceConfig, cell: Cell, rounds: int,
-                  rng: np.random.Generator) -> np.ndarray:
-    """(rounds + 1, n, |Θ|) log-likelihoods of each round's arrivals (0 when none)."""
+                  rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """The (rounds + 1, n, |Θ|) log-likelihoods of each round's arrivals (0 when none),
+    in chunks of at most :data:`CHUNK` rounds, drawn from ``rng`` in order."""
     states, n = cell.states, cell.n
     if config.model == "cox":
         out = np.zeros((rounds + 1, n, len(states)))
         for i, patients in enumerate(cell.centres):
-            order = rng.permutation(len(patients))
-            for t, batch in enumerate(np.array_split(order, rounds + 1)):
-                if batch.size:
-                    out[t, i] = survival.partial_loglik(patients.take(batch), states,
-                                                        config.ties)
-        return out
-    counts = rng.poisson(config.rate, (rounds + 1, n))
-    if config.model == "bernoulli":
-        return bernoulli_loglik(rng.binomial(counts, config.truth), counts, states)
-    signals = np.clip(rng.normal(config.truth, config.sigma, counts.sum()),
-                      -config.bound_x, config.bound_x)
-    ends = np.cumsum(counts.ravel())
-    total = np.add.reduceat(np.append(signals, 0.0), np.append(0, ends[:-1]))
-    squares = np.add.reduceat(np.append(signals**2, 0.0), np.append(0, ends[:-1]))
-    empty = counts.ravel() == 0
-    total[empty], squares[empty] = 0.0, 0.0
-    return gaussian_loglik(total.reshape(counts.shape), squares.reshape(counts.shape),
-                           counts, states, config.sigma)
+            label = np.empty(len(patients), dtype=np.int64)
+            for t, batch in enumerate(np.array_split(rng.permutation(len(patients)),
+                                                     rounds + 1)):
+                label[batch] = t
+            out[:, i] = survival.batch_loglik(patients, label, rounds + 1, states,
+                                              config.ties)
+        yield out
+        return
+    for first in range(0, rounds + 1, CHUNK):
+        counts = rng.poisson(config.rate, (min(CHUNK, rounds + 1 - first), n))
+        if config.model == "bernoulli":
+            yield bernoulli_loglik(rng.binomial(counts, config.truth), counts, states)
+            continue
+        signals = np.clip(rng.normal(config.truth, config.sigma, counts.sum()),
+                          -config.bound_x, config.bound_x)
+        starts = np.append(0, np.cumsum(counts.ravel())[:-1])
+        total = np.add.reduceat(np.append(signals, 0.0), starts)
+        squares = np.add.reduceat(np.append(signals**2, 0.0), starts)
+        empty = counts.ravel() == 0
+        total[empty], squares[empty] = 0.0, 0.0
+        yield gaussian_loglik(total.reshape(counts.shape), squares.reshape(counts.shape),
+                              counts, states, config.sigma)
 
 
 # -- Preparation -------------------------------------------------------------------------
@@ -479,20 +489,28 @@ def _frequency_threshold(cell: Cell) -> float:
 
 def run_online(cell: Cell, seeds: Sequence[np.random.SeedSequence],
                replicate_ids: Sequence[int]) -> Metrics:
-    """Algs 3 and 5, one replicate at a time in compiled code (:func:`beliefs.online`)."""
+    """Algs 3 and 5, one replicate at a time in compiled code (:func:`beliefs.online`),
+    its rounds fed in chunks."""
     config, times = cell.config, cell.times
     truth = int(np.argmax(cell.star)) if config.model == "cox" else int(
         np.argmin(np.abs(cell.states - config.truth)))
     shape = (len(seeds), len(times))
     out = {k: np.empty(shape) for k in ("exact_recovery", "tvd_truth", "tvd_private")}
     out["belief"] = np.empty((*shape, len(cell.states)))
+    matrix = np.ascontiguousarray(cell.matrix)
     for r, (seed, replicate) in enumerate(zip(seeds, replicate_ids, strict=True)):
-        signals = online_loglik(config, cell, cell.iterations,
-                                data_generator(config, seed, replicate))
-        noise = _noise([seed], signals.shape, cell.scale)[0]
-        online(np.ascontiguousarray(cell.matrix), signals, noise, times, truth,
-               out["exact_recovery"][r], out["tvd_truth"][r], out["tvd_private"][r],
-               out["belief"][r])
+        psi = np.zeros((cell.n, len(cell.states)))
+        phi = np.zeros_like(psi)
+        noise = np.random.default_rng(seed)
+        first = k = 0
+        for signals in online_loglik(config, cell, cell.iterations,
+                                     data_generator(config, seed, replicate)):
+            draws = (noise.laplace(0.0, cell.scale, signals.shape) if cell.scale
+                     else np.zeros_like(signals))
+            k = online(matrix, signals, draws, first, psi, phi, times, k, truth,
+                       out["exact_recovery"][r], out["tvd_truth"][r], out["tvd_private"][r],
+                       out["belief"][r])
+            first += len(signals)
     # The returned set is {argmax}: it is wrong exactly when it is not {θ°}.
     out["type_i_error"] = 1.0 - out["exact_recovery"]
     out["type_ii_error"] = out["type_i_error"]

@@ -277,6 +277,46 @@ def partial_loglik(patients: Patients, thetas: ArrayLike,
     return _evaluate(patients, thetas, ties, score=False)
 
 
+def batch_loglik(patients: Patients, batches: ArrayLike, count: int, thetas: ArrayLike,
+                 ties: str = "breslow") -> np.ndarray:
+    """log ℓ(S_b|θ) of eq. (3) for each batch S_b of ``patients`` at every θ: a
+    (``count``, G) array, where ``batches[j]`` in [0, ``count``) is patient j's batch.
+
+    The same likelihood as :func:`partial_loglik` of each batch on its own (an empty batch
+    gives 0), in one pass: the patients are sorted by batch, then as :class:`Patients`
+    sorts them, and each batch's risk-set sums are differences of one tail sum. Online
+    learning's rounds (each centre's patients spread over T + 1 rounds, for every
+    replicate) are thousands of small batches.
+    """
+    choice("ties", ties, TIES)
+    batches = np.asarray(batches, dtype=np.int64)
+    theta = np.asarray(thetas, dtype=np.float64).ravel()
+    order = np.lexsort((~patients.event, patients.duration, batches))
+    batch, duration = batches[order], patients.duration[order]
+    event, x = patients.event[order], patients.covariate[order]
+    out = np.zeros((count, theta.size))
+    events = np.flatnonzero(event)
+    if events.size == 0:
+        return out
+    # Runs of one batch and one duration: a tied group, its events first.
+    new = np.r_[True, (batch[1:] != batch[:-1]) | (duration[1:] != duration[:-1])]
+    first = np.flatnonzero(new)
+    run = np.cumsum(new) - 1
+    start = first[run[events]]
+    tied = np.bincount(run[events], minlength=first.size)[run[events]]
+    fraction = (events - start) / tied if ties == "efron" else np.zeros(events.size)
+    end = np.searchsorted(batch, batch[events], side="right")
+    exponent = theta[:, None] * x
+    shift = exponent.max(axis=1, keepdims=True)
+    tails = _tail_sums(np.exp(exponent - shift))
+    risk = (tails[:, start] - tails[:, end]) - fraction * (tails[:, start]
+                                                          - tails[:, start + tied])
+    terms = exponent[:, events] - shift - np.log(risk)  # (G, events)
+    for g in range(theta.size):
+        out[:, g] = np.bincount(batch[events], weights=terms[g], minlength=count)
+    return out
+
+
 def partial_score(patients: Patients, thetas: ArrayLike,
                   ties: str = "breslow") -> np.ndarray:
     """d/dθ log ℓ(S|θ) at every θ of ``thetas``:
