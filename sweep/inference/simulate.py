@@ -19,7 +19,7 @@ import hashlib
 import json
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
@@ -81,12 +81,10 @@ class Cell:
     iterations: int
     a_star: float
     b_star: float
-    test_states: np.ndarray | None = None
     #: The pooled (centralized) log-likelihood per state and its supremum over
     #: [min Θ, max Θ], for the survival models' ``centralized`` method.
     pooled: np.ndarray | None = None
     pooled_sup: float | None = None
-    extras: dict[str, float] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -289,20 +287,18 @@ def prepare(config: InferenceConfig) -> Cell:
     expected = loglik if loglik is not None else _expected(config, states, n)
     a_star, b_star = slem(matrix)
     sensitivity = _sensitivity(config, states, largest)
-    test_states = None
     if config.method == "test":
-        test_states, expected = _test_loglik(config, states, centres, expected)
+        expected = _test_loglik(config, states, centres, expected)
     star = mle_set(expected.sum(axis=0))
     base = Cell(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
-                0.0, 1, 1, a_star, b_star, test_states, pooled, pooled_sup)
+                0.0, 1, 1, a_star, b_star, pooled, pooled_sup)
     rounds, iterations, scale = _schedule(base)
     if config.rounds is not None:
         rounds = config.rounds
     if config.iterations is not None:
         iterations = config.iterations
     return Cell(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
-                scale, rounds, iterations, a_star, b_star, test_states, pooled, pooled_sup,
-                {"gap": _gap(expected.sum(axis=0), star)})
+                scale, rounds, iterations, a_star, b_star, pooled, pooled_sup)
 
 
 def _gap(total: np.ndarray, star: np.ndarray) -> float:
@@ -314,74 +310,74 @@ def _gap(total: np.ndarray, star: np.ndarray) -> float:
 
 def _test_loglik(config: InferenceConfig, states: np.ndarray,
                  centres: Sequence[survival.Patients] | None, expected: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """The test's two states (Prop. 4.6, Sec. 10.2): log γ_i(Θ̃₀) = log ℓ_i(θ₀) and
-    log γ_i(Θ̃) = sup over [min Θ, max Θ] (composite) or log ℓ_i(θ₁) (simple)."""
-    if config.test == "simple" or centres is None:
-        return states[:2], expected[:, :2] if config.test == "simple" else np.column_stack(
-            [expected[:, 0], expected.max(axis=1)])
+                 ) -> np.ndarray:
+    """The test's two states (Prop. 4.6, Sec. 10.2), (n, 2): log γ_i(Θ̃₀) = log ℓ_i(θ₀)
+    and log γ_i(Θ̃), the supremum over [min Θ, max Θ] (composite) or log ℓ_i(θ₁)
+    (simple); of the expected log-likelihoods (on the grid) for synthetic models."""
+    if config.test == "simple":
+        return expected[:, :2]
+    if centres is None:
+        return np.column_stack([expected[:, 0], expected.max(axis=1)])
     low, high = states.min(), states.max()
-    pairs = [(float(survival.partial_loglik(c, states[0], config.ties)),
-              survival.profile_maximum(c, low, high, config.ties)[1]) for c in centres]
-    return states[:2], np.asarray(pairs)
+    return np.array([(float(survival.partial_loglik(c, states[0], config.ties)),
+                      survival.profile_maximum(c, low, high, config.ties)[1])
+                     for c in centres])
 
 
 def _schedule(cell: Cell) -> tuple[int, int, float]:
-    """(K, T, b) of the theorems for the cell's method; b the Laplace scale of one draw."""
+    """(K, T, b) of the theorems for the cell's method; b the Laplace scale of one draw
+    (ε/|Θ| per state and ε/K per round: b = K|Θ|Δ/ε, Thms 4.1–4.5; |Θ|Δ/ε online,
+    Thm 4.7)."""
     config, n = cell.config, cell.n
-    method, size = config.method, len(cell.states)
+    method, size = config.method, len(cell.star)  # the test's two states, or Θ
     mle_states = int(cell.star.sum())
     others = len(cell.star) - mle_states
-    epsilon, delta = config.epsilon, cell.sensitivity
     total = cell.expected.sum(axis=0)
-    gap = _gap(total, cell.star)
     largest = float(np.abs(normalized_log(cell.expected)).max())
     p_1, p_2 = counting_probabilities(mle_states, others, "corrected")
+
+    def rounds_of(kind: str, alpha: float = config.alpha) -> int:
+        return theorem_rounds(kind, mle_states, others, alpha, config.beta, config.pi_1,
+                              config.pi_2, config.round_rule)
+
+    def iterations_of(kind: str, rounds: int, scale: float, rho: float,
+                      alpha: float = config.alpha) -> int:
+        return theorem_iterations(kind, n, size, _gap(total, cell.star), largest,
+                                  n * math.sqrt(2.0) * scale, cell.a_star, rounds, alpha,
+                                  config.beta, rho, p_1, p_2)
+
+    def scale_of(rounds: int) -> float:
+        return rounds * size * cell.sensitivity / config.epsilon
+
     if method in ("rr", "laplace", "centralized"):
         return 1, 1, 0.0
     if method in ("ol", "private_ol"):
-        scale = size * delta / epsilon if method == "private_ol" else 0.0
+        scale = scale_of(1) if method == "private_ol" else 0.0
         if config.model == "cox":
             return 1, COX_ONLINE_ROUNDS, scale
         kl, spread = kl_rates(config.model, config.truth, cell.states, config.sigma)
-        others_kl = np.delete(kl, int(np.argmin(np.abs(cell.states - config.truth))))
+        drift = np.delete(kl, int(np.argmin(np.abs(cell.states - config.truth)))).min()
         eta = max(config.alpha, 1.0 - config.beta)
-        iterations = online_iterations(n, size, n * config.rate * float(others_kl.min()),
-                                       float(spread.max()), n * math.sqrt(2.0) * scale,
-                                       config.rate, n * config.rate, cell.b_star, eta)
-        return 1, iterations, scale
+        return 1, online_iterations(n, size, n * config.rate * float(drift),
+                                    float(spread.max()), n * math.sqrt(2.0) * scale,
+                                    config.rate, n * config.rate, cell.b_star, eta), scale
     if method == "test":
-        # Prop. 4.6: the GM algorithm at type I level α/2 with ϱ^GM = 1, on two states.
-        alpha = config.alpha / 2.0
-        rounds = theorem_rounds("gm", 1, 1, alpha, config.beta, config.pi_1, config.pi_2,
-                                config.round_rule)
-        scale = rounds * 2 * delta / epsilon
-        gap = float(abs(total[1] - total[0]))
-        iterations = theorem_iterations("gm", n, 2, gap, largest, n * math.sqrt(2) * scale,
-                                        cell.a_star, rounds, alpha, config.beta, 1.0, p_1, p_2)
-        return rounds, iterations, scale
-    gm_like = "gm" if method in ("mle", "rizk") else method
-    rounds = 1 if method in ("mle", "rizk") else theorem_rounds(
-        gm_like, mle_states, others, config.alpha, config.beta, config.pi_1, config.pi_2,
-        config.round_rule)
-    scale = 0.0 if method == "mle" else rounds * size * delta / epsilon
-    rho = config.rho_am if method == "am" else (
-        config.rho_threshold if method.startswith("threshold") else config.rho_gm)
+        # Prop. 4.6: the GM algorithm at type I level α/2 with ϱ^GM = 1 (its proof).
+        rounds = rounds_of("gm", config.alpha / 2.0)
+        return rounds, iterations_of("gm", rounds, scale_of(rounds), 1.0,
+                                     config.alpha / 2.0), scale_of(rounds)
+    if method == "mle":
+        return 1, iterations_of("mle", 1, 0.0, config.rho_gm), 0.0
     if method == "rizk":
-        # Sec. 14.4: T "equal to the number of iterations we run our algorithms" (the GM's).
-        gm_rounds = theorem_rounds("gm", mle_states, others, config.alpha, config.beta,
-                                   config.pi_1, config.pi_2, config.round_rule)
-        gm_scale = gm_rounds * size * delta / epsilon
-        iterations = theorem_iterations("gm", n, size, gap, largest,
-                                        n * math.sqrt(2) * gm_scale, cell.a_star, gm_rounds,
-                                        config.alpha, config.beta, config.rho_gm, p_1, p_2)
-        learning_rate = config.learning_rate
-        scale = 2 * config.bound_x * config.bound_theta * iterations * learning_rate / epsilon
-        return 1, iterations, scale
-    iterations = theorem_iterations(gm_like, n, size, gap, largest, n * math.sqrt(2) * scale,
-                                    cell.a_star, rounds, config.alpha, config.beta, rho,
-                                    p_1, p_2)
-    return rounds, iterations, scale
+        # Sec. 14.4: T "equal to the number of iterations we run our algorithms" (the
+        # GM's); Lap(2 B_x B_θ T η/ε) per iteration.
+        rounds = rounds_of("gm")
+        iterations = iterations_of("gm", rounds, scale_of(rounds), config.rho_gm)
+        return 1, iterations, (2 * config.bound_x * config.bound_theta * iterations
+                               * config.learning_rate / config.epsilon)
+    rho = {"am": config.rho_am, "gm": config.rho_gm}.get(method, config.rho_threshold)
+    rounds = rounds_of(method)
+    return rounds, iterations_of(method, rounds, scale_of(rounds), rho), scale_of(rounds)
 
 
 # -- Runs --------------------------------------------------------------------------------
