@@ -21,6 +21,8 @@ from collections.abc import Iterator
 import numba
 import numpy as np
 
+from .models import TIE_TOLERANCE
+
 
 def mixing(matrix: np.ndarray) -> np.ndarray:
     """(A + I)/2, the matrix that maps ψ̃_{t−1} to ψ̃_t."""
@@ -42,9 +44,17 @@ def propagate(half: np.ndarray, initial: np.ndarray, times: np.ndarray
 
 
 def beliefs(scaled: np.ndarray, t: int) -> np.ndarray:
-    """ν_t = softmax over the last axis of 2^t ψ̃_t (stable for any t, see above)."""
-    centred = scaled - scaled.max(axis=-1, keepdims=True)
-    weights = np.exp(np.ldexp(centred, t))
+    """ν_t = softmax over the last axis of 2^t ψ̃_t (stable for any t, see above).
+
+    States whose ψ̃ is within :data:`~sweep.inference.models.TIE_TOLERANCE` of the
+    leader's (relative to its magnitude) are tied with it, as Θ* counts ties: 2^t would
+    otherwise turn rounding differences of 10⁻¹⁶ into a choice between tied states.
+    """
+    top = scaled.max(axis=-1, keepdims=True)
+    centred = scaled - top
+    centred[centred >= -TIE_TOLERANCE * np.maximum(np.abs(top), 1.0)] = 0.0
+    with np.errstate(over="ignore"):  # −inf for the states far behind: belief 0
+        weights = np.exp(np.ldexp(centred, t))
     return weights / weights.sum(axis=-1, keepdims=True)
 
 

@@ -336,9 +336,10 @@ def _schedule(cell: Cell) -> tuple[int, int, float]:
     largest = float(np.abs(normalized_log(cell.expected)).max())
     p_1, p_2 = counting_probabilities(mle_states, others, "corrected")
 
-    def rounds_of(kind: str, alpha: float = config.alpha) -> int:
-        return theorem_rounds(kind, mle_states, others, alpha, config.beta, config.pi_1,
-                              config.pi_2, config.round_rule)
+    def rounds_of(kind: str, alpha: float = config.alpha, sizes: tuple[int, int] = (
+            mle_states, others)) -> int:
+        return theorem_rounds(kind, *sizes, alpha, config.beta, config.pi_1, config.pi_2,
+                              config.round_rule)
 
     def iterations_of(kind: str, rounds: int, scale: float, rho: float,
                       alpha: float = config.alpha) -> int:
@@ -362,8 +363,9 @@ def _schedule(cell: Cell) -> tuple[int, int, float]:
                                     float(spread.max()), n * math.sqrt(2.0) * scale,
                                     config.rate, n * config.rate, cell.b_star, eta), scale
     if method == "test":
-        # Prop. 4.6: the GM algorithm at type I level α/2 with ϱ^GM = 1 (its proof).
-        rounds = rounds_of("gm", config.alpha / 2.0)
+        # Prop. 4.6: the GM algorithm at type I level α/2 with ϱ^GM = 1 (its proof), on
+        # a null and an alternative: |Θ*| = |Θ̄| = 1 whatever the data.
+        rounds = rounds_of("gm", config.alpha / 2.0, (1, 1))
         return rounds, iterations_of("gm", rounds, scale_of(rounds), 1.0,
                                      config.alpha / 2.0), scale_of(rounds)
     if method == "mle":
