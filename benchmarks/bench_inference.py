@@ -1,9 +1,9 @@
 """Run times, throughput and peak memory of the inference family (DP distributed inference).
 
-Run: ``python benchmarks/bench_inference.py [--quick] [--serial]`` (2.5 to 3.5 minutes on
-2 cores shared with other jobs, load average 7 to 10; ``--quick`` leaves out the Fig. 6
-sweep and runs fewer and smaller cases, under 2 minutes there). The machine may be shared: the load average is printed before and after,
-and figures taken under load are upper bounds of the times (lower bounds of the rates).
+Run: ``python benchmarks/bench_inference.py [--quick] [--serial]`` (a few minutes on 2
+cores; ``--quick`` leaves out the Fig. 6 sweep and runs fewer and smaller cases). The load
+average is printed before and after: figures taken on a busy machine are upper bounds of
+the times (lower bounds of the rates).
 
 1. **Presets end to end.** ``python -m sweep -m +experiment=inference_fig6`` and
    ``+experiment=inference_runtime``, as a user runs them, each in a fresh temporary

@@ -56,6 +56,23 @@ def as_dict(value: Any) -> dict[str, Any]:
             for f in dataclasses.fields(value)}
 
 
+def flat_columns(config: Any) -> dict[str, Any]:
+    """A family's options as result columns: a nested option group's as ``group.key``
+    (``graph.kind``), a tuple as comma-separated text; ``method``, a row column of every
+    family, and ``checkpoints`` (the rows' times) left out."""
+    columns: dict[str, Any] = {}
+    for name, value in as_dict(config).items():
+        if name in ("method", "checkpoints"):
+            continue
+        if isinstance(value, dict):
+            columns.update({f"{name}.{key}": v for key, v in value.items()})
+        elif isinstance(value, tuple):
+            columns[name] = ",".join(v if isinstance(v, str) else f"{v:g}" for v in value)
+        else:
+            columns[name] = value
+    return columns
+
+
 #: How :func:`plain_options` spells a field's values: integers of a float field as floats,
 #: integral floats of an integer field (or in its tuple of integers) as ints, so that
 #: equal values have one spelling and one cell id (``t_max=1e4`` is ``t_max=10000``).

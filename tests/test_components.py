@@ -6,6 +6,7 @@ checks allow Z standard errors (tests/stats.py) with fixed seeds.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import networkx as nx
@@ -29,6 +30,7 @@ from sweep.components.calibration import (
 )
 from sweep.components.graphs import GraphConfig
 from sweep.errors import ConfigError
+from sweep.options import flat_columns
 
 from .stats import assert_close_mean, assert_close_variance
 
@@ -268,7 +270,8 @@ def test_graph_config_prefix_normalization_and_columns() -> None:
     assert ring == GraphConfig(kind="ring", n_nodes=12, radius=None, edge_probability=None,
                                neighbors=None, rewire_probability=None, attachments=None,
                                grid_rows=None, edgelist=None, seed=4)
-    assert ring.as_columns() == {
+    holder = dataclasses.make_dataclass("Holder", [("graph", GraphConfig), ("states", tuple)])
+    assert flat_columns(holder(ring, (0.5, -1.0))) == {"states": "0.5,-1",
         "graph.kind": "ring", "graph.n_nodes": 12, "graph.radius": None,
         "graph.edge_probability": None, "graph.neighbors": None,
         "graph.rewire_probability": None, "graph.attachments": None,

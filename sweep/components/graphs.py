@@ -175,10 +175,6 @@ class GraphConfig:
         return GraphSpec(self.kind, self.n_nodes, parameters, self.seed, self.weights,
                          self.edgelist, digest)
 
-    def as_columns(self, prefix: str = "graph.") -> dict[str, Any]:
-        """The options as result columns, named ``graph.kind``, ``graph.n_nodes``, ..."""
-        return {prefix + f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-
 
 @dataclass(frozen=True)
 class Network:

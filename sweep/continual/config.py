@@ -19,6 +19,7 @@ from ..options import (
     checkpoint_times,
     choice,
     fail,
+    flat_columns,
     in_range,
     integer,
     plain_options,
@@ -188,9 +189,8 @@ class ContinualConfig:
         return checkpoint_times(self.checkpoints, self.t_max)
 
     def as_columns(self) -> dict[str, Any]:
-        """The options as result columns; ``method`` is a row column of every family."""
-        return {name: value for name, value in as_dict(self).items()
-                if name not in ("method", "checkpoints")}
+        """The options as result columns (:func:`sweep.options.flat_columns`)."""
+        return flat_columns(self)
 
 
 __all__ = ["COMPOSITIONS", "LEVEL_COUNTS", "METHODS", "ORDERS", "ORDER_PARAMETERS",

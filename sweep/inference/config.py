@@ -22,6 +22,7 @@ from ..options import (
     checkpoint_times,
     choice,
     fail,
+    flat_columns,
     in_range,
     integer,
     plain_options,
@@ -302,10 +303,6 @@ class InferenceConfig:
     def online(self) -> bool:
         return self.method in OL_METHODS
 
-    @property
-    def private(self) -> bool:
-        return self.method not in NON_PRIVATE
-
     def normalized(self) -> InferenceConfig:
         """Defaults filled in for the options that apply, None for those that do not, so
         that they neither split cells nor show in the results."""
@@ -337,8 +334,6 @@ class InferenceConfig:
             changes["learning_rate"] = self.learning_rate or 0.001
         if self.method == "laplace":
             changes["null_draws"] = self.null_draws or 10_000
-        if not self.private:
-            changes.update(epsilon=self.epsilon)  # kept: a sweep over ε repeats the baseline
         return dataclasses.replace(self, **changes)
 
     def identity(self) -> dict[str, Any]:
@@ -352,20 +347,8 @@ class InferenceConfig:
         return checkpoint_times(self.checkpoints, last)
 
     def as_columns(self) -> dict[str, Any]:
-        """The options as result columns (the graph's as ``graph.*``, Θ as text);
-        ``method`` is a row column of every family."""
-        columns: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if f.name in ("method", "checkpoints"):
-                continue
-            if isinstance(value, GraphConfig):
-                columns.update(value.as_columns(f"{f.name}."))
-            elif isinstance(value, tuple):
-                columns[f.name] = ",".join(f"{v:g}" for v in value)
-            else:
-                columns[f.name] = value
-        return columns
+        """The options as result columns (:func:`sweep.options.flat_columns`)."""
+        return flat_columns(self)
 
 
 __all__ = [

@@ -23,6 +23,7 @@ from ..options import (
     checkpoint_times,
     choice,
     fail,
+    flat_columns,
     in_range,
     integer,
     plain_options,
@@ -169,17 +170,8 @@ class NetworkConfig:
         return checkpoint_times(self.checkpoints, self.rounds)
 
     def as_columns(self) -> dict[str, Any]:
-        """The options as result columns; ``method`` is a row column of every family."""
-        columns: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if f.name in ("method", "checkpoints"):
-                continue
-            if isinstance(value, GraphConfig):
-                columns.update(value.as_columns(f"{f.name}."))  # nested: graph.kind, ...
-            else:
-                columns[f.name] = ",".join(value) if isinstance(value, tuple) else value
-        return columns
+        """The options as result columns (:func:`sweep.options.flat_columns`)."""
+        return flat_columns(self)
 
 
 # The generator parameters the flat identity has always held (None when unused).
