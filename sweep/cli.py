@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -99,6 +100,13 @@ def _one_line(error: BaseException) -> str:
                 return unknown_key(str(source.key), dotted_keys(schema), prefix,
                                    f"keys of {group}")
             return f"{source.full_key}: {str(source.msg).splitlines()[0]}"
+    overridden = re.match(r"Could not override '([^']+)'\. No match in the defaults list",
+                          str(error))
+    if overridden:
+        # A group that only another choice brings in (dataset under model=cox, mechanism
+        # under family=colme).
+        return (f"{overridden[1]}: not a group of this configuration: another choice (of "
+                "the family or of a group) brings it in")
     return " ".join(str(error).split())
 
 

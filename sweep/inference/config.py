@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,8 +148,11 @@ class InferenceConfig:
     def from_options(cls, **options: Any) -> InferenceConfig:
         """Build, validate and normalize a configuration from keyword options."""
         options = plain_options(cls, options)
-        options["graph"] = GraphConfig.from_options(options.get(
-            "graph", {"kind": "complete", "n_nodes": 5}))
+        graph = options.get("graph", {})
+        if isinstance(graph, Mapping):
+            # A partial group keeps the family's default graph for what it leaves out.
+            graph = {"kind": "complete", "n_nodes": 5, **graph}
+        options["graph"] = GraphConfig.from_options(graph)
         config = cls(**options)
         config.validate()
         return config.normalized()
@@ -160,6 +164,8 @@ class InferenceConfig:
         self.graph.validate()
         choice("model", self.model, MODELS)
         choice("method", self.method, METHODS)
+        if self.states is not None and not isinstance(self.states, tuple):
+            fail("states", "a list of numbers", self.states)
         states = self.state_grid
         if not all(real(s) and math.isfinite(s) for s in states):
             fail("states", "a list of finite numbers", self.states)

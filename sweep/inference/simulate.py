@@ -293,10 +293,6 @@ def prepare(config: InferenceConfig) -> Cell:
     base = Cell(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
                 0.0, 1, 1, a_star, b_star, pooled, pooled_sup)
     rounds, iterations, scale = _schedule(base)
-    if config.rounds is not None:
-        rounds = config.rounds
-    if config.iterations is not None:
-        iterations = config.iterations
     return Cell(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
                 scale, rounds, iterations, a_star, b_star, pooled, pooled_sup)
 
@@ -325,9 +321,10 @@ def _test_loglik(config: InferenceConfig, states: np.ndarray,
 
 
 def _schedule(cell: Cell) -> tuple[int, int, float]:
-    """(K, T, b) of the theorems for the cell's method; b the Laplace scale of one draw
+    """(K, T, b) for the cell's method: the ``rounds`` and ``iterations`` given, else the
+    theorems'; b the Laplace scale of one draw for the K (and, for Rizk et al., the T) run
     (ε/|Θ| per state and ε/K per round: b = K|Θ|Δ/ε, Thms 4.1–4.5; |Θ|Δ/ε online,
-    Thm 4.7)."""
+    Thm 4.7; Δ/ε for Sec. 2's Laplace toy)."""
     config, n = cell.config, cell.n
     method, size = config.method, len(cell.star)  # the test's two states, or Θ
     mle_states = int(cell.star.sum())
@@ -338,11 +335,15 @@ def _schedule(cell: Cell) -> tuple[int, int, float]:
 
     def rounds_of(kind: str, alpha: float = config.alpha, sizes: tuple[int, int] = (
             mle_states, others)) -> int:
+        if config.rounds is not None:
+            return config.rounds
         return theorem_rounds(kind, *sizes, alpha, config.beta, config.pi_1, config.pi_2,
                               config.round_rule)
 
     def iterations_of(kind: str, rounds: int, scale: float, rho: float,
                       alpha: float = config.alpha) -> int:
+        if config.iterations is not None:
+            return config.iterations
         return theorem_iterations(kind, n, size, _gap(total, cell.star), largest,
                                   n * math.sqrt(2.0) * scale, cell.a_star, rounds, alpha,
                                   config.beta, rho, p_1, p_2)
@@ -350,12 +351,14 @@ def _schedule(cell: Cell) -> tuple[int, int, float]:
     def scale_of(rounds: int) -> float:
         return rounds * size * cell.sensitivity / config.epsilon
 
-    if method in ("rr", "laplace", "centralized"):
+    if method in ("rr", "centralized"):
         return 1, 1, 0.0
+    if method == "laplace":
+        return 1, 1, cell.sensitivity / config.epsilon
     if method in ("ol", "private_ol"):
         scale = scale_of(1) if method == "private_ol" else 0.0
-        if config.model == "cox":
-            return 1, COX_ONLINE_ROUNDS, scale
+        if config.iterations is not None or config.model == "cox":
+            return 1, config.iterations or COX_ONLINE_ROUNDS, scale
         kl, spread = kl_rates(config.model, config.truth, cell.states, config.sigma)
         drift = np.delete(kl, int(np.argmin(np.abs(cell.states - config.truth)))).min()
         eta = max(config.alpha, 1.0 - config.beta)
@@ -369,7 +372,7 @@ def _schedule(cell: Cell) -> tuple[int, int, float]:
         return rounds, iterations_of("gm", rounds, scale_of(rounds), 1.0,
                                      config.alpha / 2.0), scale_of(rounds)
     if method == "mle":
-        return 1, iterations_of("mle", 1, 0.0, config.rho_gm), 0.0
+        return 1, iterations_of("mle", 1, 0.0, config.rho_gm), 0.0  # one noiseless round
     if method == "rizk":
         # Sec. 14.4: T "equal to the number of iterations we run our algorithms" (the
         # GM's); Lap(2 B_x B_θ T η/ε) per iteration.

@@ -1,0 +1,934 @@
+"""Privacy audit of the inference family (Papachristou & Rahimian, "Differentially Private
+Distributed Inference"; :mod:`sweep.inference`).
+
+Acceptance criterion: for neighbouring data sets (one patient changed, or one signal), the
+change in every noiseless released log-likelihood, over all states and rounds, divided by
+its Laplace scale, sums to at most ε. That is the ``laplace`` accountant of
+:mod:`tests.audit` (basic composition: ℓ1 standardized shift <= ε). Everything else an
+agent sends (beliefs, their exchange, the sets and tests) is post-processing of its noisy
+values. The scales come from the family's own calibration (``prepare``: ``cell.scale``
+and ``cell.rounds``, the rows' ``noise_scale`` and ``rounds_k``). The releases come from its
+own likelihoods (``survival.partial_loglik``, ``models.bernoulli_loglik`` and
+``gaussian_loglik``), each checked against the family's output on the unchanged data.
+
+What one agent releases:
+
+* Algs 1 and 2 (am, gm, threshold_1, threshold_2): K rounds × |Θ| values
+  log γ_i(θ) + d_{i,k}(θ), d ~ Lap(K|Θ|Δ/ε) (Sec. 3.2, eq. (7), "budget ε/|Θ| per state";
+  Thms 4.1/4.2, "rescale the privacy budget by K|Θ|");
+* the test (Prop. 4.6, Sec. 10.2): the same on its two states, log γ_i(θ₀) and the
+  supremum over [min Θ, max Θ] (composite), with Lap(2KΔ/ε);
+* private_ol (Alg. 3, Thm 4.7): each round's |Θ| values, Lap(|Θ|Δ/ε); a signal (a patient)
+  arrives in one round;
+* treatments (Sec. 5): each arm's generalized likelihood ratio, with Lap(K|Θ|·2Δ/ε);
+* rizk (Sec. 14.4): the iterates, with Lap(2B_xB_θTη/ε) per iteration. It is audited step by
+  step, conditioning on the past (the iterates already sent are public): what depends on
+  the data is the increment η·Clip(score(θ_{i,t−1}), 2B_θB_x), summed over T iterations;
+* Sec. 2's toy: ``laplace`` sends L(2s − 1) + Lap(Δ/ε), L = log(p/(1 − p)),
+  Δ = 2|log p − log(1 − p)|; ``rr`` sends s flipped with probability 1/(1 + e^ε).
+
+Neighbours. Synthetic models: one signal replaced by any value of its domain (bernoulli 0
+or 1; gaussian anything in [−B_x, B_x], the clipping range, searched on a grid that holds
+the extremal pair). Cox model (ACTG 175, ddI against ZDV, five centres, Θ = {0, −log 2},
+B_θ = B_x = 1): one patient of a centre removed, or replaced by an extreme patient
+(the centre's earliest or latest duration, event or censored, covariate −1, 0 or 1, as
+:func:`sweep.inference.survival.worst_neighbour` searches). Every neighbour is ranked by
+the ℓ1 change of its release. The harness then audits the worst and a random sample of
+the others (25 and 25; 10 and 10 for the treatments' ratios and Rizk et al.'s scores).
+
+Findings (worst loss / ε; each test asserts the value and the pair that reaches it):
+
+1. Cox, ``sensitivity=printed``: Sec. 12's Δ = 2B_θB_x = 2 does not bound the partial
+   likelihood's change, and the default cell fails the audit. The loss is 2.797 for Algs
+   1 and 2 (centre 3's first patient, an event on day 14, removed: log ℓ moves by 11.19
+   over the two states), 2.796 for the test (centre 0's event on day 135 removed) and
+   1.348 online (batches of 10 or 11 patients). ``sensitivity=signal``
+   (``survival.risk_set_sensitivity``, 13.52) passes: 0.414, 0.413 and 0.199.
+2. ``model=treatments``: passes under either sensitivity. The worst is 0.145 printed and
+   0.021 signal, a ZDV patient replaced by an event on the centre's first day: it moves
+   all three arms' ratios.
+3. Eq. (7) as printed (n_i·g) for bernoulli/gaussian MLE passes, with slack n_i = 20. The
+   loss is 1/30 and 9/320 = 0.0281 on the default grids and 1/20 on Θ = {0.3, 0.7}. It
+   is the exact calibration for an agent's whole data set: all its signals changed give 1.
+   ``sensitivity=signal`` (g) passes with 2/3 and 9/16 = 0.5625 on the default grids, and
+   exactly 1 for bernoulli on Θ = {0.3, 0.7} (every state moves by g). The composite tests
+   are tight under ``signal`` (1, both models).
+4. Online learning passes: 2/3 (bernoulli), 9/16 (gaussian), exactly 1 on {0.3, 0.7}.
+   The relation is one replaced signal. A signal added or removed is not the paper's
+   relation: it gives 0.887 and 0.604 on the default grids, but 1.985 on Θ = {0.5, 0.6}.
+5. Rizk et al. as printed: the clipped score lies in [−2B_θB_x, 2B_θB_x], so one patient
+   can move it by 4B_θB_x while the noise pays for 2B_θB_x. The loss is exactly 2ε on a
+   6-patient data set (a censored patient's covariate −1 → 1, θ = 0.5: scores 2.04 and
+   −2.32, both clipped). That is a factor-2 erratum. With Lap(4B_xB_θTη/ε), the same pair
+   costs exactly ε. On ACTG 175 the clip never binds on both sides, and the worst found is
+   0.994 (centre 3's first event, x = 1 → −1, at θ = −0.215).
+6. Sec. 2's toy: ``laplace`` is exact (ratio 1). ``rr``'s likelihood ratio is e^ε exactly.
+
+Given ``rounds`` (Algs 1, 2, the test) and Rizk et al.'s given ``iterations`` rescale
+the noise to the K and T run; the Laplace toy reports its scale Δ/ε.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+from sweep.inference import simulate, survival, toy
+from sweep.inference.config import InferenceConfig
+from sweep.inference.models import bernoulli_loglik, gaussian_loglik
+from sweep.inference.simulate import Cell, data_generator, online_loglik, prepare
+from sweep.inference.survival import Patients, neighbour, partial_loglik, partial_score
+
+from .audit import LAPLACE, AuditReport, Budget, Noise, Pair, audit
+
+#: Measured losses are asserted to this relative precision.
+REL = 1e-3
+#: The root seed of the replicates whose data the audits start from.
+SEED = 20240
+#: Extreme covariates of a replacement patient (|x| <= B_x = 1; ACTG's are 0 and 1).
+COVARIATES = (-1.0, 0.0, 1.0)
+MLE_PRIVATE = ("am", "gm", "threshold_1", "threshold_2")
+
+
+def cell_of(**options: Any) -> Cell:
+    return prepare(InferenceConfig.from_options(**options))
+
+
+def laplace_audit(release: Callable[[Any], np.ndarray], scale: float, pairs: Sequence[Pair],
+                  epsilon: float) -> AuditReport:
+    """The ``laplace`` accountant with one Laplace scale on every released value."""
+    return audit(release, Noise(LAPLACE, np.array([scale])), pairs, Budget(epsilon),
+                 "laplace")
+
+
+def rounds_release(per_round: Callable[[Any], np.ndarray], rounds: int
+                   ) -> Callable[[Any], np.ndarray]:
+    """K rounds of the same noiseless values, each round with fresh noise (Alg. 1)."""
+    return lambda data: np.tile(per_round(data), rounds)
+
+
+# ===================================================================== declared noise
+
+
+@pytest.mark.parametrize(("options", "shape", "scale"), [
+    # Alg. 1 on ACTG: K = 3 rounds, |Θ| = 2, Δ = 2B_θB_x = 2 (Sec. 12 as printed).
+    ({"method": "gm"}, lambda c: (c.rounds, 5, 2), lambda c: c.rounds * 2 * 2.0),
+    ({"method": "threshold_2", "sensitivity": "signal"}, lambda c: (c.rounds, 5, 2),
+     lambda c: c.rounds * 2 * survival.risk_set_sensitivity(219, 1.0, 1.0, spread=1.0)),
+    # Eq. (7) as printed: Δ = n_i max_θ g(θ), n_i = 20.
+    ({"model": "bernoulli", "method": "am"}, lambda c: (c.rounds, 5, 3),
+     lambda c: c.rounds * 3 * 20 * math.log(0.7 / 0.3)),
+    ({"method": "test"}, lambda c: (c.rounds, 5, 2), lambda c: c.rounds * 2 * 2.0),
+    ({"model": "treatments"}, lambda c: (c.rounds, 5, 3), lambda c: c.rounds * 3 * 2 * 2.0),
+    # Sec. 14.4: Lap(2 B_x B_θ T η / ε) per agent and iteration.
+    ({"method": "rizk"}, lambda c: (c.iterations, 5), lambda c: 2 * c.iterations * 0.001),
+])
+def test_runs_draw_the_declared_noise(options: dict[str, Any], shape: Callable,
+                                      scale: Callable, monkeypatch: pytest.MonkeyPatch
+                                      ) -> None:
+    """What the audits declare is what the runs draw. The MLE, test and Rizk et al. runs
+    draw their Laplace noise through ``simulate._noise``, once for all replicates. The
+    shape is one draw per round, agent and state (per iteration and agent for Rizk et al.),
+    and the scale is ``cell.scale``, the paper's formula (Sec. 3.2 and Thm 4.2: K|Θ|Δ/ε;
+    Sec. 14.4: 2B_xB_θTη/ε)."""
+    calls: list[tuple[int, tuple[int, ...], float]] = []
+    original = simulate._noise
+
+    def spy(seeds, draws, b):  # type: ignore[no-untyped-def]
+        calls.append((len(seeds), tuple(draws), b))
+        return original(seeds, draws, b)
+
+    monkeypatch.setattr(simulate, "_noise", spy)
+    cell = cell_of(epsilon=1.0, **options)
+    assert cell.scale == pytest.approx(scale(cell), rel=1e-12)
+    simulate.run(cell, np.random.SeedSequence(SEED).spawn(2), [0, 1])
+    assert calls == [(2, shape(cell), cell.scale)]
+
+
+@pytest.mark.parametrize(("options", "scale"), [
+    ({"model": "bernoulli", "iterations": 20}, 3 * math.log(0.7 / 0.3)),
+    ({"model": "gaussian", "iterations": 20}, 3 * 8.0),  # g(±1) = (3 + 1)²/2
+    ({}, 2 * 2.0)])  # Cox: Δ = 2B_θB_x = 2, T + 1 = 21 rounds
+def test_online_runs_draw_the_declared_noise(options: dict[str, Any], scale: float,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Alg. 3 (Thm 4.7): each round's |Θ| log-likelihoods get Lap(|Θ|Δ/ε), one signal's
+    Δ. The compiled loop (``beliefs.online``, as ``simulate`` calls it) receives the
+    rounds' log-likelihoods and their noise. The noise has the rounds' shape, and it is
+    the replicate's stream of Laplace(``cell.scale``) draws."""
+    received: list[tuple[np.ndarray, np.ndarray]] = []
+    original = simulate.online
+
+    def spy(matrix, signals, draws, *rest):  # type: ignore[no-untyped-def]
+        received.append((signals.copy(), draws.copy()))
+        return original(matrix, signals, draws, *rest)
+
+    monkeypatch.setattr(simulate, "online", spy)
+    cell = cell_of(method="private_ol", **options)
+    assert cell.scale == pytest.approx(scale, rel=1e-12)
+    seeds = np.random.SeedSequence(SEED).spawn(2)
+    simulate.run(cell, seeds, [0, 1])
+    assert len(received) == 2  # one chunk per replicate
+    for seed, (signals, draws) in zip(seeds, received, strict=True):
+        assert signals.shape == draws.shape == (cell.iterations + 1, 5, len(cell.states))
+        expected = np.random.default_rng(seed).laplace(0.0, cell.scale, signals.shape)
+        np.testing.assert_array_equal(draws, expected)
+
+
+# ============================================================ Cox model on ACTG 175
+
+@dataclass(frozen=True)
+class Neighbour:
+    """Patient ``index`` of centre ``centre`` removed (``replacement`` None) or replaced;
+    ``change`` is Σ_θ |Δ log ℓ(θ)| of one round, the ranking of the search."""
+
+    change: float
+    centre: int
+    index: int
+    replacement: survival.Patient | None
+
+    def label(self, patients: Patients) -> str:
+        old = (f"patient {self.index} (t={patients.duration[self.index]:g}, "
+               f"event={int(patients.event[self.index])}, "
+               f"x={patients.covariate[self.index]:g})")
+        if self.replacement is None:
+            return f"centre {self.centre}: {old} removed"
+        t, e, x = self.replacement
+        return f"centre {self.centre}: {old} -> (t={t:g}, event={int(e)}, x={x:g})"
+
+
+def extreme_patients(patients: Patients) -> list[survival.Patient | None]:
+    """Removal, and the replacements :func:`survival.worst_neighbour` tries."""
+    times = (float(patients.duration[0]), float(patients.duration[-1]))
+    return [None, *[(t, e, x) for t in times for e in (0, 1) for x in COVARIATES]]
+
+
+def search(centres: Sequence[Patients], thetas: np.ndarray,
+           summary: Callable[[np.ndarray], np.ndarray] | None = None) -> list[Neighbour]:
+    """Every neighbour of every centre, worst first by the ℓ1 change of one round's
+    release: log ℓ on ``thetas``, or ``summary`` of it."""
+    summary = summary or (lambda values: values)
+    found = []
+    for c, patients in enumerate(centres):
+        base = summary(partial_loglik(patients, thetas))
+        for index in range(len(patients)):
+            for replacement in extreme_patients(patients):
+                moved = summary(partial_loglik(neighbour(patients, index, replacement),
+                                               thetas))
+                found.append(Neighbour(float(np.abs(moved - base).sum()), c, index,
+                                       replacement))
+    return sorted(found, key=lambda f: -f.change)
+
+
+def picked(found: list[Neighbour], worst: int = 25, random: int = 25) -> list[Neighbour]:
+    """The ``worst`` first neighbours of a search and ``random`` others."""
+    rng = np.random.default_rng(SEED)
+    others = rng.choice(np.arange(worst, len(found)), random, replace=False)
+    return found[:worst] + [found[i] for i in sorted(others)]
+
+
+def cox_pairs(centres: Sequence[Patients], found: list[Neighbour]) -> list[Pair[Patients]]:
+    return [Pair(f.label(centres[f.centre]), centres[f.centre],
+                 neighbour(centres[f.centre], f.index, f.replacement)) for f in picked(found)]
+
+
+@pytest.fixture(scope="module")
+def actg() -> Cell:
+    """The default cell: ACTG 175, ddI against ZDV, 5 centres, Θ = {0, −log 2}, GM."""
+    return cell_of()
+
+
+@pytest.fixture(scope="module")
+def actg_search(actg: Cell) -> list[Neighbour]:
+    return search(actg.centres, actg.states)
+
+
+def test_cox_releases_are_the_partial_likelihoods(actg: Cell) -> None:
+    """The audited release is the family's: each centre's log ℓ of eq. (3) on Θ."""
+    for c, patients in enumerate(actg.centres):
+        np.testing.assert_array_equal(actg.loglik[c], partial_loglik(patients, actg.states))
+    assert [len(p) for p in actg.centres] == [219, 219, 219, 218, 218]
+
+
+@pytest.mark.parametrize("method", MLE_PRIVATE)
+def test_cox_printed_sensitivity_fails_the_audit(method: str, actg: Cell,
+                                                 actg_search: list[Neighbour]) -> None:
+    """Sec. 12 as printed (Δ = 2B_θB_x = 2, the default): removing an early event moves
+    log ℓ by about log |R(k)| ≈ 5.6 at both states of Θ, against the 2 the noise of each
+    state pays for. The K rounds × 2 states, each with Lap(2KΔ/ε), lose 11.19/(2·2) =
+    2.80ε. The loss does not depend on K: Alg. 2's K = 6 costs what Alg. 1's K = 3 does."""
+    cell = cell_of(method=method)
+    assert cell.sensitivity == 2.0 and cell.scale == cell.rounds * 2 * 2.0
+    report = laplace_audit(rounds_release(lambda p: partial_loglik(p, cell.states),
+                                          cell.rounds),
+                           cell.scale, cox_pairs(actg.centres, actg_search), 1.0)
+    assert report.worst_ratio == pytest.approx(2.7967, rel=REL), report
+    assert report.worst.label.startswith("centre 3: patient 0 (t=14, event=1, x=1) removed")
+    assert report.worst.touched == 2 * cell.rounds
+    # Remove the first event of each centre: every one of them breaks the claim.
+    for c, patients in enumerate(actg.centres):
+        first = int(np.flatnonzero(patients.event)[0])
+        moved = survival.neighbour_change(patients, first, None, cell.states)
+        assert np.abs(moved).sum() * cell.rounds / cell.scale > 2.5, c
+
+
+@pytest.mark.parametrize("method", MLE_PRIVATE)
+def test_cox_signal_sensitivity_passes_the_audit(method: str, actg: Cell,
+                                                 actg_search: list[Neighbour]) -> None:
+    """``sensitivity=signal``: Δ = ``risk_set_sensitivity`` of the largest centre (219
+    patients, covariate range 1 for ACTG's indicator) = 13.52 passes. The loss is 0.414,
+    with room because the bound is reached on a constructed data set, not on ACTG.
+    Replacements with x = −1 (a range of 2) stay within it too."""
+    cell = cell_of(method=method, sensitivity="signal")
+    assert cell.sensitivity == pytest.approx(13.5234, rel=1e-4)
+    report = laplace_audit(rounds_release(lambda p: partial_loglik(p, cell.states),
+                                          cell.rounds),
+                           cell.scale, cox_pairs(actg.centres, actg_search), 1.0)
+    report.assert_private()
+    assert report.worst_ratio == pytest.approx(0.41360, rel=REL), report
+
+
+def cox_test_release(states: np.ndarray) -> Callable[[Patients], np.ndarray]:
+    """One round of the composite test (Sec. 10.2): log ℓ(θ₀) and the supremum of log ℓ
+    over [min Θ, max Θ] (``simulate._test_loglik``)."""
+    low, high = states.min(), states.max()
+    return lambda p: np.array([float(partial_loglik(p, states[0])),
+                               survival.profile_maximum(p, low, high)[1]])
+
+
+@pytest.fixture(scope="module")
+def test_search(actg: Cell) -> list[Neighbour]:
+    """The test's neighbours, ranked with the supremum taken on a grid of 21 in
+    [−log 2, 0] (θ₀ = 0 last)."""
+    grid = np.linspace(actg.states.min(), actg.states.max(), 21)
+    return search(actg.centres, grid, lambda values: np.array([values[-1], values.max()]))
+
+
+@pytest.mark.parametrize(("sensitivity", "expected"), [("printed", 2.7955), ("signal", 0.41343)])
+def test_cox_test_release(sensitivity: str, expected: float, actg: Cell,
+                          test_search: list[Neighbour]) -> None:
+    """The distributed test (Prop. 4.6, composite): K = 4 rounds of (log ℓ(0), sup over
+    [−log 2, 0] of log ℓ) with Lap(2KΔ/ε). Printed: 2.796ε, for removing centre 0's event
+    on day 135 (the supremum moves about as much as log ℓ(0)). Signal: 0.413."""
+    cell = cell_of(method="test", sensitivity=sensitivity)
+    one_round = cox_test_release(cell.states)
+    for c, patients in enumerate(cell.centres):
+        np.testing.assert_allclose(one_round(patients), cell.expected[c], rtol=1e-12)
+    report = laplace_audit(rounds_release(one_round, cell.rounds), cell.scale,
+                           cox_pairs(actg.centres, test_search), 1.0)
+    assert report.worst_ratio == pytest.approx(expected, rel=REL), report
+    assert report.worst.label.startswith("centre 0: patient 3 (t=135, event=1, x=1) removed")
+
+
+@dataclass(frozen=True)
+class Batches:
+    """One centre's patients as they arrive online: one data set per round."""
+
+    rounds: tuple[Patients, ...]
+
+    def replaced(self, round_: int, found: Neighbour) -> Batches:
+        changed = list(self.rounds)
+        changed[round_] = neighbour(changed[round_], found.index, found.replacement)
+        return Batches(tuple(changed))
+
+
+def arrivals(cell: Cell, seed: np.random.SeedSequence) -> list[Batches]:
+    """Each centre's rounds as :func:`simulate.online_loglik` draws them (replicate 0)."""
+    rng = data_generator(cell.config, seed, 0)
+    out = []
+    for patients in cell.centres:
+        order = rng.permutation(len(patients))
+        out.append(Batches(tuple(patients.take(b) for b in
+                                 np.array_split(order, cell.iterations + 1))))
+    return out
+
+
+@pytest.mark.parametrize(("sensitivity", "expected"), [("printed", 1.34841), ("signal", 0.19942)])
+def test_cox_online_release(sensitivity: str, expected: float) -> None:
+    """Alg. 3 on ACTG: each centre's patients arrive over T + 1 = 21 rounds (10 or 11 a
+    round), and a round's log ℓ of its own batch gets Lap(|Θ|Δ/ε). A patient arrives in
+    one round. Printed (Δ = 2): one patient of a batch moves its log ℓ by 5.39 over the
+    two states: 1.348ε. Signal (Δ of the whole centre, 13.52): 0.199."""
+    cell = cell_of(method="private_ol", sensitivity=sensitivity)
+    seed = np.random.SeedSequence(SEED)
+    batches = arrivals(cell, seed)
+    expected_release = np.concatenate(list(online_loglik(
+        cell.config, cell, cell.iterations, data_generator(cell.config, seed, 0))))
+    for c, centre in enumerate(batches):
+        mine = np.stack([partial_loglik(b, cell.states) for b in centre.rounds])
+        np.testing.assert_allclose(mine, expected_release[:, c], rtol=1e-12, atol=1e-12)
+    # The search: every patient of every round of every centre.
+    found: list[tuple[Neighbour, int]] = []
+    for c, centre in enumerate(batches):
+        for r, batch in enumerate(centre.rounds):
+            found += [(Neighbour(f.change, c, f.index, f.replacement), r)
+                      for f in search([batch], cell.states)]
+    found.sort(key=lambda item: -item[0].change)
+    chosen = found[:25] + [found[i] for i in np.random.default_rng(SEED).choice(
+        np.arange(25, len(found)), 25, replace=False)]
+    pairs = [Pair(f"round {r}, {f.label(batches[f.centre].rounds[r])}",
+                  batches[f.centre], batches[f.centre].replaced(r, f)) for f, r in chosen]
+    report = laplace_audit(lambda b: np.concatenate([partial_loglik(p, cell.states)
+                                                     for p in b.rounds]),
+                           cell.scale, pairs, 1.0)
+    assert report.worst_ratio == pytest.approx(expected, rel=REL), report
+    assert report.worst.touched == 2  # one round, two states
+    assert (report.worst_ratio > 1.0) == (sensitivity == "printed")
+
+
+# ------------------------------------------------------------ best treatment (Fig. 5)
+
+TREATMENT_ARMS = (1, 2, 3)
+
+
+@dataclass(frozen=True, eq=False)
+class Trial:
+    """A centre's ACTG 175 patients of ZDV and the treatment arms."""
+
+    days: np.ndarray
+    events: np.ndarray
+    arms: np.ndarray
+
+    def changed(self, index: int, replacement: tuple[float, int, int] | None) -> Trial:
+        if replacement is None:
+            keep = np.arange(len(self.days)) != index
+            return Trial(self.days[keep], self.events[keep], self.arms[keep])
+        days, events, arms = self.days.copy(), self.events.copy(), self.arms.copy()
+        days[index], events[index], arms[index] = replacement
+        return Trial(days, events, arms)
+
+    def label(self, centre: int, index: int, replacement: tuple[float, int, int] | None
+              ) -> str:
+        old = (f"centre {centre}: patient {index} (day {self.days[index]:g}, "
+               f"event {self.events[index]}, arm {self.arms[index]})")
+        if replacement is None:
+            return f"{old} removed"
+        day, event, arm = replacement
+        return f"{old} -> (day {day:g}, event {event}, arm {arm})"
+
+    def scores(self, thetas: np.ndarray | None = None) -> np.ndarray:
+        """Each arm's generalized likelihood ratio max_{−1 <= θ <= 0} log ℓ(θ) − log ℓ(0)
+        (``simulate.treatment_loglik``); on the grid ``thetas`` (ending at 0) if given."""
+        out = []
+        for arm in TREATMENT_ARMS:
+            mask = (self.arms == 0) | (self.arms == arm)
+            patients = Patients(self.days[mask], self.events[mask] == 1,
+                                (self.arms[mask] == arm).astype(float))
+            if thetas is None:
+                best = survival.profile_maximum(patients, -1.0, 0.0)[1]
+                out.append(best - float(partial_loglik(patients, 0.0)))
+            else:
+                values = partial_loglik(patients, thetas)
+                out.append(values.max() - values[-1])
+        return np.array(out)
+
+
+def trials() -> list[Trial]:
+    """The centres of ``model=treatments`` (even split, ``split_seed`` 0)."""
+    frame = survival.actg175()
+    frame = frame[frame["arms"].isin([0, *TREATMENT_ARMS])].reset_index(drop=True)
+    parts = survival.split(len(frame), 5, "even", np.random.default_rng(0))
+    return [Trial(*(frame.iloc[part][k].to_numpy() for k in ("days", "cens", "arms")))
+            for part in parts]
+
+
+def treatment_audit(centres: Sequence[int], full: bool) -> dict[str, AuditReport]:
+    """Rank the neighbours of ``centres`` on a θ grid of 51, then audit the 10 worst and 10
+    random ones with the exact ratios. A patient is removed or replaced by one with the
+    centre's earliest or latest day, event or censored, in any arm; ``full=False`` tries
+    only an event on the earliest day and a censoring on the latest."""
+    printed, signal = (cell_of(model="treatments", sensitivity=s) for s in ("printed",
+                                                                            "signal"))
+    everyone = trials()
+    for c, trial in enumerate(everyone):
+        np.testing.assert_allclose(trial.scores(), printed.loglik[c], rtol=1e-9, atol=1e-12)
+    grid = np.linspace(-1.0, 0.0, 51)
+    found = []
+    for c in centres:
+        trial = everyone[c]
+        base = trial.scores(grid)
+        first, last = trial.days.min(), trial.days.max()
+        options = [(d, e, a) for d in (first, last) for e in (0, 1) for a in range(4)
+                   if full or (d, e) in ((first, 1), (last, 0))]
+        for index in range(len(trial.days)):
+            for replacement in (None, *options):
+                change = np.abs(trial.changed(index, replacement).scores(grid) - base).sum()
+                found.append((float(change), c, index, replacement))
+    found.sort(key=lambda f: -f[0])
+    rng = np.random.default_rng(SEED)
+    chosen = found[:10] + [found[i] for i in rng.choice(np.arange(10, len(found)), 10,
+                                                        replace=False)]
+    pairs = [Pair(everyone[c].label(c, i, r), everyone[c], everyone[c].changed(i, r))
+             for _, c, i, r in chosen]
+    return {cell.config.sensitivity: laplace_audit(
+        rounds_release(lambda t: t.scores(), cell.rounds), cell.scale, pairs, 1.0)
+        for cell in (printed, signal)}
+
+
+def test_treatment_scores_pass_the_audit() -> None:
+    """Best-treatment identification (Sec. 5, Fig. 5): centre 3 (the worst of the five,
+    see the slow test). A ZDV patient enters all three arms' likelihoods, so replacing one
+    by an event on the first day moves the three ratios by 1.74 in all. A ratio is a
+    difference of a maximum and the value at θ = 0, and the two move together, so the
+    change stays far below log |R|. Printed (2Δ = 4 per arm, K|Θ|·4/ε): 0.145; signal
+    (2·13.66): 0.021."""
+    reports = treatment_audit([3], full=False)
+    for report in reports.values():
+        report.assert_private()
+        assert report.worst.label.startswith("centre 3: patient ")
+        assert report.worst.label.endswith("-> (day 50, event 1, arm 0)")
+    assert reports["printed"].worst_ratio == pytest.approx(0.14465, rel=REL)
+    assert reports["signal"].worst_ratio == pytest.approx(0.021185, rel=REL)
+
+
+@pytest.mark.slow
+def test_treatment_scores_pass_the_audit_at_every_centre() -> None:
+    """Every centre, every replacement (earliest or latest day, either flag, any arm):
+    the worst is centre 3's of the fast test."""
+    reports = treatment_audit(range(5), full=True)
+    assert reports["printed"].worst_ratio == pytest.approx(0.14465, rel=REL)
+    assert reports["printed"].worst.label.startswith("centre 3: ")
+    reports["signal"].assert_private()
+
+
+# ====================================================== bernoulli and gaussian signals
+
+def bernoulli_pairs(samples: int) -> list[Pair[int]]:
+    """One of ``samples`` binary signals flipped: k ones against k + 1."""
+    return [Pair(f"{k} -> {k + 1} ones", k, k + 1) for k in range(samples)]
+
+
+def gaussian_pairs(samples: int, bound: float, rng: np.random.Generator
+                   ) -> list[Pair[np.ndarray]]:
+    """One of ``samples`` signals in [−B_x, B_x] replaced, over a grid of step B_x/12 for
+    both values (the extremal pair (B_x, 0) of the default grid is on it), on three
+    backgrounds: all −B_x, all B_x, and clipped N(1, 1) draws."""
+    values = np.linspace(-bound, bound, 25)
+    backgrounds = {"low": np.full(samples, -bound), "high": np.full(samples, bound),
+                   "random": np.clip(rng.normal(1.0, 1.0, samples), -bound, bound)}
+    pairs = []
+    for name, background in backgrounds.items():
+        for a in values:
+            for b in values:
+                x, y = background.copy(), background.copy()
+                x[0], y[0] = a, b
+                pairs.append(Pair(f"{name}: {a:g} -> {b:g}", x, y))
+    return pairs
+
+
+def synthetic_release(cell: Cell) -> tuple[Callable[[Any], np.ndarray], list[Pair]]:
+    """One round of an agent of the MLE setting, and its one-signal neighbours."""
+    config = cell.config
+    m = config.samples
+    if config.model == "bernoulli":
+        return lambda k: bernoulli_loglik(k, m, cell.states), bernoulli_pairs(m)
+    return (lambda s: gaussian_loglik(s.sum(), (s**2).sum(), m, cell.states, config.sigma),
+            gaussian_pairs(m, config.bound_x, np.random.default_rng(SEED)))
+
+
+def test_synthetic_releases_are_the_familys() -> None:
+    """The audited per-agent release is what ``simulate.synthetic_loglik`` computes from
+    the replicate's signals (same generator, same draws)."""
+    seed = np.random.SeedSequence(SEED)
+    for model in ("bernoulli", "gaussian"):
+        cell = cell_of(model=model)
+        config = cell.config
+        theirs = simulate.synthetic_loglik(config, cell.states, cell.n,
+                                           data_generator(config, seed, 3))
+        rng = data_generator(config, seed, 3)
+        if model == "bernoulli":
+            ours = bernoulli_loglik(rng.binomial(config.samples, config.truth, cell.n),
+                                    config.samples, cell.states)
+        else:
+            signals = np.clip(rng.normal(config.truth, config.sigma,
+                                         (cell.n, config.samples)), -3.0, 3.0)
+            release, _ = synthetic_release(cell)
+            ours = np.stack([release(s) for s in signals])
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+#: (options, loss / ε measured, its closed form)
+SYNTHETIC = [
+    # Eq. (7) as printed, n_i g with n_i = 20: the slack is n_i.
+    ({"model": "bernoulli"}, 1 / 30),  # (2g(0.3) + 0)/(3 · 20 g(0.3))
+    ({"model": "bernoulli", "states": [0.3, 0.7]}, 1 / 20),
+    ({"model": "gaussian"}, 9 / 16 / 20),  # 13.5/(3 · 8 · 20)
+    # One signal, Δ = max_θ g(θ).
+    ({"model": "bernoulli", "sensitivity": "signal"}, 2 / 3),
+    ({"model": "bernoulli", "sensitivity": "signal", "states": [0.3, 0.7]}, 1.0),
+    ({"model": "gaussian", "sensitivity": "signal"}, 9 / 16),
+]
+
+
+@pytest.mark.parametrize("method", MLE_PRIVATE)
+@pytest.mark.parametrize(("options", "expected"), SYNTHETIC)
+def test_synthetic_mle_releases(method: str, options: dict[str, Any], expected: float
+                                ) -> None:
+    """Algs 1 and 2 on bernoulli and gaussian signals (eq. (7)): the K × |Θ| values of an
+    agent against every one-signal neighbour. Printed passes with slack n_i = 20. Signal
+    is tight (ratio 1) exactly when every state moves by max g at once: bernoulli on
+    Θ = {0.3, 0.7}. On the default grids θ = 0.5 does not move (bernoulli, 2/3), or no
+    pair moves every state by its own maximum (gaussian: (s, s') = (B_x, 0) = (3, 0) moves
+    the three states by 7.5, 4.5 and 1.5 against g = 8, 4.5, 8: 13.5/24 = 9/16)."""
+    cell = cell_of(method=method, **options)
+    per_round, pairs = synthetic_release(cell)
+    report = laplace_audit(rounds_release(per_round, cell.rounds), cell.scale, pairs, 1.0)
+    report.assert_private()
+    assert report.worst_ratio == pytest.approx(expected, rel=1e-9), report
+    if expected == 1.0:  # tight; the negative control (half the noise) loses 2ε
+        halved = audit(rounds_release(per_round, cell.rounds),
+                       Noise(LAPLACE, np.array([cell.scale])).halved(), pairs, Budget(1.0),
+                       "laplace")
+        assert halved.worst_ratio == pytest.approx(2.0, rel=1e-9)
+
+
+@pytest.mark.parametrize(("states", "expected"), [(None, 2 / 3), ([0.3, 0.7], 1.0)])
+def test_printed_eq7_is_the_calibration_for_a_whole_data_set(states: list[float] | None,
+                                                             expected: float) -> None:
+    """Eq. (7)'s n_i·g protects all of an agent's signals at once. The neighbour is every
+    one of its 20 binary signals flipped (0 ones against 20): 1 on Θ = {0.3, 0.7}, the
+    2/3 of a single signal under ``signal`` on the default grid."""
+    cell = cell_of(model="bernoulli", method="gm", states=states)
+    m = cell.config.samples
+    report = laplace_audit(
+        rounds_release(lambda k: bernoulli_loglik(k, m, cell.states), cell.rounds),
+        cell.scale, [Pair("all 0 -> all 1", 0, m)], 1.0)
+    assert report.worst_ratio == pytest.approx(expected, rel=1e-9)
+
+
+def synthetic_test_release(cell: Cell) -> Callable[[Any], np.ndarray]:
+    """One round of the composite test: log γ(θ₀) and the supremum over [min Θ, max Θ]
+    (``simulate._synthetic_sup``: the agent's clipped MLE)."""
+    config, low, high = cell.config, cell.states.min(), cell.states.max()
+    m, null = config.samples, cell.states[0]
+    if config.model == "bernoulli":
+        def release(k: int) -> np.ndarray:
+            best = min(max(k / m, low), high)
+            return np.array([k * math.log(null) + (m - k) * math.log1p(-null),
+                             k * math.log(best) + (m - k) * math.log1p(-best)])
+        return release
+
+    def gaussian(s: np.ndarray) -> np.ndarray:
+        best = min(max(s.mean(), low), high)
+        return -np.array([((s - null) ** 2).sum(), ((s - best) ** 2).sum()]) / (
+            2 * config.sigma**2)
+    return gaussian
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    ({"model": "bernoulli"}, 1 / 20), ({"model": "bernoulli", "sensitivity": "signal"}, 1.0),
+    ({"model": "gaussian"}, 1 / 20), ({"model": "gaussian", "sensitivity": "signal"}, 1.0)])
+def test_synthetic_test_releases(options: dict[str, Any], expected: float) -> None:
+    """The composite test (Sec. 10.2) on bernoulli and gaussian signals: K rounds of
+    (log γ(θ₀), sup log γ) with Lap(2KΔ/ε). Both move by max g at once when the agent's
+    MLE stays at θ₀ = min Θ, so ``signal`` is tight. Bernoulli: a 1 added to 0 ones moves
+    both by log(0.3/0.7). Gaussian: s from −1 to 3 among −3s moves both by 8. Printed:
+    1/n_i."""
+    cell = cell_of(method="test", **options)
+    one_round = synthetic_test_release(cell)
+    # The family's own test data of a replicate, from the same draws.
+    seed = np.random.SeedSequence(SEED)
+    theirs = simulate._test_data(cell, [seed], [0])[0]
+    rng = data_generator(cell.config, seed, 0)
+    config = cell.config
+    if config.model == "bernoulli":
+        data = list(rng.binomial(config.samples, config.truth, cell.n))
+    else:
+        data = list(np.clip(rng.normal(config.truth, config.sigma, (cell.n, config.samples)),
+                            -config.bound_x, config.bound_x))
+    np.testing.assert_allclose(np.stack([one_round(d) for d in data]), theirs, rtol=1e-12)
+    _, pairs = synthetic_release(cell)
+    report = laplace_audit(rounds_release(one_round, cell.rounds), cell.scale, pairs, 1.0)
+    report.assert_private()
+    assert report.worst_ratio == pytest.approx(expected, rel=1e-9), report
+
+
+# ------------------------------------------------------------------- online (Alg. 3)
+
+@dataclass(frozen=True, eq=False)
+class Stream:
+    """An agent's arrivals: per round, the signals (bernoulli: 0/1)."""
+
+    rounds: tuple[np.ndarray, ...]
+
+    def replaced(self, round_: int, value: float | None, index: int = 0) -> Stream:
+        """Signal ``index`` of a round set to ``value`` (removed if None; appended when
+        ``index`` is the round's count)."""
+        changed = list(self.rounds)
+        signals = changed[round_]
+        if value is None:
+            signals = np.delete(signals, index)
+        elif index == len(signals):
+            signals = np.append(signals, value)
+        else:
+            signals = signals.copy()
+            signals[index] = value
+        changed[round_] = signals
+        return Stream(tuple(changed))
+
+
+def stream_release(cell: Cell) -> Callable[[Stream], np.ndarray]:
+    config = cell.config
+
+    def release(stream: Stream) -> np.ndarray:
+        counts = np.array([len(s) for s in stream.rounds])
+        if config.model == "bernoulli":
+            ones = np.array([s.sum() for s in stream.rounds])
+            return bernoulli_loglik(ones, counts, cell.states).ravel()
+        total = np.array([s.sum() for s in stream.rounds])
+        squares = np.array([(s**2).sum() for s in stream.rounds])
+        return gaussian_loglik(total, squares, counts, cell.states, config.sigma).ravel()
+    return release
+
+
+def agent_stream(cell: Cell, rounds: int) -> Stream:
+    """Agent 0's ``rounds`` + 1 rounds of a replicate, checked against
+    :func:`simulate.online_loglik` on the same generator (one chunk of rounds)."""
+    assert rounds + 1 <= simulate.CHUNK
+    config = cell.config
+    seed = np.random.SeedSequence(SEED)
+    rng = data_generator(config, seed, 0)
+    counts = rng.poisson(config.rate, (rounds + 1, cell.n))
+    if config.model == "bernoulli":
+        ones = rng.binomial(counts, config.truth)
+        signals = [np.r_[np.ones(k), np.zeros(c - k)] for k, c in zip(ones[:, 0], counts[:, 0],
+                                                                      strict=True)]
+    else:
+        draws = np.clip(rng.normal(config.truth, config.sigma, counts.sum()),
+                        -config.bound_x, config.bound_x)
+        ends = np.cumsum(counts.ravel())
+        per = np.split(draws, ends[:-1])
+        signals = [per[t * cell.n] for t in range(rounds + 1)]
+    stream = Stream(tuple(signals))
+    theirs = np.concatenate(list(online_loglik(config, cell, rounds,
+                                               data_generator(config, seed, 0))))[:, 0]
+    np.testing.assert_allclose(stream_release(cell)(stream), theirs.ravel(), rtol=1e-12,
+                               atol=1e-12)
+    return stream
+
+
+def stream_pairs(cell: Cell, stream: Stream, added: bool) -> list[Pair[Stream]]:
+    """Per round with a signal, its first signal replaced by every value of the domain (a
+    grid of step B_x/6 for gaussian, with the extremal (B_x, 0)); with ``added``,
+    also a signal of every value added to any round."""
+    config = cell.config
+    values = ((0.0, 1.0) if config.model == "bernoulli"
+              else np.linspace(-config.bound_x, config.bound_x, 13))
+    pairs = []
+    for r, signals in enumerate(stream.rounds):
+        if len(signals):
+            pairs += [Pair(f"round {r}: {a:g} -> {b:g}", stream.replaced(r, a),
+                           stream.replaced(r, b)) for a in values for b in values if a != b]
+        if added:
+            pairs += [Pair(f"round {r}: {a:g} added", stream.replaced(r, a, len(signals)),
+                           stream) for a in values]
+    return pairs
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    ({"model": "bernoulli"}, 2 / 3), ({"model": "bernoulli", "states": [0.3, 0.7]}, 1.0),
+    ({"model": "gaussian"}, 9 / 16)])
+def test_online_releases_pass_the_audit(options: dict[str, Any], expected: float) -> None:
+    """Alg. 3 (Thm 4.7): each round's log-likelihoods of its arrivals with Lap(|Θ|g/ε)
+    (one signal; ``printed`` and ``signal`` agree online). A signal enters one round, so
+    one round's |Θ| values move: the MLE setting's single-signal losses, over 30 rounds of
+    Poisson(1) arrivals."""
+    for sensitivity in ("printed", "signal"):
+        cell = cell_of(method="private_ol", iterations=30, sensitivity=sensitivity,
+                       **options)
+        stream = agent_stream(cell, 30)
+        report = laplace_audit(stream_release(cell), cell.scale,
+                               stream_pairs(cell, stream, added=False), 1.0)
+        report.assert_private()
+        assert report.worst_ratio == pytest.approx(expected, rel=1e-9), report
+        assert report.worst.touched <= len(cell.states)
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    ({"model": "bernoulli"}, 0.88666), ({"model": "gaussian"}, 29 / 48),
+    ({"model": "bernoulli", "states": [0.5, 0.6]}, 1.98468)])
+def test_online_signal_added_or_removed(options: dict[str, Any], expected: float) -> None:
+    """Outside the paper's relation (a replaced signal), for the record: a signal added
+    to a round moves each state by −log ℓ(s|θ), not by a difference. On the default
+    grids that stays within ε: bernoulli (|log 0.7| + |log 0.5| + |log 0.3|)/(3 log(7/3))
+    = 0.887, gaussian (16 + 9 + 4)/2/24 = 29/48. On Θ = {0.5, 0.6}, where g(0.5) = 0, it
+    does not: a 0 added costs (log 2 + log 2.5)/(2 log 1.5) = 1.985ε."""
+    cell = cell_of(model=options["model"], states=options.get("states"),
+                   method="private_ol", iterations=30)
+    stream = agent_stream(cell, 30)
+    report = laplace_audit(stream_release(cell), cell.scale,
+                           stream_pairs(cell, stream, added=True), 1.0)
+    assert report.worst_ratio == pytest.approx(expected, rel=REL), report
+    assert "added" in report.worst.label
+
+
+# ======================================================= Rizk et al. (Sec. 14.4)
+
+@dataclass(frozen=True, eq=False)
+class Conditioned:
+    """A centre's data and the iterate θ_{i,t−1} it is scored at, every iteration: the
+    past is public, so the worst past for a pair is the θ where its clipped scores differ
+    most, at every step."""
+
+    patients: Patients
+    theta: float
+
+
+def rizk_release(cell: Cell, clip: float) -> Callable[[Conditioned], np.ndarray]:
+    """The data's part of T iterates: η Clip(d log ℓ/dθ (θ_{t−1}), clip) per iteration
+    (``simulate.run_rizk``)."""
+    eta, iterations = cell.config.learning_rate, cell.iterations
+    return lambda d: np.full(iterations, eta * float(np.clip(
+        partial_score(d.patients, d.theta), -clip, clip)))
+
+
+def straddling_pair() -> tuple[Patients, Patients]:
+    """Six patients: events at days 1 to 5 with x = 1, 1, −1, −1, −1, and one censored on
+    day 6 with x = −1 in S and 1 in S'. Late censored patients enter every risk set, so
+    the score moves by a harmonic-like sum (4.35 at θ = 0.5), from 2.04 to −2.32: both
+    past the clip at ±2B_θB_x = ±2 (between θ = 0.44 and 0.51)."""
+    days, events = np.arange(1.0, 7.0), np.array([1, 1, 1, 1, 1, 0], dtype=bool)
+    x = np.array([1.0, 1.0, -1.0, -1.0, -1.0])
+    return (Patients(days, events, np.append(x, -1.0)),
+            Patients(days, events, np.append(x, 1.0)))
+
+
+def test_rizk_as_printed_loses_twice_its_budget() -> None:
+    """Sec. 14.4: Clip(·, 2B_θB_x) bounds the clipped score to [−2B_θB_x, 2B_θB_x], so one
+    patient can move it by 4B_θB_x (here 4) while Lap(2B_xB_θTη/ε) pays for 2B_θB_x. On
+    the straddling pair, every one of the T = 9 increments moves by 4η: 2ε, exactly. The
+    noise Lap(4B_xB_θTη/ε) makes it ε, exactly."""
+    cell = cell_of(method="rizk")
+    assert cell.scale == pytest.approx(2 * 1.0 * 1.0 * cell.iterations * 0.001 / 1.0)
+    s, s_prime = straddling_pair()
+    assert partial_score(s, 0.5) > 2.0 and partial_score(s_prime, 0.5) < -2.0
+    pairs = [Pair("censored covariate -1 -> 1, θ = 0.5", Conditioned(s, 0.5),
+                  Conditioned(s_prime, 0.5))]
+    release = rizk_release(cell, clip=2.0)
+    report = laplace_audit(release, cell.scale, pairs, 1.0)
+    assert report.worst_ratio == pytest.approx(2.0, rel=1e-12)
+    assert report.worst.touched == cell.iterations
+    doubled = laplace_audit(release, 2 * cell.scale, pairs, 1.0)
+    assert doubled.worst_ratio == pytest.approx(1.0, rel=1e-12)
+
+
+def rizk_search(cell: Cell, centres: Sequence[int], grid: np.ndarray
+                ) -> list[tuple[float, float, Neighbour]]:
+    """Per neighbour, the largest change of the clipped score over the θ grid."""
+    found = []
+    for c in centres:
+        patients = cell.centres[c]
+        base = np.clip(partial_score(patients, grid), -2.0, 2.0)
+        for index in range(len(patients)):
+            for replacement in extreme_patients(patients):
+                moved = np.clip(partial_score(neighbour(patients, index, replacement), grid),
+                                -2.0, 2.0)
+                at = int(np.argmax(np.abs(moved - base)))
+                found.append((float(abs(moved[at] - base[at])), float(grid[at]),
+                              Neighbour(0.0, c, index, replacement)))
+    return sorted(found, key=lambda f: -f[0])
+
+
+def rizk_actg_audit(centres: Sequence[int], grid: np.ndarray) -> AuditReport:
+    """The 10 worst neighbours on the grid, each at the θ of [−1, 1] (grid of 2001)
+    where its clipped scores differ most."""
+    cell = cell_of(method="rizk")
+    fine = np.linspace(-1.0, 1.0, 2001)
+    pairs = []
+    for _, _, f in rizk_search(cell, centres, grid)[:10]:
+        patients = cell.centres[f.centre]
+        other = neighbour(patients, f.index, f.replacement)
+        gap = np.abs(np.clip(partial_score(patients, fine), -2, 2)
+                     - np.clip(partial_score(other, fine), -2, 2))
+        theta = float(fine[np.argmax(gap)])
+        pairs.append(Pair(f"{f.label(patients)} at θ={theta:g}", Conditioned(patients, theta),
+                          Conditioned(other, theta)))
+    return laplace_audit(rizk_release(cell, 2.0), cell.scale, pairs, 1.0)
+
+
+def test_rizk_on_actg_stays_within_its_budget_barely() -> None:
+    """On ACTG 175 (centre 3, the worst of the five; see the slow test) a patient moves
+    the raw score by about 2: the first event's covariate 1 → −1 moves its own term
+    x − E_R[x] by 2, less its share of a risk set of 218. The clip binds on neither side
+    at θ = −0.215. Worst: 0.994ε."""
+    report = rizk_actg_audit([3], np.linspace(-1.0, 1.0, 21))
+    report.assert_private()
+    assert report.worst_ratio == pytest.approx(0.99437, rel=REL), report
+    assert report.worst.label.startswith(
+        "centre 3: patient 0 (t=14, event=1, x=1) -> (t=14, event=1, x=-1)")
+
+
+@pytest.mark.slow
+def test_rizk_on_actg_every_centre() -> None:
+    report = rizk_actg_audit(range(5), np.linspace(-1.0, 1.0, 41))
+    report.assert_private()
+    assert report.worst_ratio == pytest.approx(0.99437, rel=REL), report
+    assert report.worst.label.startswith("centre 3: ")
+
+
+# ================================================================= Sec. 2's toy
+
+@pytest.mark.parametrize("p", [0.6, 0.7, 0.9])
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
+def test_laplace_toy_is_exactly_private(p: float, epsilon: float) -> None:
+    """Each agent sends log(ℓ(s|θ=1)/ℓ(s|θ=0)) + Lap(Δ/ε) = L(2s − 1) + Lap(Δ/ε). Flipping s
+    moves it by 2L = Δ = 2|log p − log(1 − p)| (the cell's ``sensitivity_bound``): ratio
+    1, exactly, for every agent of n = 5."""
+    cell = cell_of(model="bernoulli", method="laplace", states=[1 - p, p], epsilon=epsilon)
+    assert cell.sensitivity == pytest.approx(float(toy.laplace_sensitivity(p)), rel=1e-12)
+    ratio = math.log(p / (1 - p))
+    pairs = [Pair(f"agent {i}: 0 -> 1", np.zeros(cell.n), np.eye(cell.n)[i])
+             for i in range(cell.n)]
+    report = laplace_audit(lambda s: ratio * (2 * s - 1), float(toy.laplace_scale(p, epsilon)),
+                           pairs, epsilon)
+    assert report.worst_ratio == pytest.approx(1.0, rel=1e-12)
+    assert min(pair.ratio for pair in report.pairs) == pytest.approx(1.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("epsilon", [0.05, 0.5, 1.0, 4.0, 20.0])
+def test_randomized_response_is_exactly_private(epsilon: float) -> None:
+    """``rr`` (Sec. 2) sends y = s XOR flip, P[flip] = p_ε = 1/(1 + e^ε)
+    (``toy.flip_probability``, as ``simulate.run_toy`` uses it). The largest likelihood
+    ratio of an output between s = 0 and s = 1 is (1 − p_ε)/p_ε = e^ε: loss ε, exactly."""
+    cell = cell_of(model="bernoulli", method="rr", states=[0.3, 0.7], epsilon=epsilon)
+    flip = float(toy.flip_probability(cell.config.epsilon))
+    output = {s: np.array([1 - flip, flip]) if s == 0 else np.array([flip, 1 - flip])
+              for s in (0, 1)}  # P[y = 0], P[y = 1]
+    loss = float(np.abs(np.log(output[0] / output[1])).max())
+    assert loss == pytest.approx(epsilon, rel=1e-12)
+
+
+# ============================================================ given K and T, scales
+
+@pytest.mark.parametrize("method", ["gm", "test"])
+def test_given_rounds_rescale_the_noise(method: str, actg: Cell,
+                                        actg_search: list[Neighbour]) -> None:
+    """Thm 4.2: K rounds need Lap(K|Θ|Δ/ε) each: with ``rounds=30`` the cell's scale is
+    that of 30 rounds, and the audit of ``sensitivity=signal`` passes (it lost 4.14ε (gm)
+    and 3.10ε (test) when the scale kept the theorem's K of 3 or 4)."""
+    cell = cell_of(method=method, sensitivity="signal", rounds=30)
+    assert cell.rounds == 30
+    one_round = (cox_test_release(cell.states) if method == "test"
+                 else lambda p: partial_loglik(p, cell.states))
+    report = laplace_audit(rounds_release(one_round, cell.rounds), cell.scale,
+                           cox_pairs(actg.centres, actg_search), 1.0)
+    report.assert_private()
+
+
+def test_given_iterations_rescale_rizks_noise() -> None:
+    """Sec. 14.4 scales the budget by T: with ``iterations=90`` the noise is that of 90
+    iterations (with T = 9's, the straddling pair cost 20ε)."""
+    cell = cell_of(method="rizk", iterations=90)
+    assert cell.iterations == 90
+    assert cell.scale == pytest.approx(2 * cell.iterations * 0.001)
+
+
+def test_laplace_toy_reports_its_noise_scale() -> None:
+    """The rows' ``noise_scale`` (``cell.scale``) is "the Laplace scale b of each noise
+    draw". The toy's draw is Lap(Δ/ε) (``toy.laplace_statistics``)."""
+    cell = cell_of(model="bernoulli", method="laplace", states=[0.3, 0.7])
+    assert cell.scale == pytest.approx(float(toy.laplace_scale(0.7, 1.0)))
