@@ -16,7 +16,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # the command writes files; it never opens a window
 
-from . import continual, reproduce
+from . import continual, inference, reproduce
 from .figures import FIGURES, VIEWS
 from .load import ResultsError, summaries
 from .plot import MissingData, save
@@ -24,7 +24,7 @@ from .report import drawers, report
 
 #: What ``figure`` draws: the paper's figures, the views and the overview (of each
 #: family: ``overview_<family>`` in a directory of several).
-FIGURE_NAMES = ["overview", *FIGURES, *VIEWS, *continual.VIEWS]
+FIGURE_NAMES = ["overview", *FIGURES, *VIEWS, *continual.VIEWS, *inference.views(".")]
 #: The commands whose own parser reads every argument after their name (argparse's
 #: REMAINDER would not take a leading option such as --help).
 DELEGATED = {"reproduce": reproduce.main, "continual": continual.main}

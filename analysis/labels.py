@@ -1,7 +1,8 @@
 """The papers' vocabulary for series and axes, one :class:`Vocabulary` per family.
 
-Private-ColME (Secs. III-VII), DP distributed estimation on networks (Secs. 3-5) and
-continual mean estimation under user-level DP (Secs. 3-5) have theirs in
+Private-ColME (Secs. III-VII), DP distributed estimation on networks (Secs. 3-5),
+continual mean estimation under user-level DP (Secs. 3-5) and DP distributed inference
+(Secs. 2, 4, 5 and 14) have theirs in
 :data:`VOCABULARIES`; a family without one is drawn with its own column and
 value names. Lookups take the family (the ``family`` column of the results) so that the
 same value can mean different things in two families.
@@ -130,9 +131,47 @@ CONTINUAL = Vocabulary(
     references=("bound", "lower_bound"),
     metric="abs_error",
 )
+INFERENCE = Vocabulary(
+    names={
+        "method": {"mle": "Alg. 4 (non-private)", "am": "AM (Alg. 1)", "gm": "GM (Alg. 1)",
+                   "threshold_1": "two thresholds, Θ̂^{thres,1} (Alg. 2)",
+                   "threshold_2": "two thresholds, Θ̂^{thres,2} (Alg. 2)",
+                   "ol": "Alg. 5 (non-private OL)", "private_ol": "private OL (Alg. 3)",
+                   "test": "distributed test (Prop. 4.6)", "rizk": "Rizk et al.",
+                   "centralized": "centralized (pooled)", "rr": "randomized response",
+                   "laplace": "Laplace", "individual": "individual test (β_IND)"},
+        "source": {"bound": "theorem's bound", "exact": "exact", "belief": "belief"},
+        "model": {"bernoulli": "Bernoulli", "gaussian": "Gaussian",
+                  "cox": "proportional hazards (Cox)", "treatments": "best treatment"},
+        "test": {"composite": "composite (Wilks)", "simple": "simple"},
+    },
+    axes={"type_i_error": "type I error P[Θ̂ ⊄ Θ*]",
+          "type_ii_error": "type II error P[Θ* ⊄ Θ̂]",
+          "exact_recovery": "exact recovery P[Θ̂ = Θ*]",
+          "tvd_truth": "TVD of the beliefs to the ground truth",
+          "tvd_private": "TVD of the beliefs to the non-private run",
+          "reject": "power (rejection rate)", "statistic": "test statistic",
+          "p_value": "p-value", "belief": "final belief", "state": "state",
+          "critical_epsilon": "critical budget ε*", "graph.n_nodes": "number of centres n",
+          "patients": "time points (patients)", "seconds": "time per run (s)",
+          "t": "iteration t"},
+    symbols={"graph.n_nodes": "n", "patients": "time points", "rounds_k": "K",
+             "iterations_t": "T", "alpha": "α", "beta": "β", "rho_am": "ϱ^AM",
+             "rho_gm": "ϱ^GM", "rho_threshold": "ϱ^thres", "arm": "arm",
+             "split_seed": "split seed"},
+    curves=("mle", "am", "gm", "threshold_1", "threshold_2", "ol", "private_ol", "test",
+            "rizk", "rr", "laplace"),
+    baselines=("centralized", "individual"),
+    scheme=("method",),
+    facets=("epsilon", "graph.n_nodes", "patients"),
+    # A method's theorem bound (Thms 4.2, 4.3, 4.7, Prop. 4.6) and, for the Sec. 2 toy,
+    # its exact power.
+    references=("bound", "exact"),
+    metric="tvd_truth",
+)
 #: The vocabularies of the families that have one, by family name.
 VOCABULARIES: dict[str, Vocabulary] = {"colme": COLME, "network": NETWORK,
-                                       "continual": CONTINUAL}
+                                       "continual": CONTINUAL, "inference": INFERENCE}
 
 
 def vocabulary(family: str | Sequence[str] | None = None) -> Vocabulary:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import seaborn as sns
 
-from . import continual
+from . import continual, inference
 from .figures import FIGURES, VIEWS
 from .labels import add_scheme, families_of
 from .load import ROW_KEYS, present, summaries, summary_metrics, swept
@@ -62,7 +62,9 @@ def drawers(summary: pd.DataFrame, paper: bool = True,
     or ``overview_<family>`` in a directory of several), the paper's figures (at the
     paper's sizes unless ``paper`` is false) and the views; and, when ``results`` (the
     directories of ``summary``) hold continual cells, the continual family's views
-    (:data:`analysis.continual.VIEWS`), which read their rows (``keep`` as the summary's).
+    (:data:`analysis.continual.VIEWS`), which read their rows (``keep`` as the summary's),
+    and when they hold inference cells the inference family's
+    (:func:`analysis.inference.views`; its run times read the results' provenance).
 
     Cells that differ only in their seed are averaged in the overview and the views,
     and their captions say so; every other curve is one cell.
@@ -77,6 +79,8 @@ def drawers(summary: pd.DataFrame, paper: bool = True,
     views = {n: functools.partial(view, aggregate=seeds) for n, view in VIEWS.items()}
     if results is not None and continual.FAMILY in families:
         views.update(continual.views(results, keep))
+    if results is not None and inference.FAMILY in families:
+        views.update(inference.views(results))
     return {**overviews, **figures, **views}
 
 

@@ -23,6 +23,15 @@ COMMANDS = [
     ["+experiment=fig7", "epsilon=0.5,1", *NETWORK],
     ["+experiment=fig7", "method=rizk", "rizk_start=signal", "epsilon=0.5,1", *NETWORK],
     ["+experiment=sample_paths", *NETWORK],
+    # The inference paper's presets, small: fewer ε, runs and centres.
+    ["+experiment=inference_fig1", "epsilon=0.05,0.3,2"],
+    ["+experiment=inference_fig2", "replicates=30", "null_draws=200", "epsilon=0.1,0.5,2",
+     "graph.n_nodes=25,100", "states=[0.3,0.7],[0.1,0.9]"],
+    ["+experiment=inference_actg", "replicates=10"],
+    ["+experiment=inference_fig6", "replicates=5", "graph.n_nodes=10", "epsilon=1,8"],
+    ["+experiment=inference_runtime", "graph.n_nodes=3,6", "patients=512,1024",
+     "replicates=2"],
+    ["+experiment=inference_quickstart", "replicates=10", "epsilon=1"],
 ]
 
 
@@ -45,8 +54,8 @@ def test_every_placeholder_is_filled_and_every_figure_drawn(rendered: tuple[Path
     assert text.index("Rendered from runs of other sizes") < text.index("## Commands")
     assert "fig2_left: M = 200, t_max = 300, runs = 2" in text
     images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
-    # Every figure of both papers, Private-ColME's included.
-    assert len(images) == 9
+    # Every figure of the three papers, Private-ColME's included.
+    assert len(images) == 16
     for image in images:
         path = root.parent / "docs" / image
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", image
@@ -64,6 +73,22 @@ def test_the_numbers_are_those_of_the_results(rendered: tuple[Path, str]) -> Non
     mse = fig2[fig2.t == fig2.t_max].set_index("weights").mse
     short = [re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{mse[w]:.2e}") for w in ("last", "mom")]
     assert f"non-MoM vs MoM: RR {short[0]} vs {short[1]};" in text
+
+
+def test_the_inference_claims_are_those_of_the_results(rendered: tuple[Path, str]) -> None:
+    root, text = rendered
+    table = text[text.index("### The paper's claims, checked"):]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == 1 + 22  # the header and one row per claim
+    for row in rows[1:]:
+        cells = re.split(r"(?<!\\)\|", row)  # a bar inside a cell is escaped
+        assert len(cells) == 7 and re.match(r" (yes|\*\*no\*\*)", cells[4]), row
+    # The centralized test's p-value of the pooled ddI against ZDV patients.
+    actg = summaries(root / "inference_actg", method="centralized", model="cox")
+    p_value = actg[actg.source == "simulated"].p_value.iloc[0]
+    assert re.sub(r"e([+-])0*(\d)", r"e\1\2", f"P = {p_value:.2e}") in text
+    for figure in ("fig1", "fig2", "fig4", "fig5", "fig6", "fig14_2", "errors"):
+        assert f"figures/inference_{figure}.png" in text
 
 
 def test_the_papers_sizes_are_required_unless_any_size(rendered: tuple[Path, str],

@@ -49,8 +49,8 @@ METRICS = {
 # core): a multiply-add of the MLE algorithms' block (n² per agent-state-round column and
 # iteration), an agent-state-round of online learning (draws and compiled kernel), a
 # centre's score evaluation of Rizk et al. per iteration (amortized over a block of
-# replicates), a centre's rounds of a Cox
-# trial online (one batched partial likelihood), and the Sec. 2 toy's one decision.
+# replicates), a centre's rounds of a Cox trial online (one batched partial likelihood),
+# and the Sec. 2 toy's one decision.
 _MULTIPLY_SECONDS = 2e-9
 _ONLINE_SECONDS = 2e-7
 _SCORE_SECONDS = 2e-5
