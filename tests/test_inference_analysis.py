@@ -1,0 +1,314 @@
+"""The inference family's views (analysis/inference.py) and the document's claims about the
+paper (analysis/reproduce.py): each figure draws from small runs of the family and says
+what it shows, each refuses results without inference rows, and each claim's verdict is
+the comparison of its numbers."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import inference
+from analysis.inference import Claim
+from analysis.load import summaries, summarize
+from analysis.plot import MissingData, save
+from analysis.reproduce import (
+    bound_claims,
+    claims_table,
+    hospital_claims,
+    pvalue_claims,
+    rizk_claims,
+    runtime_claims,
+    toy_claims,
+    treatment_claims,
+)
+from sweep.execute import simulate
+from sweep.inference import survival
+from sweep.inference.config import InferenceConfig
+from sweep.inference.simulate import treatment_loglik
+from tests.sweep_reference import run_cli
+
+matplotlib.use("Agg")
+
+COMPLETE = {"kind": "complete"}
+TREATMENTS = {"model": "treatments", "rho_am": 1.0986122886681098,
+              "rho_gm": 1.0986122886681098, "rho_threshold": 1.0986122886681098}
+
+
+def _summary(cells: list[dict]) -> pd.DataFrame:
+    """The summary of the cells' rows, each run in this process (``simulate``)."""
+    frames = [simulate("inference", **cell) for cell in cells]
+    rows = pd.concat(frames, ignore_index=True)
+    rows.attrs.update(frames[0].attrs)
+    return summarize(rows)
+
+
+@pytest.fixture(scope="module")
+def toy() -> pd.DataFrame:
+    """Sec. 2: RR exact (2 n × 2 p × 4 ε) and Laplace simulated (2 n × 1 p × 3 ε)."""
+    rr = [{"replicates": 0, "method": "rr", "model": "bernoulli", "states": [1 - p, p],
+           "graph": {**COMPLETE, "n_nodes": n}, "epsilon": e}
+          for n in (25, 100) for p in (0.6, 0.7) for e in (0.05, 0.2, 0.8, 2.0)]
+    laplace = [{"replicates": 100, "seed": 2, "method": "laplace", "model": "bernoulli",
+                "states": [0.3, 0.7], "graph": {**COMPLETE, "n_nodes": n}, "epsilon": e,
+                "null_draws": 500} for n in (25, 100) for e in (0.1, 0.5, 2.0)]
+    return _summary(rr + laplace)
+
+
+@pytest.fixture(scope="module")
+def actg() -> pd.DataFrame:
+    """Sec. 5 at 20 runs: the tests, and the best treatment by AM, GM, Alg. 4 and pooled."""
+    tests = [{"replicates": 20, "seed": 3, "method": m, "states": [0.0, -1.0]}
+             for m in ("test", "centralized")]
+    best = [{"replicates": 20, "seed": 3, "method": m, **TREATMENTS}
+            for m in ("am", "gm", "mle", "centralized")]
+    return _summary(tests + best)
+
+
+@pytest.fixture(scope="module")
+def tvd() -> pd.DataFrame:
+    """Fig. 6 in small: GM, AM and Rizk et al. at two ε, 5 centres, 20 runs."""
+    return _summary([{"replicates": 20, "seed": 6, "method": m, "epsilon": e}
+                     for m in ("am", "gm", "rizk") for e in (1.0, 8.0)])
+
+
+@pytest.fixture(scope="module")
+def runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny runtime sweep (the run times are in the results files' provenance)."""
+    work = tmp_path_factory.mktemp("runtime")
+    done = run_cli(["-m", "family=inference", "method=am,gm", "graph.n_nodes=3,6",
+                    "patients=256,512", "replicates=2", "executor=serial",
+                    "results_dir=runtime"], work)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return work / "runtime"
+
+
+def _drawn(grid, tmp_path: Path, name: str) -> str:
+    """Save the figure (it must render) and return its caption."""
+    paths = save(grid, tmp_path / name, formats=("png",))
+    assert paths[0].read_bytes()[:4] == b"\x89PNG"
+    return grid.caption
+
+
+# -- Figures ---------------------------------------------------------------------------
+
+def test_power_figures_mark_the_critical_budgets(toy: pd.DataFrame, tmp_path: Path) -> None:
+    caption = _drawn(inference.power_figure(toy, "rr"), tmp_path, "fig1")
+    assert "16 cells" in caption and "eq. (2)" in caption and "β_IND" in caption
+    caption = _drawn(inference.power_figure(toy, "laplace"), tmp_path, "fig2")
+    assert "100 runs per cell" in caption and "Wilson" in caption
+    with pytest.raises(ValueError, match="choose method"):
+        inference.power_figure(toy)
+
+
+def test_critical_table_reads_the_results(toy: pd.DataFrame) -> None:
+    rr = inference.critical_table(toy, "rr")
+    assert len(rr) == 4 and set(rr.n) == {25, 100} and set(rr.p) == {0.6, 0.7}
+    exact = toy[(toy.method == "rr") & (toy.source == "exact")]
+    for row in rr.itertuples():
+        mine = exact[(exact["graph.n_nodes"] == row.n)
+                     & (exact.states.astype(str) == f"{1 - row.p:g},{row.p:g}")]
+        assert (mine.critical_epsilon == row.critical).all() and len(mine) == 4
+    # eq. (2) is the crossing for Σy ≥ τ: never above eq. (1)'s power crossing.
+    assert (rr.critical <= rr.exact_crossing + 1e-12).all()
+    # The bands are of the runs (100 per cell), whatever the number of agents.
+    assert {c.replicates for c in inference.power_curves(toy, "laplace")} == {100}
+    laplace = inference.critical_table(toy, "laplace")
+    assert (laplace.crossing_low <= laplace.crossing).all()
+    assert (laplace.crossing <= laplace.crossing_high).all()
+
+
+def test_crossing_interpolates_in_log_epsilon() -> None:
+    x = [0.1, 1.0, 10.0]
+    assert inference.crossing(x, [0.0, 0.5, 1.0], 0.75) == pytest.approx(math.sqrt(10))
+    assert inference.crossing(x, [0.6, 0.7, 0.8], 0.5) == 0.1
+    assert inference.crossing(x, [0.1, 0.2, 0.3], 0.5) == math.inf
+
+
+def test_km_figure_uses_the_runs_split(actg: pd.DataFrame, tmp_path: Path) -> None:
+    caption = _drawn(inference.km_figure(actg), tmp_path, "fig4")
+    assert "Kaplan–Meier" in caption and "penalizer 0.05" in caption
+    assert "n = 5 centres" in caption
+
+
+def test_centre_frames_are_the_familys_centres(actg: pd.DataFrame) -> None:
+    """The split the figure draws is the one the best-treatment runs score: each centre's
+    log GLR of every arm against ZDV, recomputed from its frame, is the family's."""
+    cell = inference.survival_cell(actg)
+    frames = inference.centre_frames(cell)
+    config = InferenceConfig.from_options(model="treatments", graph={**COMPLETE, "n_nodes": 5})
+    local, _, _ = treatment_loglik(config, 5)
+    for i, frame in enumerate(frames):
+        for j, arm in enumerate((1, 2, 3)):
+            patients = survival.Patients.from_arms(frame, arm)
+            best = survival.profile_maximum(patients, -1.0, 0.0, "breslow")[1]
+            score = best - float(survival.partial_loglik(patients, 0.0, "breslow"))
+            assert score == pytest.approx(local[i, j], rel=1e-9, abs=1e-9)
+
+
+def test_hazard_ratios_of_actg(actg: pd.DataFrame) -> None:
+    pooled = pd.concat(inference.centre_frames(inference.survival_cell(actg)))
+    table = inference.hazard_ratios(pooled).set_index("arm")
+    assert (table.coef < 0).all() and (table.p < 1e-3).all()
+    assert table.coef.idxmin() == "ZDV+ddI"
+
+
+def test_beliefs_figure_and_best_treatment(actg: pd.DataFrame, tmp_path: Path) -> None:
+    caption = _drawn(inference.beliefs_figure(actg), tmp_path, "fig5")
+    assert "4 cells, one per algorithm" in caption and "20 runs" in caption
+    assert "non-private" in caption
+
+
+def test_best_treatment_counts_strict_winners() -> None:
+    rows = pd.DataFrame({
+        "cell_id": "c", "method": "gm", "source": "belief", "t": 3,
+        "replicate": np.repeat([0, 1, 2], 2),
+        "state": ["a", "b"] * 3, "belief": [0.7, 0.3, 0.5, 0.5, 0.2, 0.8]})
+    best = inference.best_treatment(rows).iloc[0]
+    assert best.runs == 3 and best.share_a == pytest.approx(1 / 3)
+    assert best.share_b == pytest.approx(1 / 3)  # the tie counts for neither
+    assert best.best == "b"  # mean belief 0.533 against 0.467
+
+
+def test_tvd_figure(tvd: pd.DataFrame, tmp_path: Path) -> None:
+    caption = _drawn(inference.tvd_figure(tvd), tmp_path, "fig6")
+    assert "6 cells" in caption and "No jitter" in caption
+    ratios = inference.rizk_ratios(tvd)
+    assert set(ratios.method) == {"am", "gm"} and (ratios.rizk > 0.5).all()
+
+
+def test_error_rates_draw_the_bounds(tvd: pd.DataFrame, tmp_path: Path) -> None:
+    caption = _drawn(inference.error_rates(tvd), tmp_path, "errors")
+    assert "theorem's bound" in caption and "Wilson" in caption
+    caption = _drawn(inference.error_rates(tvd[tvd.epsilon == 1.0], x="t"), tmp_path, "t")
+    assert "drawn flat over t" in caption
+    rates = inference.final_rates(tvd)
+    assert set(rates.method) == {"am", "gm"}
+    assert set(rates.metric) == {"type_i_error", "type_ii_error"}
+
+
+def test_runtime_figure_reads_the_provenance(runtime_dir: Path, tmp_path: Path) -> None:
+    table = inference.runtimes(runtime_dir)
+    assert len(table) == 8 and (table.per_run > 0).all()
+    assert np.allclose(table.per_run * table.replicates, table.seconds)
+    caption = _drawn(inference.runtime_figure(table), tmp_path, "fig14_2")
+    assert "8 cells" in caption and "no interval" in caption
+
+
+def test_views_refuse_results_without_inference_rows(toy: pd.DataFrame, actg: pd.DataFrame,
+                                                      tvd: pd.DataFrame) -> None:
+    other = tvd.assign(family="colme")
+    for view in (inference.power_figure, inference.km_figure, inference.beliefs_figure,
+                 inference.tvd_figure, inference.error_rates):
+        with pytest.raises(MissingData, match="inference"):
+            view(other)
+    with pytest.raises(MissingData):
+        inference.power_figure(actg)  # no toy cells
+    with pytest.raises(MissingData):
+        inference.km_figure(toy)  # no ACTG cells
+    with pytest.raises(MissingData):
+        inference.beliefs_figure(toy)
+    with pytest.raises(MissingData):
+        inference.tvd_figure(actg)  # one ε
+    with pytest.raises(MissingData):
+        inference.runtime_figure(pd.DataFrame({"graph.n_nodes": [3]}))
+
+
+def test_report_views(tvd: pd.DataFrame, runtime_dir: Path) -> None:
+    views = inference.views(runtime_dir)
+    assert set(views) >= {"inference_tvd", "inference_runtime", "inference_error_rates"}
+    assert views["inference_runtime"](summaries(runtime_dir)).caption
+
+
+# -- The claims' verdicts, on synthetic numbers ------------------------------------------
+
+def _critical(values: dict[tuple[int, float], float], **extra: float) -> pd.DataFrame:
+    rows = [{"n": n, "p": p, "critical": v, "crossing": v * 2, "crossing_low": v * 1.8,
+             "crossing_high": v * 2.2, "replicates": extra.get("replicates", 0)}
+            for (n, p), v in values.items()]
+    return pd.DataFrame(rows)
+
+
+def test_toy_claims_compare_their_numbers() -> None:
+    good = _critical({(25, 0.7): 0.3, (50, 0.7): 0.2, (25, 0.9): 0.45, (50, 0.9): 0.4})
+    claims = toy_claims(good, good.assign(replicates=100))
+    assert all(c.agrees for c in claims), [c.claim for c in claims if not c.agrees]
+    bad = _critical({(25, 0.7): 0.3, (50, 0.7): 0.35, (25, 0.9): 0.6, (50, 0.9): 0.4})
+    claims = {c.claim: c for c in toy_claims(bad, bad.assign(replicates=100))}
+    below = claims["ε*_RR < 1 in every case tested (n = 25–50, p = 0.7–0.9)"]
+    assert below.checks == {"eq. (2)": True, "power crossing": False}
+    falls = claims["ε*_RR decreases with n (larger groups gain more from sharing)"]
+    assert falls.checks["eq. (2) at p = 0.7"] is False
+    assert falls.checks["eq. (2) at p = 0.9"] is True
+    simulated = claims["ε*_Laplace decreases with n"]
+    # 0.3 → 0.35: intervals [0.54, 0.66] and [0.63, 0.77] overlap: not a significant rise.
+    assert simulated.checks["simulated at p = 0.7"] is True
+
+
+def test_test_claims() -> None:
+    tests = pd.DataFrame([
+        {"method": "centralized", "median": 4e-6, "low": 4e-6, "high": 4e-6, "below_1e5": 1.0,
+         "reject": 1.0, "runs": 10, "alpha": 0.05},
+        {"method": "test", "median": 6e-4, "low": 1e-9, "high": 1.0, "below_1e5": 0.4,
+         "reject": 0.5, "runs": 10, "alpha": 0.05}])
+    centralized, distributed = pvalue_claims(tests, 16.0, 4, 2.0, 21.3)
+    assert centralized.agrees and not distributed.agrees
+    assert "16.0" in distributed.reading and "6.00e-4" in distributed.ours
+    tests.loc[1, "median"] = 1e-6
+    assert pvalue_claims(tests, 16.0, 4, 2.0, 21.3)[1].agrees
+
+
+def test_hospital_and_treatment_claims() -> None:
+    centre = {"coef": -0.1, "low": -0.6, "high": 0.4, "p": 0.9, "patients": 218, "events": 60}
+    pooled = {"coef": -0.45, "low": -0.65, "high": -0.24, "p": 2e-5, "patients": 1093,
+              "events": 309}
+    one, both = hospital_claims([centre, {**centre, "p": 0.01}], pooled, "ddI")
+    assert one.checks == {"centre 1": True, "centre 2": False} and both.agrees
+    hazards = pd.DataFrame({"arm": ["ZDV+ddI", "ZDV+Zal", "ddI"], "coef": [-0.6, -0.5, -0.4]})
+    best = pd.DataFrame([{"method": "gm", "runs": 200, "share_ZDV+ddI": 0.6,
+                          "mean_ZDV+ddI": 0.5, "mean_ddI": 0.5},
+                         {"method": "am", "runs": 200, "share_ZDV+ddI": 0.52,
+                          "mean_ZDV+ddI": 0.4, "mean_ddI": 0.6}])
+    truth, identify = treatment_claims(hazards, "ZDV+ddI", best, {"gm": 48.0, "am": 72.0}, 4.8)
+    assert truth.agrees
+    # 60% of 200 runs is above one half beyond its interval; 52% is not.
+    assert identify.checks == {"AM (Alg. 1)": False, "GM (Alg. 1)": True}
+
+
+def test_rizk_and_runtime_claims() -> None:
+    ratios = pd.DataFrame({"n": [10, 10], "epsilon": [1.0, 8.0], "method": ["gm", "gm"],
+                           "rizk": [1.0, 1.0], "ours": [0.5, 0.01], "ratio": [2.0, 100.0],
+                           "ratio_se": [0.1, 20.0], "rizk_private": [0.0, 0.0]})
+    below, hundred = rizk_claims(ratios)
+    assert below.agrees and hundred.agrees
+    assert not rizk_claims(ratios.assign(ratio=[2.0, 17.0]))[1].agrees
+    table = pd.DataFrame({"graph.n_nodes": [3, 96], "per_run": [1e-3, 0.5]})
+    sec5, actg = runtime_claims(table)
+    assert sec5.checks == {"within 10 s": True, "≥ 10× faster at n = 96": True}
+    assert actg.agrees and "20.0 times faster than 10 s" in sec5.ours
+    sec5, actg = runtime_claims(table.assign(per_run=[1e-3, 2.0]))
+    assert sec5.checks["≥ 10× faster at n = 96"] is False and not actg.agrees
+
+
+def test_bound_claims_and_the_table() -> None:
+    rates = pd.DataFrame([
+        {"method": "gm", "metric": "type_i_error", "rate": 0.08, "low": 0.05, "high": 0.12,
+         "bound": 0.1, "lower": False, "holds": True, "epsilon": 1.0, "n": 5,
+         "noise_scale": 12.0, "iterations_t": 9, "preset": "quick"},
+        {"method": "am", "metric": "type_ii_error", "rate": 0.4, "low": 0.3, "high": 0.5,
+         "bound": 0.1, "lower": False, "holds": False, "epsilon": 1.0, "n": 5,
+         "noise_scale": 12.0, "iterations_t": 7, "preset": "quick"}])
+    (claim,) = bound_claims(rates, {5: 9.85})
+    assert claim.checks == {"GM (Alg. 1)": True, "AM (Alg. 1)": False}
+    assert "within the bound in 1 of 1 cells" in claim.ours and "9.85" in claim.reading
+    table = claims_table([claim, Claim("2", "a claim", "1.0", {"": True}, "never shown")])
+    lines = table.splitlines()
+    assert len(lines) == 4
+    assert "| yes, except AM (Alg. 1) |" in lines[2]
+    assert claim.reading in lines[2]  # a check fails: the reading is shown
+    assert "never shown" not in table
