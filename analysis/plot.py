@@ -37,6 +37,9 @@ REFERENCE_DASHES = {"local": (0, (1, 1)), "ideal": (0, (6, 2)), "oracle": (0, (3
 GREY = "0.35"
 #: Series per panel beyond which a part of the scheme moves to the panels.
 MAX_SERIES = 8
+#: Most panels in one figure: beyond, a figure is unreadable, and matplotlib's shared axes
+#: take minutes to lay it out.
+MAX_PANELS = 36
 #: Lines a legend column holds per inch of figure height, so it is never taller.
 LEGEND_ROWS_PER_INCH = 4.5
 #: Columns a cell carries that are not options: they never name a curve.
@@ -371,6 +374,11 @@ def curves(
     if unmapped:
         raise ValueError(f"the rows also vary by {', '.join(unmapped)}: map it to hue, "
                          "style, col or row")
+    panels = math.prod(lines[k].nunique() for k in (layout.col, layout.row) if k)
+    if panels > MAX_PANELS:
+        shown = [k for k in (layout.col, layout.row) if k]
+        raise MissingData(f"{panels} panels ({' by '.join(shown)}), more than {MAX_PANELS} "
+                          "in one figure: draw fewer cells (filter the results)")
     counts = _check(lines, layout, x, aggregate)
     # Each reference row belongs to its cell's curve and panel; a key that varies within
     # a cell (e.g. which error a row holds) is the reference row's own.

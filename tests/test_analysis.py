@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from matplotlib.collections import PolyCollection
 
+from analysis import plot
 from analysis.figures import FIGURES
 from analysis.labels import add_scheme, name
 from analysis.load import load, summaries, summarize
@@ -150,6 +151,17 @@ def test_the_rows_of_simulate_are_summarized_and_drawn() -> None:
     grid = curves(summary)
     assert [line.get_label() for line in grid.axes[0, 0].lines] == [
         "Algorithm 1", "local", "ideal"]
+
+
+def test_curves_refuse_more_panels_than_a_figure_can_show() -> None:
+    """Cells over a numeric option take a panel each: past ``MAX_PANELS`` the figure says
+    so rather than spend minutes laying out an unreadable grid."""
+    cells = [_cell(f"e{i}", epsilon=0.1 * (i + 1)) for i in range(plot.MAX_PANELS + 1)]
+    summary = summarize(pd.concat(cells, ignore_index=True))
+    with pytest.raises(MissingData, match=rf"^{plot.MAX_PANELS + 1} panels \(epsilon\), "
+                                          rf"more than {plot.MAX_PANELS}"):
+        curves(summary)
+    curves(summarize(pd.concat(cells[:plot.MAX_PANELS], ignore_index=True)))
 
 
 def test_curves_refuse_ambiguous_series() -> None:
