@@ -54,7 +54,7 @@ from sweep.continual.config import ORDERS
 
 from .labels import axis, name
 from .load import load, summarize
-from .plot import GREY, MissingData, curves, derived, finish
+from .plot import GREY, MissingData, curves, derived, finish, panel_grid
 from .reproduce import (
     Preset,
     Results,
@@ -351,18 +351,6 @@ def local_ranges(rows: pd.DataFrame, x: str) -> dict[str, tuple[float, float]]:
     return {f"{a:g}–{b:g}": (a, b) for a, b in itertools.pairwise(values)}
 
 
-def _grid(panels: Sequence[str], height: float = 3.2, aspect: float = 1.3,
-          sharey: bool = True) -> sns.FacetGrid:
-    """An empty grid of one row of panels titled ``panels``, for the figures that are
-    not curves through cells (categories on an axis, fitted slopes)."""
-    grid = sns.FacetGrid(pd.DataFrame({"panel": list(panels)}), col="panel",
-                         col_order=list(panels), height=height, aspect=aspect,
-                         sharey=sharey, sharex=False)
-    for ax, title in zip(grid.axes.flat, panels, strict=True):
-        ax.set_title(title)
-    return grid
-
-
 def _colours(methods: Iterable[str]) -> dict[str, Any]:
     """Colours by method, as :func:`analysis.plot.curves` gives them (sorted names)."""
     ordered = sorted(set(methods))
@@ -388,7 +376,7 @@ def slope_figure(rows: pd.DataFrame, ranges: Mapping[str, tuple[float, float]] |
     local = slopes(rows, x, local_ranges(rows, x))
     fitted = slopes(rows, x, ranges)
     colours = _colours(local.method)
-    grid = _grid(["between neighbouring cells", "fitted over ranges"], sharey=True)
+    grid = panel_grid(["between neighbouring cells", "fitted over ranges"], sharey=True)
     left, right = grid.axes.flat
     labels = list(dict.fromkeys(fitted["range"]))
     width = 0.6 / max(len(colours), 1)
@@ -478,7 +466,7 @@ def orders_figure(rows: pd.DataFrame) -> sns.FacetGrid:
     cells = at_end(rows)
     colours = _colours(cells.method)
     panels = [name("statistic", s, FAMILY) for s in STATISTICS]
-    grid = _grid(panels, height=3.6, aspect=1.5)
+    grid = panel_grid(panels, height=3.6, aspect=1.5, sharey=True)
     width = 0.8 / len(colours)
     where = {o: i for i, o in enumerate(orders)}
     for ax, statistic in zip(grid.axes.flat, STATISTICS, strict=True):
@@ -573,7 +561,7 @@ def activation_figure(rows: pd.DataFrame) -> sns.FacetGrid:
     table = activations(rows)
     levels = sorted(table.level[table.level >= 0].unique())
     palette = dict(zip(levels, sns.color_palette("viridis", len(levels)), strict=True))
-    grid = _grid([""], height=3.4, aspect=1.9)
+    grid = panel_grid([""], height=3.4, aspect=1.9, sharey=True)
     ax = grid.axes.flat[0]
     where = {o: i for i, o in enumerate(orders)}
     end = float(rows.t.max())

@@ -53,7 +53,16 @@ from sweep.store import ResultsStore, cell_records
 
 from .labels import axis, name
 from .load import Z95, load, present, wilson
-from .plot import GREY, MissingData, SharedCurve, curves, derived, finish, varying
+from .plot import (
+    GREY,
+    MissingData,
+    SharedCurve,
+    curves,
+    derived,
+    finish,
+    panel_grid,
+    varying,
+)
 
 FAMILY = "inference"
 #: Alg. 1's and Alg. 2's estimators: the private distributed MLE.
@@ -157,18 +166,6 @@ def _final(rows: pd.DataFrame) -> pd.DataFrame:
 
 def _palette(count: int) -> list[Any]:
     return sns.color_palette("colorblind", max(count, 1))
-
-
-def _grid(panels: Sequence[str], height: float = 3.2, aspect: float = 1.3,
-          sharey: bool = False, sharex: bool = False) -> sns.FacetGrid:
-    """An empty grid of one row of panels titled ``panels``, drawn by hand (the figures
-    here combine panels of different kinds)."""
-    grid = sns.FacetGrid(pd.DataFrame({"panel": list(panels)}), col="panel",
-                         col_order=list(panels), height=height, aspect=aspect,
-                         sharey=sharey, sharex=sharex)
-    for ax, title in zip(grid.axes.flat, panels, strict=True):
-        ax.set_title(title)
-    return grid
 
 
 def _count(n: int, noun: str) -> str:
@@ -371,7 +368,7 @@ def power_figure(summary: pd.DataFrame, method: str | None = None, p: float = 0.
     middle_n = n if n in ns else max(ns)
     rr = method == "rr"
     star = "ε*_RR" if rr else "ε*_Laplace"
-    grid = _grid([f"p = {left_p:g}, n varies", f"n = {middle_n}, p varies",
+    grid = panel_grid([f"p = {left_p:g}, n varies", f"n = {middle_n}, p varies",
                   f"{star} over n and p"], height=3.4, aspect=1.15)
     left, middle, right = grid.axes.flat
     _draw_power(left, [c for c in curves_ if c.p == left_p], lambda c: f"n = {c.n}")
@@ -540,7 +537,7 @@ def km_figure(summary: pd.DataFrame, centre: int = 0) -> sns.FacetGrid:
     pooled = pd.concat(frames, ignore_index=True)
     local = frames[centre]
     n = len(frames)
-    grid = _grid(["pooled (centralized)", f"centre {centre + 1} of {n}",
+    grid = panel_grid(["pooled (centralized)", f"centre {centre + 1} of {n}",
                   "log hazard ratio vs ZDV"], height=3.4, aspect=1.15)
     left, middle, right = grid.axes.flat
     arms = sorted(int(a) for a in pooled["arms"].unique())
@@ -620,7 +617,7 @@ def beliefs_figure(summary: pd.DataFrame) -> sns.FacetGrid:
     states = list(dict.fromkeys(beliefs.sort_values("state").state))
     if (rows.model == "treatments").all():
         states = [a for a in ARMS.values() if a in states]
-    grid = _grid(["final beliefs ν_T per state", "TVD to the non-private run"],
+    grid = panel_grid(["final beliefs ν_T per state", "TVD to the non-private run"],
                  height=3.4, aspect=1.35)
     left, right = grid.axes.flat
     width = 0.8 / len(methods)
@@ -775,7 +772,7 @@ def runtime_figure(table: pd.DataFrame) -> sns.FacetGrid:
     sizes = sorted(table.patients.dropna().unique()) or [None]
     colours = dict(zip(methods, _palette(len(methods)), strict=False))
     styles = dict(zip(sizes, ["-", "--", ":", "-."], strict=False))
-    grid = _grid([""], height=3.6, aspect=1.5)
+    grid = panel_grid([""], height=3.6, aspect=1.5)
     ax = grid.axes.flat[0]
     ax.axhspan(*PAPER_RUNTIME, color="0.88", zorder=0)
     ax.axhspan(*PAPER_RUNTIME_ACTG, color="0.78", zorder=0)

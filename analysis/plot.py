@@ -515,6 +515,19 @@ def _legend(grid: sns.FacetGrid, layout: Layout, colours: dict[object, object],
                     ncol=math.ceil(len(entries) / per_column), fontsize=8)
 
 
+def panel_grid(panels: Sequence[str], height: float = 3.2, aspect: float = 1.3,
+               sharey: bool = False, sharex: bool = False) -> sns.FacetGrid:
+    """An empty grid of one row of panels titled ``panels``, for figures drawn by hand
+    rather than as curves through cells (categories on an axis, fitted slopes, panels of
+    different kinds)."""
+    grid = sns.FacetGrid(pd.DataFrame({"panel": list(panels)}), col="panel",
+                         col_order=list(panels), height=height, aspect=aspect,
+                         sharey=sharey, sharex=sharex)
+    for ax, title in zip(grid.axes.flat, panels, strict=True):
+        ax.set_title(title)
+    return grid
+
+
 def finish(grid: sns.FacetGrid, text: str, title: str | None = None) -> sns.FacetGrid:
     """Give ``grid`` its caption (``grid.caption``, printed under the panels) and title."""
     figure = grid.figure
