@@ -864,10 +864,8 @@ def bound_claims(rates: pd.DataFrame, gaps: Mapping[int, float]) -> list[Claim]:
         "Thm 4.3": lambda b, t: noise(b) + "; and under the printed counting p₁ = 1 − "
                    "1/|Θ*| = 0, so τ^{thres,1} = 0 and Θ̂^{thres,1} keeps every state",
         "Thm 4.7": lambda b, t: (
-            f"for the Cox model the family runs T = {t} rounds (the trial's patients split "
-            "evenly over them, Sec. 14.1), not Thm 4.7's T, which needs an unending "
-            f"stream; each round adds noise of scale b = {b} per centre and state, "
-            f"against {gap} for all the data"),
+            f"T = {t} rounds, each adding Laplace noise of scale b = {b} per agent and "
+            "state to the round's log-likelihoods"),
     }
     claims = []
     for theorem, pairs in THEOREMS.items():

@@ -79,7 +79,7 @@ def test_the_inference_claims_are_those_of_the_results(rendered: tuple[Path, str
     root, text = rendered
     table = text[text.index("### The paper's claims, checked"):]
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
-    assert len(rows) == 1 + 22  # the header and one row per claim
+    assert len(rows) == 1 + 21  # the header and one row per claim
     for row in rows[1:]:
         cells = re.split(r"(?<!\\)\|", row)  # a bar inside a cell is escaped
         assert len(cells) == 7 and re.match(r" (yes|\*\*no\*\*)", cells[4]), row
