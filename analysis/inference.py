@@ -48,7 +48,7 @@ from matplotlib.patches import Patch
 
 from sweep.inference import survival
 from sweep.inference.config import ARMS, InferenceConfig
-from sweep.inference.simulate import cox_centres
+from sweep.inference.simulate import cox_centres, treatment_frames, treatment_loglik
 from sweep.store import ResultsStore, cell_records
 
 from .labels import axis, name
@@ -457,36 +457,38 @@ def survival_cell(summary: pd.DataFrame, models: Sequence[str] = ("treatments", 
                       "dataset=actg175: +experiment=inference_actg)")
 
 
-def centre_frames(cell: pd.Series) -> list[pd.DataFrame]:
-    """ACTG 175's rows (``arms``, ``days``, ``cens``) of each centre, split as the
-    family's best-treatment runs split them (:func:`sweep.inference.simulate.
-    treatment_loglik`: the patients of ZDV and the cell's arms, ``split`` by the
-    generator of ``split_seed``; the Cox model's ``cox_centres`` splits one arm's
-    patients the same way, see :func:`cox_centre_frames`)."""
-    arms = [int(float(a)) for a in str(cell.states).split(",")] if cell.model == (
-        "treatments") else [int(cell.arm)]
-    frame = survival.actg175()
-    frame = frame[frame["arms"].isin([0, *arms])].reset_index(drop=True)
-    rng = np.random.default_rng(int(cell.split_seed))
+def _config(cell: pd.Series) -> InferenceConfig:
+    """The data options of an ACTG 175 cell (:func:`survival_cell`) as a configuration."""
+    options: dict[str, Any] = {
+        "model": cell.model, "dataset": "actg175", "split": str(cell.split),
+        "split_seed": int(cell.split_seed),
+        "graph": {"kind": "complete", "n_nodes": int(cell["graph.n_nodes"])}}
+    if cell.model == "treatments":
+        options["states"] = [float(a) for a in str(cell.states).split(",")]
+    else:
+        options["arm"] = int(cell.arm)
     if pd.notna(cell.get("patients")):
-        frame = frame.iloc[rng.integers(0, len(frame), int(cell.patients))].reset_index(
-            drop=True)
-    parts = survival.split(len(frame), int(cell["graph.n_nodes"]), str(cell.split), rng)
-    return [frame.iloc[part].reset_index(drop=True) for part in parts]
+        options["patients"] = int(cell.patients)
+    return InferenceConfig.from_options(**options)
+
+
+def centre_frames(cell: pd.Series) -> list[pd.DataFrame]:
+    """ACTG 175's rows (``arms``, ``days``, ``cens``) of each centre, as the family splits
+    them (:func:`sweep.inference.simulate.treatment_frames` for best-treatment cells,
+    :func:`~sweep.inference.simulate.cox_centres` for a Cox model's one arm)."""
+    config = _config(cell)
+    if config.model == "treatments":
+        return treatment_frames(config, config.graph.n_nodes)
+    return [pd.DataFrame({"arms": np.where(c.covariate == 1, config.arm, 0),
+                          "days": c.duration, "cens": c.event.astype(int)})
+            for c in cox_centres(config, config.graph.n_nodes)]
 
 
 def cox_centre_frames(cell: pd.Series) -> list[pd.DataFrame]:
-    """The centres of a Cox model cell (one arm against ZDV) as the family builds them
-    (:func:`sweep.inference.simulate.cox_centres`), as frames of ``days``, ``cens`` and
-    ``treated``."""
-    config = InferenceConfig.from_options(
-        model="cox", dataset="actg175", arm=int(cell.arm), split=str(cell.split),
-        split_seed=int(cell.split_seed), graph={"kind": "complete",
-                                                "n_nodes": int(cell["graph.n_nodes"])},
-        **({"patients": int(cell.patients)} if pd.notna(cell.get("patients")) else {}))
-    return [pd.DataFrame({"days": c.duration, "cens": c.event.astype(int),
-                          "treated": c.covariate}) for c in cox_centres(config,
-                                                                         config.graph.n_nodes)]
+    """The centres of a Cox model cell (one arm against ZDV) as the family builds them,
+    as frames of ``days``, ``cens`` and ``treated``."""
+    return [frame.assign(treated=(frame["arms"] != 0).astype(float))[
+        ["days", "cens", "treated"]] for frame in centre_frames(cell)]
 
 
 def hazard_ratio(frame: pd.DataFrame) -> dict[str, float]:
@@ -1044,13 +1046,7 @@ def score_spread(cell: pd.Series) -> float:
     """The largest difference between two arms' scores (log GLR against ZDV) at one
     centre, for a best-treatment cell, as the family computes them
     (:func:`sweep.inference.simulate.treatment_loglik`)."""
-    from sweep.inference.simulate import treatment_loglik
-
-    config = InferenceConfig.from_options(
-        model="treatments", states=[float(s) for s in str(cell.states).split(",")],
-        split=str(cell.split), split_seed=int(cell.split_seed),
-        graph={"kind": "complete", "n_nodes": int(cell["graph.n_nodes"])},
-        **({"patients": int(cell.patients)} if pd.notna(cell.get("patients")) else {}))
+    config = _config(cell)
     local, _, _ = treatment_loglik(config, config.graph.n_nodes)
     return float((local.max(axis=1) - local.min(axis=1)).max())
 

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from ..components import graphs
@@ -128,24 +129,31 @@ def cox_centres(config: InferenceConfig, n: int) -> tuple[survival.Patients, ...
     return tuple(patients.take(part) for part in parts)
 
 
-def treatment_loglik(config: InferenceConfig, n: int
-                     ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Best-treatment identification (Sec. 5, Fig. 5): ACTG 175's patients of ZDV and the
-    treatment arms Θ, split among n centres; centre i scores arm a by its generalized
-    likelihood ratio against ZDV, log γ_i(a) = max_{−B_θ <= θ <= 0} log ℓ_i,a(θ) −
-    log ℓ_i,a(0), on its patients of the two arms (θ <= 0: the treatment improves
-    survival, the composite alternative of Sec. 5). Returns the (n, |Θ|) scores, the
-    pooled scores and the largest number of patients a centre scores an arm on."""
-    arms = [int(a) for a in config.state_grid]
+def treatment_frames(config: InferenceConfig, n: int) -> list[pd.DataFrame]:
+    """ACTG 175's rows (``arms``, ``days``, ``cens``, ...) of ZDV and the treatment arms Θ,
+    resampled to ``patients`` if asked, split among n centres by the generator
+    ``split_seed``: the centres of the best-treatment model."""
     frame = survival.actg175()
-    frame = frame[frame["arms"].isin([0, *arms])].reset_index(drop=True)
+    frame = frame[frame["arms"].isin([0, *(int(a) for a in config.state_grid)])]
+    frame = frame.reset_index(drop=True)
     rng = np.random.default_rng(config.split_seed)
     if config.patients is not None:
         frame = frame.iloc[rng.integers(0, len(frame), config.patients)].reset_index(
             drop=True)
-    parts = survival.split(len(frame), n, config.split, rng)
+    return [frame.iloc[part] for part in survival.split(len(frame), n, config.split, rng)]
 
-    def scores(rows) -> tuple[list[float], int]:
+
+def treatment_loglik(config: InferenceConfig, n: int
+                     ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Best-treatment identification (Sec. 5, Fig. 5): centre i scores arm a by its
+    generalized likelihood ratio against ZDV, log γ_i(a) = max_{−B_θ <= θ <= 0}
+    log ℓ_i,a(θ) − log ℓ_i,a(0), on its patients of the two arms (θ <= 0: the treatment
+    improves survival, the composite alternative of Sec. 5), the centres those of
+    :func:`treatment_frames`. Returns the (n, |Θ|) scores, the pooled scores and the
+    largest number of patients a centre scores an arm on."""
+    arms = [int(a) for a in config.state_grid]
+
+    def scores(rows: pd.DataFrame) -> tuple[list[float], int]:
         out, largest = [], 0
         for arm in arms:
             patients = survival.Patients.from_arms(rows, arm)
@@ -155,8 +163,10 @@ def treatment_loglik(config: InferenceConfig, n: int
             largest = max(largest, len(patients))
         return out, largest
 
-    local = [scores(frame.iloc[part]) for part in parts]
-    return (np.array([s for s, _ in local]), np.array(scores(frame)[0]),
+    frames = treatment_frames(config, n)
+    local = [scores(frame) for frame in frames]
+    pooled = pd.concat(frames).sort_index()  # the data set's own order
+    return (np.array([s for s, _ in local]), np.array(scores(pooled)[0]),
             max(size for _, size in local))
 
 
@@ -718,4 +728,4 @@ def run(cell: Cell, seeds: Sequence[np.random.SeedSequence], replicate_ids: Sequ
 __all__ = ["COX_ONLINE_ROUNDS", "DATA", "Cell", "Metrics", "centralized", "cox_centres",
            "data_generator", "online_loglik", "prepare", "replicate_data", "run",
            "run_mle", "run_online", "run_rizk", "run_test", "run_toy", "synthetic_loglik",
-           "test_statistics"]
+           "test_statistics", "treatment_frames", "treatment_loglik"]
