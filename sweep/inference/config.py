@@ -48,8 +48,6 @@ MLE_METHODS = ("mle", "am", "gm", "threshold_1", "threshold_2")
 OL_METHODS = ("ol", "private_ol")
 TOY_METHODS = ("rr", "laplace")
 METHODS = (*MLE_METHODS, *OL_METHODS, "test", "rizk", "centralized", *TOY_METHODS)
-#: Methods without DP noise (ε, the thresholds' budgets and the sensitivity unused).
-NON_PRIVATE = ("mle", "ol", "centralized")
 TESTS = ("composite", "simple")
 #: How K is chosen when ``rounds`` is not given: the theorem's K with the data's
 #: |Θ*| (``theorem``), or the bound that holds for any MLE set (``agnostic``, the remark
@@ -365,7 +363,6 @@ __all__ = [
     "METHODS",
     "MLE_METHODS",
     "MODELS",
-    "NON_PRIVATE",
     "OL_METHODS",
     "ROUND_RULES",
     "SENSITIVITIES",

@@ -114,11 +114,12 @@ def two_threshold_bound(method: str, mle_states: int, others: int, rounds: int,
     return mle_states * math.exp(-2.0 * rounds * pi_2**2)
 
 
-def slem(matrix: np.ndarray) -> tuple[float, float]:
-    """(a*, b*): the second-largest eigenvalue modulus of (A + I)/2 and of A."""
-    eigenvalues = np.sort(np.abs(np.linalg.eigvalsh(matrix)))[::-1]
-    lazy = np.sort(np.abs((np.linalg.eigvalsh(matrix) + 1.0) / 2.0))[::-1]
-    return float(lazy[1]), float(eigenvalues[1])
+def slem(eigenvalues: np.ndarray) -> tuple[float, float]:
+    """(a*, b*): the second-largest eigenvalue modulus of (A + I)/2 and of A, from A's
+    eigenvalues (:attr:`sweep.components.graphs.Network.eigenvalues`)."""
+    moduli = np.sort(np.abs(eigenvalues))[::-1]
+    lazy = np.sort(np.abs((eigenvalues + 1.0) / 2.0))[::-1]
+    return float(lazy[1]), float(moduli[1])
 
 
 def _ceil(value: float) -> int:

@@ -295,7 +295,7 @@ def prepare(config: InferenceConfig) -> Cell:
     elif config.model == "treatments":
         loglik, pooled, largest = treatment_loglik(config, n)
     expected = loglik if loglik is not None else _expected(config, states, n)
-    a_star, b_star = slem(matrix)
+    a_star, b_star = slem(network.eigenvalues)
     sensitivity = _sensitivity(config, states, largest)
     if config.method == "test":
         expected = _test_loglik(config, states, centres, expected)
