@@ -52,6 +52,7 @@ from scipy import stats
 
 from sweep.continual.config import ORDERS
 
+from .claims import markdown_table
 from .labels import axis, name
 from .load import load, summarize
 from .plot import GREY, MissingData, curves, derived, finish, panel_grid
@@ -60,7 +61,6 @@ from .reproduce import (
     Results,
     command,
     fill,
-    markdown_table,
     number,
     percent,
     provenance_values,

@@ -25,7 +25,7 @@ The computations the reproduction document states (the crossings ε* of Sec. 2, 
 hazard ratios of Sec. 2.1, the best treatment of Sec. 5, the ratios of Fig. 6, the run
 times of Sec. 14.3, the theorems' guarantees) are here as well, and
 :mod:`analysis.reproduce` turns them into the document's table, one row per claim of the
-paper (:class:`Claim`), with verdicts computed by comparison.
+paper (:class:`~analysis.claims.Claim`), with verdicts computed by comparison.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -923,24 +923,6 @@ def views(results: str | Path | Sequence[str | Path]
 
 # -- The claims of the paper, checked ---------------------------------------------------------
 
-@dataclass(frozen=True)
-class Claim:
-    """One claim of the paper: where it is made, what it says, what we measure (text),
-    the comparisons that decide it (``checks``: label → holds), and the reading that
-    explains a disagreement (shown only when a check fails)."""
-
-    section: str
-    claim: str
-    ours: str
-    checks: Mapping[str, bool]
-    reading: str = ""
-    notes: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def agrees(self) -> bool:
-        return all(self.checks.values())
-
-
 def decreasing(values: Sequence[float]) -> bool:
     """Whether ``values`` (in increasing n) strictly decrease."""
     return all(b < a for a, b in itertools.pairwise(values))
@@ -1058,7 +1040,6 @@ def load_rows(root: str | Path, **filters: Any) -> pd.DataFrame:
 
 __all__ = [
     "FAMILY",
-    "Claim",
     "Curve",
     "beliefs_figure",
     "best_treatment",

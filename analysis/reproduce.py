@@ -46,8 +46,8 @@ import pyarrow.parquet as pq
 from sweep.store import ResultsStore, cell_records
 
 from . import inference
+from .claims import Claim, claims_table, markdown_table, verdict
 from .figures import FIGURES
-from .inference import Claim
 from .labels import name
 from .load import Z95, summaries, wilson
 from .plot import MissingData, save
@@ -229,18 +229,6 @@ def versus(a: float, b: float, fmt: Callable[[float], str] = sci, between: str =
     return f"{fmt(a)}{between}{fmt(b)}"
 
 
-def verdict(checks: Mapping[str, bool]) -> str:
-    """``yes`` if every check holds and ``**no**`` if none does; otherwise the majority's
-    answer with its exceptions: ``yes, except ...`` or ``**no**, except ...``."""
-    held = [label for label, holds in checks.items() if holds]
-    failed = [label for label, holds in checks.items() if not holds]
-    if not failed or not held:
-        return "yes" if held else "**no**"
-    if len(failed) <= len(held):
-        return f"yes, except {', '.join(failed)}"
-    return f"**no**, except {', '.join(held)}"
-
-
 def within(ratio: float, tolerance: float = TOLERANCE) -> bool:
     """Whether ``ratio`` is 1 up to a factor ``tolerance``."""
     return 1 / tolerance <= ratio <= tolerance
@@ -250,12 +238,6 @@ def duration(seconds: float) -> str:
     """Seconds as ``56 s`` or ``2 min 3 s``."""
     minutes, rest = divmod(round(seconds), 60)
     return f"{minutes} min {rest} s" if minutes else f"{rest} s"
-
-
-def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """A Markdown table of text cells."""
-    lines = [header, ["---"] * len(header), *rows]
-    return "\n".join(f"| {' | '.join(line)} |" for line in lines)
 
 
 # -- The numbers ------------------------------------------------------------------------
@@ -542,18 +524,6 @@ def share(successes: float, runs: int) -> tuple[float, float, float]:
 def most(value: float, runs: int) -> bool:
     """Whether a share of ``runs`` is above one half beyond its 95% Wilson interval."""
     return share(value, runs)[1] > MOST
-
-
-def claims_table(claims: Sequence[Claim]) -> str:
-    """The Markdown table of ``claims``, one row each: where the paper makes it, what it
-    says, what we measure, the verdict of its checks (:func:`verdict`) and, where a check
-    fails, the reading that explains it."""
-    rows = [[c.section, c.claim, c.ours, verdict(c.checks), c.reading if not c.agrees else ""]
-            for c in claims]
-    # A bar in a cell (|Θ̄|) would end it.
-    return markdown_table(["Sec.", "the paper's claim", "ours", "agrees",
-                           "reading of a disagreement"],
-                          [[cell.replace("|", "\\|") for cell in row] for row in rows])
 
 
 def pvalue(x: float) -> str:

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from analysis import inference
-from analysis.inference import Claim
+from analysis.claims import Claim
 from analysis.load import summaries, summarize
 from analysis.plot import MissingData, save
 from analysis.reproduce import (
