@@ -13,7 +13,7 @@ import itertools
 import math
 import types
 import typing
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, Union
 
 import numpy as np
@@ -54,6 +54,19 @@ def as_dict(value: Any) -> dict[str, Any]:
     deep copies (a tenth of a millisecond per cell of a sweep)."""
     return {f.name: as_dict(v) if dataclasses.is_dataclass(v := getattr(value, f.name)) else v
             for f in dataclasses.fields(value)}
+
+
+def identity_options(config: Any, later: Iterable[str] = ()) -> dict[str, Any]:
+    """:func:`as_dict` of ``config`` for a cell's identity, without the options in ``later``
+    that keep their defaults.
+
+    ``later`` names the options a family added after its first results: a cell that
+    leaves them at their defaults keeps its identity, hence its random streams and its
+    stored results, and a cell that sets one is a new cell.
+    """
+    defaults = {f.name: f.default for f in dataclasses.fields(config)}
+    return {name: value for name, value in as_dict(config).items()
+            if name not in later or value != defaults[name]}
 
 
 def flat_columns(config: Any) -> dict[str, Any]:
