@@ -5,6 +5,7 @@ import pytest
 
 from sweep.colme import ConfigError, simulate
 from sweep.colme.config import ColmeConfig
+from sweep.options import identity_options
 
 from .sweep_reference import SMALL
 
@@ -101,3 +102,16 @@ def test_numpy_values_are_accepted_like_python_values():
 def test_a_single_checkpoint_is_t_max():
     assert ColmeConfig.from_options(t_max=77, checkpoints=1).checkpoint_times().tolist() == [77]
     assert ColmeConfig.from_options(t_max=1, checkpoints=5).checkpoint_times().tolist() == [1]
+
+
+def test_options_added_later_enter_the_identity_only_when_set():
+    """``identity_options``: an option named in ``later`` is left out at its default (the
+    cells that do not set it keep their identity and stored results) and kept otherwise;
+    options not named are always kept, default or not."""
+    default = identity_options(ColmeConfig(), later=("prior", "inferred_form"))
+    assert "prior" not in default and "inferred_form" not in default
+    assert default["schedule"] == "rr"
+    changed = identity_options(ColmeConfig(prior="jeffreys"), later=("prior",))
+    assert changed["prior"] == "jeffreys"
+    assert identity_options(ColmeConfig()) == {
+        **default, "prior": "paper", "inferred_form": "eq16"}
