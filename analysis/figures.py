@@ -15,6 +15,9 @@ from typing import Any
 import pandas as pd
 import seaborn as sns
 
+from sweep.colme.config import INFERRED_FORMS
+
+from .appendix_c import budgets_vs_epsilon, dynamic_vs_round
 from .labels import axis, name
 from .network import error_vs_epsilon, error_vs_round
 from .plot import MissingData, curves, derived
@@ -130,11 +133,17 @@ def _fig2_left(rows: pd.DataFrame) -> sns.FacetGrid:
                   title="Fig. 2 (left): simulation")
 
 
+#: Cells the product grids compute but the paper does not draw: PM-I with wMoM (the
+#: paper's wMoM is a PM-II scheme).
+NOT_IN_PAPER = {"mechanism": "pm1", "weights": "wmom"}
+
+
 def _oracle(title: str) -> Callable[[pd.DataFrame], sns.FacetGrid]:
     def draw(rows: pd.DataFrame) -> sns.FacetGrid:
         return curves(rows, series=("oracle",), source="analytic", hue="scheme",
                       parts=("noise", "mechanism", "weights"), band=False, title=title,
-                      note="The oracle is analytic (Prop. 3): exact curves, no bands.")
+                      note="The oracle is analytic (Prop. 3): exact curves, no bands.",
+                      extra=NOT_IN_PAPER)
     return draw
 
 
@@ -144,6 +153,28 @@ def _fig3(xlim: tuple[float, float] | None) -> Callable[[pd.DataFrame], sns.Face
         rows = rows[(rows.weights == "last") | (rows.variance == "known")]
         return curves(rows, hue="scheme", parts=("weights", "variance"), xlim=xlim,
                       title="Fig. 3: PM-I, RR" + ("" if xlim is None else f", t ≤ {xlim[1]:g}"))
+    return draw
+
+
+def _fig3_forms(xlim: tuple[float, float] | None) -> Callable[[pd.DataFrame], sns.FacetGrid]:
+    """Sch-Var-2 and its Bayesian form (paper and Jeffreys priors) under each reading of
+    eq. (16) (``inferred_form``, a panel each), against known variance, non-MoM."""
+    def draw(rows: pd.DataFrame) -> sns.FacetGrid:
+        rows = rows[(rows.weights == "last")
+                    & rows.variance.isin(["known", "inferred", "inferred_bayes"])]
+        known = rows[rows.variance == "known"]
+        # The paper's reading first, then the options' order.
+        forms = [form for form in INFERRED_FORMS if form in set(rows.inferred_form)]
+        # Known variance has no reading of eq. (16): its curve is drawn in every panel.
+        rows = pd.concat([rows[rows.variance != "known"],
+                          *(known.assign(inferred_form=form) for form in forms)])
+        rows = rows.assign(inferred_form=pd.Categorical(rows.inferred_form, forms), scheme=[
+            name("variance", v) + (", Jeffreys prior" if p == "jeffreys" else "")
+            for v, p in zip(rows.variance.astype(str), rows.prior.astype(str), strict=True)])
+        zoom = "" if xlim is None else f", {xlim[0]:g} ≤ t ≤ {xlim[1]:g}"
+        return curves(rows, hue="scheme", col="inferred_form", xlim=xlim,
+                      title="Fig. 3, Sch-Var-2 under three readings of eq. (16): PM-I, "
+                            f"non-MoM, RR{zoom}")
     return draw
 
 
@@ -158,6 +189,9 @@ FIG2 = {"n_agents": 200, "noise": "gaussian", "variance": "known", "class_estima
 FIG2_ORACLE = {"noise": "gaussian", "variance": "known", "schedule": "rr"}
 FIG3 = {"n_agents": 200, "noise": "gaussian", "mechanism": "pm1", "schedule": "rr",
         "class_estimator": "test"}
+# The figure as printed: eq. (16) and eq. (19) with the paper's prior.
+FIG3_PRINTED = {**FIG3, "inferred_form": "eq16", "prior": "paper"}
+FORMS = {"inferred_form": {"eq16", "weighted", "drop_first"}, "prior": {"paper", "jeffreys"}}
 FIG4 = {"n_agents": 15, "weights": "last", "schedule": "rr", "variance": "known"}
 NETWORK_PAPER = {"rounds": 100, "delta": 0.01, "noise": "laplace", "signal": "lognormal",
                  "graph.n_nodes": [969, 4941]}
@@ -174,10 +208,15 @@ FIGURES: dict[str, Figure] = {f.name: f for f in [
            {**FIG2_ORACLE, "n_agents": 30}, _oracle("Fig. 2 (right): oracle"),
            {"mechanism": {"pm1", "pm2"}}),
     Figure("fig3_left", "+experiment=fig3; known variance vs Sch-Var-1, Sch-Var-2",
-           FIG3, _fig3(None), {"variance": {"known", "shared", "inferred", "inferred_bayes"}}),
-    Figure("fig3_right", "+experiment=fig3; the same up to t = 2000",
-           FIG3, _fig3((1, 2000)),
+           FIG3_PRINTED, _fig3(None),
            {"variance": {"known", "shared", "inferred", "inferred_bayes"}}),
+    Figure("fig3_right", "+experiment=fig3; the same up to t = 2000",
+           FIG3_PRINTED, _fig3((1, 2000)),
+           {"variance": {"known", "shared", "inferred", "inferred_bayes"}}),
+    Figure("fig3_forms", "+experiment=fig3; Sch-Var-2 under eq. (16), weighted, drop_first",
+           FIG3, _fig3_forms(None), FORMS),
+    Figure("fig3_forms_zoom", "+experiment=fig3; the same for 100 ≤ t ≤ 2000",
+           FIG3, _fig3_forms((100, 2000)), FORMS),
     Figure("fig4_left", "+experiment=fig4; Gaussian vs Laplace noise, M = 15",
            {**FIG4, "class_estimator": "test"}, _fig4_left, {"noise": {"gaussian", "laplace"}}),
     Figure("fig4_right", "+experiment=fig4; analytic oracle with Laplace noise, M = 15",
@@ -192,6 +231,13 @@ FIGURES: dict[str, Figure] = {f.name: f for f in [
            {"family": "network", "method": ["mvue", "ol"], "epsilon": [1.0, 10.0]},
            error_vs_round,
            {"privacy": {"signal", "network"}}, NETWORK_PAPER),
+    Figure("appendix_c_budgets", "+experiment=appendix_c_budgets; App. C.3: heterogeneous "
+           "budgets, error against ε", {"family": "network", "method": ["mvue", "ol"]},
+           budgets_vs_epsilon, {"budgets": {"homogeneous", "centralized", "waterfilling"}},
+           NETWORK_PAPER),
+    Figure("appendix_c_dynamic", "+experiment=appendix_c_dynamic; App. C.1: time-varying "
+           "graphs, error against t", {"family": "network", "method": ["mvue", "ol"]},
+           dynamic_vs_round, {"method": {"mvue", "ol"}}, NETWORK_PAPER),
 ]}
 
 

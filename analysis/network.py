@@ -1,16 +1,29 @@
-"""Figures of the network family (dp-distributed-estimation, Figs 3–7).
+"""Figures of the network family (dp-distributed-estimation, Figs 3–7), and the readings
+behind its numbers.
 
-Both take a summary (:func:`analysis.load.summaries`) and use the rows of the network
-family only, so they draw from a directory that also holds Private-ColME cells. The two
-errors the paper plots are one quantity, ``error``, told apart by the line style.
+Both figures take a summary (:func:`analysis.load.summaries`) and use the rows of the
+network family only, so they draw from a directory that also holds Private-ColME cells.
+The two errors the paper plots are one quantity, ``error``, told apart by the line style.
+
+The readings (options added after the first results: Appendix B's noise ``rizk_scale``,
+Network DP's ``network_scale``, eq. (9)'s ``signal_floor``, ...) are absent from the
+results of the cells that predate them: :func:`with_readings` fills in their defaults;
+:func:`rizk_ratios` gives Fig. 7's ratios to Rizk et al. under one reading, and
+:func:`node_zero_excess` the effect of the authors' MVUE target.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+import numpy as np
 import pandas as pd
 import seaborn as sns
+
+from sweep.network.config import LATER_OPTIONS, NetworkConfig
 
 from .labels import axis
 from .plot import MissingData, curves, derived
@@ -21,6 +34,74 @@ METRICS = {"total_error": ("total error", "bound"), "cost_of_privacy": ("cost of
                                                                         "exact")}
 #: What tells a network series apart in these figures: the algorithm and its protection.
 PARTS = ("method", "privacy")
+#: The options added after the family's first results, at their defaults (the paper's
+#: readings).
+READINGS = {f.name: f.default for f in dataclasses.fields(NetworkConfig)
+            if f.name in LATER_OPTIONS}
+
+
+def with_readings(summary: pd.DataFrame) -> pd.DataFrame:
+    """``summary`` with a column for every reading, at its default where the results
+    predate it (their cells are those of the default: the identity leaves defaults out)."""
+    out = summary.copy()
+    for column, default in READINGS.items():
+        if column not in out:
+            out[column] = default
+        elif default is not None:
+            out[column] = out[column].where(out[column].notna(), default)
+    return out
+
+
+def paper_reading(summary: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``summary`` whose readings are all the paper's (their defaults)."""
+    rows = with_readings(summary)
+    keep = np.logical_and.reduce([rows[c].isna() if d is None else rows[c] == d
+                                  for c, d in READINGS.items()])
+    return rows[keep]
+
+
+def last_round(summary: pd.DataFrame, metric: str, **match: Any) -> pd.DataFrame:
+    """``metric`` at each cell's last round T, mean and standard error (the summaries'
+    band is ± one SE), by ε: one simulated series per ε must match, else MissingData."""
+    rows = with_readings(summary)
+    rows = rows[np.logical_and.reduce([rows.source == "simulated", rows.t == rows.rounds]
+                                      + [rows[c] == v for c, v in match.items()])]
+    if rows.empty or rows.epsilon.duplicated().any():
+        described = ", ".join(f"{c}={v}" for c, v in match.items())
+        raise MissingData(f"{len(rows)} series at T for {described}: the document needs "
+                          "one per ε (rerun the commands of docs/reproduction.md)")
+    return pd.DataFrame({"mean": rows[metric].to_numpy(),
+                         "se": (rows[f"{metric}_high"] - rows[f"{metric}_low"]).to_numpy() / 2},
+                        index=rows.epsilon.to_numpy()).sort_index()
+
+
+def quotient(top: pd.DataFrame, bottom: pd.DataFrame) -> pd.DataFrame:
+    """top/bottom of two independent means with the delta method's standard error."""
+    ratio = top["mean"] / bottom["mean"]
+    se = ratio * np.hypot(top.se / top["mean"], bottom.se / bottom["mean"])
+    return pd.DataFrame({"mean": ratio, "se": se})
+
+
+def rizk_ratios(summary: pd.DataFrame, scenario: Mapping[str, Any], privacy: str,
+                reading: str, start: str = "zero") -> pd.DataFrame:
+    """Fig. 7's ratio of Rizk et al.'s total error at T (MVUE task, Appendix B's noise read
+    as ``reading``, start ``start``) to ours, the larger of MVUE and OL (the paper's
+    Network-DP scale), by ε, with its standard error; columns mean, se, rizk, ours."""
+    rizk = last_round(summary, "total_error", method="rizk", privacy=privacy,
+                      rizk_scale=reading, rizk_start=start, **scenario)
+    ours = [last_round(summary, "total_error", method=m, privacy=privacy,
+                       network_scale="paper", **scenario) for m in ("mvue", "ol")]
+    larger = ours[0].where(ours[0]["mean"] >= ours[1]["mean"], ours[1])
+    return quotient(rizk, larger).assign(rizk=rizk["mean"], ours=larger["mean"])
+
+
+def node_zero_excess(n: int, rounds: int, sigma: float) -> float:
+    """RMS added to ‖ν − target‖ when the MVUE target is node 0's time average
+    c = (1/T) Σ_t ξ_{0,t} (the authors' code) instead of the mean m̂ of the n initial ξ:
+    E‖ν − c1‖² = E‖ν − m̂1‖² + n·E(m̂ − c)², and n·E(m̂ − c)² = σ²(1 + (n − 2)/T), the two
+    averages sharing ξ_{0,0} (tests/test_network.py checks it by Monte Carlo). Against
+    the target 1·m the excess is n·Var(m̂) = σ²."""
+    return sigma * math.sqrt(1.0 + (n - 2) / rounds)
 
 
 def _network(summary: pd.DataFrame, view: str) -> pd.DataFrame:
@@ -54,7 +135,8 @@ def error_vs_epsilon(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
     Solid lines: cost of privacy; dashed: total error, as in the paper; a panel per
     scenario (graph and size), each with its own y axis.
     """
-    rows = _network(summary, "network_error_vs_epsilon")
+    # The paper's figure: its readings only (fig7 also holds the others).
+    rows = paper_reading(_network(summary, "network_error_vs_epsilon"))
     if rows[rows.source == "simulated"].epsilon.nunique() < 2:
         raise MissingData("network_error_vs_epsilon: needs network cells at two values of "
                           "epsilon or more (run +experiment=fig7)")
@@ -87,4 +169,5 @@ def error_vs_round(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
     return grid
 
 
-__all__ = ["error_vs_epsilon", "error_vs_round"]
+__all__ = ["READINGS", "error_vs_epsilon", "error_vs_round", "last_round", "node_zero_excess",
+           "paper_reading", "quotient", "rizk_ratios", "with_readings"]

@@ -16,9 +16,10 @@ from __future__ import annotations
 import math
 import os
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -35,6 +36,8 @@ DASHES = ["-", "--", ":", "-."]
 REFERENCE_DASHES = {"local": (0, (1, 1)), "ideal": (0, (6, 2)), "oracle": (0, (3, 1, 1, 1)),
                     "bound": (0, (5, 1, 1, 1)), "exact": (0, (1, 1))}
 GREY = "0.35"
+#: How an extra curve (``curves(extra=...)``) is drawn: thinner, dashed and lighter.
+EXTRA_STYLE = {"lw": 0.9, "ls": (0, (4, 2)), "alpha": 0.55}
 #: Series per panel beyond which a part of the scheme moves to the panels.
 MAX_SERIES = 8
 #: Most panels in one figure: beyond, a figure is unreadable, and matplotlib's shared axes
@@ -105,15 +108,19 @@ def varying(frame: pd.DataFrame, first: Sequence[str] = ()) -> list[str]:
     candidates.sort(key=lambda c: first.index(c) if c in first else len(first))
     kept: list[str] = []
     for column in candidates:
-        if kept and (cells.groupby(kept, dropna=False)[column].nunique(dropna=False) <= 1).all():
+        groups = cells.groupby(kept, dropna=False, observed=True) if kept else None
+        if groups is not None and (groups[column].nunique(dropna=False) <= 1).all():
             continue
         kept.append(column)
     return kept
 
 
 def _distinct(frame: pd.DataFrame, column: str) -> list[object]:
-    """The values of ``column`` in order (numbers ascending, text alphabetically)."""
+    """The values of ``column`` in order: a categorical's own, otherwise numbers ascending
+    and text alphabetically."""
     values = pd.unique(frame[column].dropna())
+    if isinstance(frame[column].dtype, pd.CategoricalDtype):
+        return [v for v in frame[column].cat.categories if v in set(values)]
     return sorted(values, key=lambda v: (isinstance(v, str), v))
 
 
@@ -296,6 +303,8 @@ def caption(lines: pd.DataFrame, x: str, y: str, counts: pd.DataFrame,
         text += f"; each {unit} is one cell"
     if "replicates" in lines:
         reps = sorted(lines.drop_duplicates("cell_id").replicates.dropna().unique())
+        # Analytic cells (an oracle grid) run no replicates: nothing to count.
+        reps = [r for r in reps if r > 0]
         if reps:
             text += (f", {_count(reps[0], 'replicate')} each" if len(reps) == 1
                      else f", {reps[0]}–{reps[-1]} replicates")
@@ -327,9 +336,12 @@ def curves(
     band: bool = True,
     log: tuple[bool, bool] = (True, True),
     xlim: tuple[float, float] | None = None,
+    ylim: tuple[float, float] | None = None,
     ylabel: str | None = None,
     title: str | None = None,
     note: str = "",
+    extra: Mapping[str, Any] | None = None,
+    extra_label: str = "not in the paper",
     height: float = 3.2,
     sharey: bool | str = True,
 ) -> sns.FacetGrid:
@@ -346,8 +358,11 @@ def curves(
     the caption says so. ``baselines`` (default: the family's), and the rows of the
     drawn methods from the family's reference sources (a bound), are drawn per cell, as
     reference lines. Bands: the summary's interval, as bands against t and error bars
-    against an option. ``ylabel``, ``title`` and ``note`` (appended to the caption) say
-    what a derived quantity is; ``sharey`` is seaborn's.
+    against an option. ``xlim`` zooms in x, and y with it to what is drawn there unless
+    ``ylim`` is given. ``ylabel``, ``title`` and ``note`` (appended to the caption) say
+    what a derived quantity is; ``sharey`` is seaborn's. Cells whose columns equal every
+    value of ``extra`` are extras, drawn thinner, dashed and lighter, their legend entry
+    marked "(``extra_label``)".
     """
     families = families_of(summary)
     words = vocabulary(families)
@@ -368,6 +383,7 @@ def curves(
                           + (f" from source {source}" if source else ""))
     columns = _columns(data, drawn, [x, y, f"{y}_low", f"{y}_high", hue, style, col, row])
     lines = data.loc[drawn, columns]
+    lines = lines.assign(extra_curve=_extra(data.loc[drawn], extra or {}))
     lines, layout = arrange(lines, x, Layout(hue, style, col, row), parts)
     unmapped = [c for c in summary.attrs.get("index", ())
                 if c not in (*ROW_KEYS, *layout.keys) and lines[c].nunique() > 1]
@@ -396,7 +412,8 @@ def curves(
     if counts.cells.max() > 1:
         lines = _pool(lines, [*layout.keys, x], y)
         refs = _pool(refs, [*layout.keys, x, "method", "source"], y)
-    grid = _draw(lines, refs, layout, x, y, series, band, families, height, sharey)
+    grid = _draw(lines, refs, layout, x, y, series, band, families, height, sharey,
+                 extra_label)
     grid.set(xscale="log" if log[0] else "linear", yscale="log" if log[1] else "linear")
     if x != "t" and log[0]:
         # An option's values as plain ticks (0.25, 0.5, 1), not powers of ten.
@@ -405,9 +422,36 @@ def curves(
             ax.set_xticks(values, [f"{v:g}" for v in values])
             ax.minorticks_off()
     if xlim:
-        grid.set(xlim=xlim)
+        # A zoom in x zooms y to what is drawn there, unless ``ylim`` says otherwise.
+        grid.set(xlim=xlim, ylim=ylim or _span(lines, refs, x, y, xlim, log[1]))
+    elif ylim:
+        grid.set(ylim=ylim)
     grid.set_axis_labels(axis(x, families), ylabel or axis(y, families))
     return finish(grid, text, title)
+
+
+def _extra(rows: pd.DataFrame, extra: Mapping[str, Any]) -> np.ndarray:
+    """Which rows have every column of ``extra`` equal to its value (none if empty)."""
+    if not extra:
+        return np.zeros(len(rows), dtype=bool)
+    return np.logical_and.reduce([(rows[c] == v).to_numpy() for c, v in extra.items()])
+
+
+def _span(lines: pd.DataFrame, refs: pd.DataFrame, x: str, y: str,
+          xlim: tuple[float, float], log: bool) -> tuple[float, float] | None:
+    """The range of the curves, their bands and the references within ``xlim``, with a
+    margin of 5 % of it (of its logarithm on a log axis); None if nothing is there."""
+    values = [frame[c][frame[x].between(*xlim)].to_numpy(float)
+              for frame, columns in ((lines, (y, f"{y}_low", f"{y}_high")), (refs, (y,)))
+              for c in columns if c in frame]
+    shown = np.concatenate(values) if values else np.array([])
+    shown = shown[np.isfinite(shown) & ((shown > 0) if log else True)]
+    if not shown.size:
+        return None
+    low, high = (np.log(shown) if log else shown).min(), (np.log(shown) if log else shown).max()
+    margin = 0.05 * (high - low) or 0.05
+    low, high = low - margin, high + margin
+    return (math.exp(low), math.exp(high)) if log else (low, high)
 
 
 def _panels(grid: sns.FacetGrid, layout: Layout) -> list[tuple[plt.Axes, dict[str, object]]]:
@@ -430,7 +474,7 @@ def _select(frame: pd.DataFrame, where: dict[str, object]) -> pd.DataFrame:
 
 def _draw(lines: pd.DataFrame, refs: pd.DataFrame, layout: Layout, x: str, y: str,
           series: Sequence[str], band: bool, families: list[str] | None,
-          height: float, sharey: bool | str) -> sns.FacetGrid:
+          height: float, sharey: bool | str, extra_label: str) -> sns.FacetGrid:
     hue_order = _distinct(lines, layout.hue) if layout.hue else [None]
     colours = dict(zip(hue_order, sns.color_palette("colorblind", max(len(hue_order), 1)),
                        strict=False))
@@ -445,13 +489,15 @@ def _draw(lines: pd.DataFrame, refs: pd.DataFrame, layout: Layout, x: str, y: st
     for ax, where in _panels(grid, layout):
         panel = _select(lines, where)
         keys = [k for k in (layout.hue, layout.style) if k]
-        for key, curve in (panel.groupby(keys, sort=False) if keys else [((), panel)]):
+        groups = panel.groupby(keys, sort=False, observed=True) if keys else [((), panel)]
+        for key, curve in groups:
             key = dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True))
             curve = curve.sort_values(x)
             colour = colours[key.get(layout.hue)]
             label = ", ".join(_label(k, v, families) for k, v in key.items())
-            ax.plot(curve[x], curve[y], color=colour, ls=styles[key.get(layout.style)],
-                    lw=1.4, marker=marker, ms=4, label=label)
+            look = {"ls": styles[key.get(layout.style)], "lw": 1.4}
+            ax.plot(curve[x], curve[y], color=colour, marker=marker, ms=4, label=label,
+                    **{**look, **(EXTRA_STYLE if curve.extra_curve.all() else {})})
             if band and f"{y}_low" in curve:
                 if x == "t":
                     ax.fill_between(curve[x], curve[f"{y}_low"], curve[f"{y}_high"],
@@ -463,7 +509,8 @@ def _draw(lines: pd.DataFrame, refs: pd.DataFrame, layout: Layout, x: str, y: st
         _draw_references(ax, _select(refs, where), layout, x, y, colours, series, families)
         title = " | ".join(_label(k, v, families) for k, v in reversed(where.items()))
         ax.set_title(title)
-    _legend(grid, layout, colours, styles, refs, series, families)
+    extras = set(lines.loc[lines.extra_curve, layout.hue]) if layout.hue else set()
+    _legend(grid, layout, colours, styles, refs, series, families, extras, extra_label)
     return grid
 
 
@@ -479,7 +526,7 @@ def _draw_references(ax: plt.Axes, refs: pd.DataFrame, layout: Layout, x: str, y
     for (_, source), kind in refs.groupby([owner, refs.source], sort=False):
         method = kind.method.iloc[0]
         distinct: dict[tuple[bytes, bytes], list[object]] = {}
-        for key, curve in (kind.groupby(keys, sort=False) if keys else [((), kind)]):
+        for key, curve in (kind.groupby(keys, sort=False, observed=True) if keys else [((), kind)]):
             curve = curve.sort_values(x).drop_duplicates(x)
             values = (curve[x].to_numpy(float).tobytes(), curve[y].to_numpy(float).tobytes())
             hue = key[0] if isinstance(key, tuple) and layout.hue else (
@@ -494,13 +541,19 @@ def _draw_references(ax: plt.Axes, refs: pd.DataFrame, layout: Layout, x: str, y
 
 def _legend(grid: sns.FacetGrid, layout: Layout, colours: dict[object, object],
             styles: dict[object, object], refs: pd.DataFrame, series: Sequence[str],
-            families: list[str] | None) -> None:
+            families: list[str] | None, extras: set[object], extra_label: str) -> None:
     """One entry per colour, per line style and per kind of reference, beside the panels,
-    in as many columns as keep it no taller than the figure."""
+    in as many columns as keep it no taller than the figure; a colour of extras only
+    (``extras``) drawn and marked as one."""
     entries: dict[str, Line2D] = {}
     if layout.hue:
         for value, colour in colours.items():
-            entries[_label(layout.hue, value, families)] = Line2D([], [], color=colour, lw=1.6)
+            label = _label(layout.hue, value, families)
+            if value in extras:
+                entries[f"{label} ({extra_label})"] = Line2D([], [], color=colour,
+                                                             **EXTRA_STYLE)
+            else:
+                entries[label] = Line2D([], [], color=colour, lw=1.6)
     if layout.style and len(styles) > 1:
         for value, dashes in styles.items():
             entries[_label(layout.style, value, families)] = Line2D([], [], color="0.2",

@@ -6,7 +6,9 @@ The case is the issue's target: 4,941 nodes (the US power grid stand-in of the f
 preset) × 100 rounds × 10 replicates, simulated rows only; best of three runs. Printed:
 seconds per method (target < 2 s), node-rounds per second (n · T · R / s), peak memory,
 and the cost of the reference rows (bounds and exact cost of privacy) and of building
-the graph with its spectrum.
+the graph with its spectrum. Then Appendix C's options (no reference rows): time-varying
+graphs (``edge_keep``: a block-diagonal CSR of the R replicates' weights (C.3) built every
+round) and heterogeneous budgets (``budgets``: an allocation per round).
 """
 
 from __future__ import annotations
@@ -26,15 +28,19 @@ REPLICATES = 10
 METHODS = [("mvue", "signal"), ("mvue", "network"), ("ol", "signal"), ("ol", "network"),
            ("mvue_fresh_noise", "network"), ("ol_alg4", "network"), ("rizk", "signal"),
            ("rizk_ol", "network")]
+APPENDIX_C = [("mvue", "network", {"edge_keep": 0.5}), ("ol", "network", {"edge_keep": 0.5}),
+              ("ol", "network", {"budgets": "centralized"}),
+              ("ol", "network", {"budgets": "waterfilling"})]
 
 
-def _case(method: str, privacy: str, references: bool, queue: multiprocessing.Queue) -> None:
+def _case(method: str, privacy: str, references: bool, queue: multiprocessing.Queue,
+          options: dict | None = None) -> None:
     from sweep.network.family import FAMILY
     from sweep.plan import make_cell
 
     start = time.perf_counter()
     cell = make_cell({"family": "network", "replicates": REPLICATES, "method": method,
-                      "privacy": privacy, **CASE})
+                      "privacy": privacy, **CASE, **(options or {})})
     build = time.perf_counter() - start
     seeds = cell.seeds(0, REPLICATES)
     best = min(_timed(lambda: FAMILY.run(cell.prepared, seeds, range(REPLICATES), False))
@@ -56,15 +62,18 @@ def main() -> None:
     work = nodes * CASE["rounds"] * REPLICATES
     print(f"{nodes} nodes × {CASE['rounds']} rounds × {REPLICATES} replicates, "
           "one core, best of 3 (simulated rows)")
-    for method, privacy in METHODS:
+    for method, privacy, options in [(m, p, None) for m, p in METHODS] + APPENDIX_C:
         queue = context.Queue()
-        process = context.Process(target=_case, args=(method, privacy, True, queue))
+        process = context.Process(target=_case,
+                                  args=(method, privacy, options is None, queue, options))
         process.start()
         build, best, analytic, peak = queue.get()
         process.join()
-        print(f"  {method:>17} {privacy:>8}: {best:5.2f} s  {work / best:10.3g} node-rounds/s"
-              f"  peak {peak:6.0f} MiB | references {analytic:5.2f} s | graph and "
-              f"spectrum {build:4.1f} s")
+        extra = " ".join(f"{k}={v}" for k, v in (options or {}).items())
+        references = f"references {analytic:5.2f} s" if options is None else "no references"
+        print(f"  {method:>17} {privacy:>8} {extra:>24}: {best:5.2f} s  "
+              f"{work / best:10.3g} node-rounds/s  peak {peak:6.0f} MiB | {references} | "
+              f"graph and spectrum {build:4.1f} s")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,10 @@ BAD = [
     (["schedule=random"], "schedule"), (["class_estimator=magic"], "class_estimator"),
     (["variance=guess"], "variance"), (["prior=flat"], "prior"),
     (["inferred_form=other"], "inferred_form"),
+    (["mechanism=pm2", "variance=inferred", "inferred_form=drop_first"], "inferred_form"),
+    (["variance=inferred", "welch_dof=k"], "welch_dof"),
+    (["variance=shared", "welch_dof=releases"], "welch_dof"),  # Sch-Var-2 only
+    (["oracle_start=first"], "oracle_start"), (["oracle_eq21=pooled"], "oracle_eq21"),
     (["decision.theta0=0"], "decision.theta0"), (["decision.theta0=1"], "decision.theta0"),
     (["decision.refresh=never"], "decision.refresh"),
     (["checkpoints=0"], "checkpoints"), (["checkpoints=[5,3]"], "checkpoints"),
@@ -80,6 +84,21 @@ BAD = [
     (["family=network", "signal_sigma=-1"], "signal_sigma"),
     (["family=network", "references=[exactly]"], "references"),
     (["family=network", "checkpoints=[1,200]"], "checkpoints"),
+    # Appendix C of the network paper: budgets (C.3) and time-varying graphs (C.1).
+    (["family=network", "budgets=local"], "budgets"),
+    (["family=network", "budgets=centralized", "method=rizk"], "budgets"),
+    (["family=network", "budgets=centralized", "noise=gaussian"], "noise"),
+    (["family=network", "budgets=centralized", "budget_cap=0.5"], "budget_cap"),
+    (["family=network", "budgets=centralized", "signal_floor=1"], "signal_floor"),
+    (["family=network", "edge_keep=0"], "edge_keep"),
+    (["family=network", "edge_keep=1.5"], "edge_keep"),
+    (["family=network", "edge_keep=0.5", "graph.weights=max_degree"], "graph.weights"),
+    # Readings of Appendix B, Network DP's scale and eq. (9)'s domain.
+    (["family=network", "method=rizk", "rizk_scale=twice"], "rizk_scale"),
+    (["family=network", "method=rizk", "signal=gaussian", "rizk_scale=code"], "rizk_scale"),
+    (["family=network", "network_scale=both"], "network_scale"),
+    (["family=network", "signal_floor=0"], "signal_floor"),
+    (["family=network", "signal_floor=-1"], "signal_floor"),
     # The continual family (family=continual), at t_max = 1000 unless a case sets it.
     (["family=continual", "n_users=0"], "n_users"),
     (["family=continual", "max_samples=2000"], "max_samples"),  # m > T

@@ -7,6 +7,7 @@ checks allow Z standard errors (tests/stats.py) with fixed seeds.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 
 import networkx as nx
@@ -20,6 +21,7 @@ from sweep.components.calibration import (
     analytic_gaussian_sigma,
     calibrate,
     classic_gaussian_sigma,
+    floored_log_smooth_sensitivity,
     laplace_scale,
     log_smooth_constant,
     mean_release_std,
@@ -202,6 +204,112 @@ def test_network_calibrations() -> None:
     np.testing.assert_allclose(rizk.scale(signals, 0.0, 0.001),
                                100 * 0.001 * 2 * log / (math.e * epsilon * signals) / epsilon,
                                rtol=1e-14)
+
+
+def test_rizk_scale_readings() -> None:
+    """Appendix B's noise for Rizk et al. at T = 100, η = 0.001, ε = 1, δ = 0.01, by hand:
+    S*(s) = 2 ln 200/(e s) = 3.898284/s (eq. (9) at the full ε), so the Signal-DP scale
+    T·max(0, η S)/ε at s = 1 is printed 100·0.001·3.898284 = 0.3898284; code, with S* at
+    ε/T (100 times larger) and the factor 2, 200 times that = 77.96568; no_eta
+    100·3.898284 = 389.8284. Network DP with a_i = 0.2 at s = 100: 100·max(0.2, ·) = 20
+    under every reading (the signal part 0.0039, 0.78 and 3.9 per 100 below a_i = 0.2), and
+    at s = 1 the code reading's 100·0.001·2·100·3.898284 = 77.96568 passes a_i."""
+    per_unit = 2 * math.log(200) / math.e
+    assert per_unit == pytest.approx(3.898284, rel=1e-6)
+    one, hundred = np.array([1.0]), np.array([100.0])
+    expected = {"printed": 0.3898284, "code": 77.96568, "no_eta": 389.8284}
+    for reading, scale in expected.items():
+        cal = rizk_calibration(1.0, 0.01, 100, True, reading=reading, learning_rate=0.001)
+        assert cal.scale(one, 0.0, 0.001)[0] == pytest.approx(scale, rel=1e-6)
+        assert cal.scale(hundred, 0.2, 0.001)[0] == pytest.approx(20.0, rel=1e-12)
+    code = rizk_calibration(1.0, 0.01, 100, True, reading="code", learning_rate=0.001)
+    assert code.scale(one, 0.2, 0.001)[0] == pytest.approx(77.96568, rel=1e-6)
+    # The default reading is the printed one, bit for bit.
+    assert rizk_calibration(1.0, 0.01, 100, True) == rizk_calibration(
+        1.0, 0.01, 100, True, reading="printed", learning_rate=0.001)
+    # A global Δ: no_eta pays Δ/η for the η Δ of the update; code is undefined there.
+    bounded = rizk_calibration(1.0, 0.01, 100, False, 0.5, "no_eta", 0.001)
+    assert float(bounded.scale(one, 0.0, 0.001)) == pytest.approx(100 * 0.5, rel=1e-12)
+    with pytest.raises(ValueError, match="smooth sensitivity only"):
+        rizk_calibration(1.0, 0.01, 100, False, reading="code")
+
+
+def test_network_dp_scale_readings() -> None:
+    """Network DP at ε = 1, δ = 0.01, S*(s) = 3.898284/s: the paper's 2·max(a_i, S*)/ε and
+    the authors' code's max(a_i, 2S*)/ε. Where a_i dominates (a_i = 0.5, s = 100,
+    S* = 0.038983): 1.0 against 0.5, half. Where S* dominates (a_i = 0.5, s = 1): both
+    2·3.898284 = 7.796568. Signal DP (a_i weight 0): both 2S*/ε."""
+    paper = calibrate("laplace", 1.0, 0.01, smooth=True)
+    code = calibrate("laplace", 1.0, 0.01, smooth=True, network_scale="code")
+    signals, a = np.array([100.0, 1.0]), np.array([0.5, 0.5])
+    np.testing.assert_allclose(paper.scale(signals, a), [1.0, 7.796568], rtol=1e-6)
+    np.testing.assert_allclose(code.scale(signals, a), [0.5, 7.796568], rtol=1e-6)
+    np.testing.assert_allclose(code.scale(signals), paper.scale(signals), rtol=1e-15)
+
+
+def test_floored_smooth_sensitivity_by_hand_and_by_definition() -> None:
+    """S* of log on [s_min, ∞) at s_min = 1, β = 0.1, by hand (L = log 2 = 0.693147):
+    s = 0.3 is clipped to 1 and LS(1) = log 2 (moving up to 2) = L: S* = 0.693147; s = 3:
+    LS = log(3/2) = 0.405465 and k_0 = 1 reaches y = 2: e^{−0.1}·log 2 = 0.627186; s = 5:
+    k_0 = 3, e^{−0.3}·log 2 = 0.513496 above LS(5) = log(5/4) = 0.223144, e^{−0.1}·log(4/3)
+    = 0.260309 and e^{−0.2}·log(3/2) = 0.331967; s = 100: LS(100) = log(100/99) = 0.0100503
+    dominates (eq. (9) gives 1/(e·0.1·100) = 0.0367879 there). Then against Nissim et
+    al.'s definition, max_k e^{−βk} max_{|y−s|<=k} LS(y), by brute force on a grid of y."""
+    got = floored_log_smooth_sensitivity(np.array([0.3, 3.0, 5.0, 100.0]), 0.1, 1.0)
+    np.testing.assert_allclose(got, [0.693147, 0.627186, 0.513496, 0.0100503], rtol=1e-5)
+
+    def local(y: float, floor: float) -> float:
+        return max(math.log1p(1 / y), math.log(y / max(floor, y - 1)))
+
+    def brute(s: float, beta: float, floor: float) -> float:
+        x, best = max(s, floor), 0.0
+        for k in range(int(x) + 3):
+            low = max(floor, x - k)
+            ys = np.linspace(low, x + k, 401).tolist()
+            if low <= floor + 1 <= x + k:  # where LS peaks
+                ys.append(floor + 1)
+            best = max(best, math.exp(-beta * k) * max(local(y, floor) for y in ys))
+        return best
+
+    for floor, beta in itertools.product((0.1, 1.0, 2.0), (0.02, 0.1, 0.5)):
+        for s in (0.05, 1.0, 1.5, 2.7, 4.0, 7.3, 12.0, 30.0):
+            assert floored_log_smooth_sensitivity(np.array([s]), beta, floor)[0] == (
+                pytest.approx(brute(s, beta, floor), rel=1e-12))
+
+
+def test_floor_calibrations() -> None:
+    """With a floor, Laplace noise is 2 S*(s)/ε with the exact S* at γ = ε/(2 ln(2/δ))
+    (and the reading's multiplier for Rizk et al.: 2 for the code, 1/η without η)."""
+    gamma = 1.0 / (2 * math.log(200))
+    s = np.array([0.2, 1.0, 3.0, 50.0])
+    exact = floored_log_smooth_sensitivity(s, gamma, 1.0)
+    laplace = calibrate("laplace", 1.0, 0.01, smooth=True, floor=1.0)
+    np.testing.assert_allclose(laplace.scale(s), 2 * exact, rtol=1e-14)
+    for reading, beta, multiplier in (("printed", gamma, 1.0), ("code", gamma / 100, 2.0),
+                                      ("no_eta", gamma, 1000.0)):
+        cal = rizk_calibration(1.0, 0.01, 100, True, reading=reading, learning_rate=0.001,
+                               floor=1.0)
+        np.testing.assert_allclose(
+            cal.scale(s, 0.0, 0.001),
+            100 * 0.001 * multiplier * floored_log_smooth_sensitivity(s, beta, 1.0),
+            rtol=1e-13)
+
+
+
+def test_floor_under_network_dp_pays_a_and_s_together() -> None:
+    """Network DP with a floor: Laplace scale 2(a_i + S*(s))/ε, not 2·max(a_i, S*)/ε.
+    By hand at ε = 1, δ = 0.01, s_min = 4, s = 4 (γ = 1/(2 ln 200) = 0.0944): S* is the
+    global sensitivity log(5/4) = 0.2231 there (k_0 = 1: max(LS(4) = log(5/4),
+    e^{−γ}·log(5/4))), so with a_i = 0.3 the scale is 2(0.3 + 0.2231) = 1.0463, where the
+    max would give 0.6; with a_i = 0 both are 2·0.2231 = 0.4463."""
+    laplace = calibrate("laplace", 1.0, 0.01, smooth=True, floor=4.0)
+    s = np.array([4.0])
+    assert laplace.scale(s, 0.3)[0] == pytest.approx(2 * (0.3 + math.log(1.25)), rel=1e-12)
+    assert laplace.scale(s, 0.0)[0] == pytest.approx(2 * math.log(1.25), rel=1e-12)
+    # Without a floor, Sec. 3.1's max: eq. (9)'s S*(4) = 1/(eγ·4) = 0.9746 > a_i = 0.3.
+    plain = calibrate("laplace", 1.0, 0.01, smooth=True)
+    gamma = 1.0 / (2 * math.log(200))
+    assert plain.scale(s, 0.3)[0] == pytest.approx(2 / (math.e * gamma * 4), rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- noise

@@ -93,6 +93,21 @@ def test_baselines_that_differ_between_curves_of_a_panel_are_drawn_per_curve(
     plt.close("all")
 
 
+def test_extra_curves_are_drawn_as_extras_and_named_so(grid_2x2: pd.DataFrame) -> None:
+    """``curves(extra=...)`` (Fig. 2 middle's PM-I wMoM): the matching curves are drawn
+    thinner, dashed and lighter, the others as usual, and the legend marks the extra."""
+    grid = curves(grid_2x2, hue="n_agents", col="epsilon", extra={"n_agents": 6})
+    for ax in grid.axes.flat:
+        [extra] = [line for line in ax.lines if line.get_label() == "M = 6"]
+        [plain] = [line for line in ax.lines if line.get_label() == "M = 12"]
+        assert extra.get_linewidth() < plain.get_linewidth()
+        assert extra.get_alpha() < 1.0 and plain.get_alpha() in (None, 1.0)
+        assert extra.get_linestyle() != plain.get_linestyle()
+    legend = [t.get_text() for t in grid.figure.legends[0].get_texts()]
+    assert "M = 6 (not in the paper)" in legend and "M = 12" in legend
+    plt.close("all")
+
+
 def test_cells_that_would_share_a_curve_are_refused_or_averaged_explicitly() -> None:
     summary = _sweep(epsilons=(1.0,), agents=(6,), seeds=(0, 1))
     with pytest.raises(SharedCurve, match="differ in seed"):

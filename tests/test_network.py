@@ -132,11 +132,15 @@ def test_laplace_noise_is_drawn_with_its_scale(privacy: str, sensitivity: float)
     assert_close_mean(cost**2, 2 * scale**2)
 
 
-def test_expected_smooth_variance_matches_monte_carlo() -> None:
-    laplace = calibrate("laplace", 1.0, 0.01, smooth=True)
+@pytest.mark.parametrize("floor, log_sigma", [(None, 0.5), (2.0, 0.8)])
+def test_expected_smooth_variance_matches_monte_carlo(floor: float | None,
+                                                      log_sigma: float) -> None:
+    """The references' expected noise variance E[2 scale²] over log-normal signals: a
+    closed form for eq. (9), a quadrature with a floor (its S* is not a power of s)."""
+    laplace = calibrate("laplace", 1.0, 0.01, smooth=True, floor=floor)
     a = np.array([0.0, 0.05, 0.5])
-    exact = laplace.expected_variance(a, 1.0, log_mean=1.0, log_sigma=0.5)
-    s = np.random.default_rng(1).lognormal(1.0, 0.5, (400_000, 1))
+    exact = laplace.expected_variance(a, 1.0, log_mean=1.0, log_sigma=log_sigma)
+    s = np.random.default_rng(1).lognormal(1.0, log_sigma, (400_000, 1))
     samples = 2 * laplace.scale(s, a[None, :]) ** 2
     for j in range(3):
         assert_close_mean(samples[:, j], exact[j])
@@ -261,3 +265,84 @@ def test_replicates_do_not_depend_on_their_block(method: str) -> None:
              for r in range(4)]
     pd.testing.assert_frame_equal(whole, pd.concat(parts, ignore_index=True),
                                   check_exact=True)
+
+
+# ----------------------------------------- readings: Appendix B, Network DP, eq. (9)'s domain
+
+
+def test_readings_enter_the_identity_only_when_they_apply() -> None:
+    """The readings left at their defaults keep every existing cell (its identity, hence
+    its streams and stored results); a reading that does not apply to a cell (Rizk et
+    al.'s scale for MVUE, the network scale under Signal DP or for Rizk et al., the floor
+    for Gaussian signals) is reset to its default and does not split cells."""
+    base = {"family": "network", "replicates": 2}
+    default = make_cell(base)
+    assert not {"rizk_scale", "network_scale", "signal_floor"} & set(
+        default.settings["options"])
+    assert make_cell({**base, "rizk_scale": "code"}).cell_id == default.cell_id
+    assert make_cell({**base, "network_scale": "code"}).cell_id == default.cell_id
+    network = make_cell({**base, "privacy": "network"})
+    coded = make_cell({**base, "privacy": "network", "network_scale": "code"})
+    assert coded.cell_id != network.cell_id
+    assert coded.settings["options"]["network_scale"] == "code"
+    rizk = make_cell({**base, "method": "rizk", "privacy": "network"})
+    assert make_cell({**base, "method": "rizk", "privacy": "network",
+                      "network_scale": "code"}).cell_id == rizk.cell_id
+    assert make_cell({**base, "method": "rizk", "rizk_scale": "no_eta"}).cell_id != (
+        make_cell({**base, "method": "rizk"}).cell_id)
+    gaussian = make_cell({**base, "signal": "gaussian"})
+    assert make_cell({**base, "signal": "gaussian", "signal_floor": 1.0}).cell_id == (
+        gaussian.cell_id)
+    assert make_cell({**base, "signal_floor": 1.0}).cell_id != default.cell_id
+
+
+@pytest.mark.parametrize("reading, ratio", [("code", 200.0), ("no_eta", 1000.0)])
+def test_rizk_readings_scale_the_drawn_noise(reading: str, ratio: float) -> None:
+    """Rizk et al. under Signal DP draw noise T·η·S_i/ε every round: the code reading's
+    S_i is 2T = 200 times the printed one at T = 100, no_eta's 1/η = 1000 times. The exact
+    RMS cost of privacy scales by exactly that, and the simulated one (the cells' own
+    streams) matches it: mean of ‖e_T‖² within Z standard errors of the exact E‖e_T‖²."""
+    options = {"method": "rizk", "privacy": "signal", "rounds": 100, "checkpoints": [100]}
+    _, printed = _run(2, **options)
+    _, scaled = _run(400, rizk_scale=reading, **options)
+    exact = _per_t(scaled, "exact", "cost_of_privacy")[100][0]
+    assert exact == pytest.approx(ratio * _per_t(printed, "exact", "cost_of_privacy")[100][0],
+                                  rel=1e-12)
+    assert_close_mean(_per_t(scaled, "simulated", "cost_of_privacy")[100] ** 2, exact**2)
+
+
+def test_network_scale_halves_the_noise_where_a_i_dominates() -> None:
+    """MVUE under Network DP with LogNormal(10, 1) signals (S* ~ 4e-4 ≪ a_i): the
+    paper's 2·max(a_i, S*)/ε is twice the code's max(a_i, 2S*)/ε for every agent, so the
+    exact cost of privacy (one noise draw, then A^t) halves, and the simulated one
+    matches it (Z standard errors on ‖e_t‖²)."""
+    options = {"method": "mvue", "privacy": "network", "signal_mean": 10.0,
+               "signal_sigma": 1.0}
+    _, paper = _run(2, **options)
+    _, code = _run(400, network_scale="code", **options)
+    exact = _per_t(code, "exact", "cost_of_privacy")[40][0]
+    # Up to the far tail of small signals where 2S* passes a_i (a relative 2e-9 here).
+    assert exact == pytest.approx(_per_t(paper, "exact", "cost_of_privacy")[40][0] / 2,
+                                  rel=1e-7)
+    assert_close_mean(_per_t(code, "simulated", "cost_of_privacy")[40] ** 2, exact**2)
+
+
+def test_floor_clips_the_signals() -> None:
+    """With a floor the statistic is log max(s, s_min)."""
+    prepared, frame = _run(2, method="mvue", privacy="none", signal_floor=50.0,
+                           signal_mean=1.0, signal_sigma=0.1)
+    # Every signal is below the floor: ξ = log 50 everywhere, the estimates are exact.
+    assert np.all(_per_t(frame, "simulated", "total_error")[40] < 1e-9)
+    assert prepared.config.signal_floor == 50.0
+
+
+def test_node_zero_target_adds_n_over_t() -> None:
+    """The authors' code measures the MVUE error against node 0's time average
+    c = (1/T) Σ_t ξ_{0,t} instead of 1·m̂: ‖ν − c1‖² = ‖ν − m̂1‖² + n(m̂ − c)² + a term of
+    zero mean, and n·E(m̂ − c)² = σ²(1 + (n − 2)/T) by hand (m̂ and c share ξ_{0,0}:
+    Var = σ²(1/n + 1/T − 2/(nT))), against n·Var(m̂) = σ² for the target 1·m. Monte
+    Carlo of the formula that docs/reproduction.md uses (n = 50, T = 20, σ = 1.5)."""
+    n, rounds, sigma = 50, 20, 1.5
+    xi = np.random.default_rng(11).normal(0.0, sigma, (20_000, n, rounds))
+    gap = xi[:, :, 0].mean(axis=1) - xi[:, 0, :].mean(axis=1)
+    assert_close_mean(n * gap**2, sigma**2 * (1 + (n - 2) / rounds))

@@ -28,6 +28,11 @@ Findings (the tests state what does hold; see their docstrings for the numbers):
   local sensitivity of log s under |s − s'| <= 1; the exact δ exceeds the claimed δ for
   small signals (about a third of the default scenario's), and for every signal once
   ε > 2 ln(2/δ)/e;
+* network, ``signal_floor`` (s_min): the exact smooth sensitivity of log on [s_min, ∞)
+  passes every Signal-DP pair, tightly; eq. (9) clipped to the same domain is still not
+  β-smooth; under Network DP a move split between the signal and a neighbour can exceed
+  max(a_i, S*) near the floor (a few per cent at s_min = 4), so with a floor the
+  platform pays a_i + S*, which passes;
 * network, Network DP of MVUE (Cor. 3.2): from round 1 on, ψ^N carries no noise;
 * network, ``rizk_start=signal`` and ``mvue_fresh_noise`` send x_0 = ξ(s) unprotected
   (documented diagnostics, not private methods);
@@ -519,8 +524,12 @@ def transcript_mixing(method: Method) -> np.ndarray:
     return transcript(method, np.zeros_like(unit), unit).reshape(size, size)
 
 
-def statistic_of(signal: str) -> Callable[[np.ndarray], np.ndarray]:
-    return np.log if signal == "lognormal" else (lambda s: np.asarray(s, dtype=np.float64))
+def statistic_of(signal: str, floor: float | None = None
+                 ) -> Callable[[np.ndarray], np.ndarray]:
+    """ξ: log s (clipped to [s_min, ∞) with a ``floor``) or s."""
+    if signal == "lognormal":
+        return np.log if floor is None else (lambda s: np.log(np.maximum(s, floor)))
+    return lambda s: np.asarray(s, dtype=np.float64)
 
 
 def round_scales(method: Method, cal: object, signals: np.ndarray) -> np.ndarray:
@@ -533,8 +542,9 @@ def round_scales(method: Method, cal: object, signals: np.ndarray) -> np.ndarray
     return scales
 
 
-def run_release(method: Method, signal: str) -> Callable[[np.ndarray], np.ndarray]:
-    xi = statistic_of(signal)
+def run_release(method: Method, signal: str, floor: float | None = None
+                ) -> Callable[[np.ndarray], np.ndarray]:
+    xi = statistic_of(signal, floor)
     return lambda signals: transcript(method, xi(signals), np.zeros(signals.shape)).ravel()
 
 
@@ -613,10 +623,11 @@ class RoundInput:
     estimates: np.ndarray
 
 
-def round_release(method: Method, signal: str) -> Callable[[RoundInput], np.ndarray]:
+def round_release(method: Method, signal: str, floor: float | None = None
+                  ) -> Callable[[RoundInput], np.ndarray]:
     """ψ_{i,t} = H_{i,t}(s) + G_{i,t}(ν) without noise (eq. (6)): r_t ξ(s) +
     q_t Σ_{j≠i} a_ij ν_j; round 0 sends x_0 = ξ(s) (MVUE) or 0 (OL)."""
-    xi = statistic_of(signal)
+    xi = statistic_of(signal, floor)
 
     def release(inp: RoundInput) -> np.ndarray:
         if inp.t == 0:
@@ -797,20 +808,24 @@ def lognormal_signals(mean: float, sd: float, seed: int) -> np.ndarray:
 
 
 def smooth_run_audit(method: Method, kind: str, epsilon: float, delta: float,
-                     signals: np.ndarray, cal: object | None = None):
+                     signals: np.ndarray, cal: object | None = None,
+                     floor: float | None = None):
+    """Run-level audit of log-normal signals; ``floor`` clips them in the release (the
+    noise's floor is the calibration's own)."""
     cal = cal or calibration(kind, epsilon, delta, True)
     pairs = signal_pairs(method, signals, 1.0, np.random.default_rng(29), lognormal=True)
-    return audit_smooth(run_release(method, "lognormal"), run_noise(method, cal, kind),
+    return audit_smooth(run_release(method, "lognormal", floor), run_noise(method, cal, kind),
                         pairs, Budget(epsilon, delta))
 
 
 def smooth_round_audit(method: Method, kind: str, epsilon: float, delta: float,
-                       signals: np.ndarray):
-    cal = calibration(kind, epsilon, delta, True)
+                       signals: np.ndarray, floor: float | None = None,
+                       cal: object | None = None):
+    cal = cal or calibration(kind, epsilon, delta, True, floor=floor)
     pairs = network_pairs(1.0, np.random.default_rng(31), range(ROUNDS + 1),
                           method.privacy == "network", lognormal=True, signals=signals)
-    return audit_smooth(round_release(method, "lognormal"), round_noise(method, cal, kind),
-                        pairs, Budget(epsilon, delta))
+    return audit_smooth(round_release(method, "lognormal", floor),
+                        round_noise(method, cal, kind), pairs, Budget(epsilon, delta))
 
 
 # US power grid scenario (Sec. 5): LogNormal(10, 1) signals, δ = 0.01.
@@ -920,6 +935,110 @@ def test_smooth_bound_is_below_the_local_sensitivity_for_large_epsilon() -> None
     assert report.worst_ratio > 1.0
     assert "local sensitivity" in report.worst.note
     assert worst_exact_delta(LAPLACE, 10.0, 0.01, float(np.exp(10.0))) > 0.7
+
+
+def near_the_floor(floor: float, seed: int) -> np.ndarray:
+    """German-households signals (LogNormal(1.67, 1.04)) with agent 0's and agent 1's
+    signals set at and around the floor: far below it, just below, at it, within one
+    step, and at s_min + 1 (where LS peaks)."""
+    signals = lognormal_signals(1.67, 1.04, seed)
+    near = [floor * 1e-3, floor * (1 - 1e-9), floor, floor + 0.5, floor + 1.0, floor + 1.7,
+            floor + 3.0]
+    signals[0, :] = near
+    signals[1, :] = [floor + 0.05 * k for k in range(ROUNDS + 1)]
+    return signals
+
+
+FLOORS = [0.5, 1.0, 4.0]
+
+
+@pytest.mark.parametrize("floor", FLOORS)
+@pytest.mark.parametrize("kind", [LAPLACE, GAUSSIAN])
+@pytest.mark.parametrize("name", ["mvue", pytest.param("ol", marks=pytest.mark.slow)])
+def test_signal_floor_makes_the_smooth_sensitivity_provable(name: str, kind: str,
+                                                            floor: float) -> None:
+    """``signal_floor`` (s_min): signals clipped to [s_min, ∞) and the exact β-smooth
+    sensitivity of log there (:func:`floored_log_smooth_sensitivity`). Signal DP over the
+    whole run: both of Nissim et al.'s hypotheses hold on every pair, near the floor
+    included, and the audit is tight: ratio 1 at s = s_min + 1 moved down to s_min, where
+    log((s_min + 1)/s_min) = L = S*. Where one noise coordinate is touched, the exact
+    δ(ε) of the pair stays below δ."""
+    epsilon, delta = 1.0, 0.01
+    signals = near_the_floor(floor, 47)
+    cal = calibration(kind, epsilon, delta, True, floor=floor)
+    run = smooth_run_audit(Method(name, "signal"), kind, epsilon, delta, signals, cal,
+                           floor).assert_private()
+    assert run.worst_ratio > 0.999
+    assert max((p.delta_ratio for p in run.pairs if not math.isnan(p.delta_ratio)),
+               default=0.0) <= 1.0 + 1e-9
+
+
+class LargestPart:
+    """A floored calibration that combines a_i and S* by Sec. 3.1's max, not the sum."""
+
+    def __init__(self, cal: object) -> None:
+        self.cal = cal
+
+    def scale(self, signals: np.ndarray, network: np.ndarray | float = 0.0,
+              signal_weight: float = 1.0) -> np.ndarray:
+        return self.cal.factor * np.maximum(
+            network, signal_weight * self.cal.statistic_sensitivity(signals))
+
+
+@pytest.mark.slow
+def test_floor_under_network_dp_pays_for_a_and_s_together() -> None:
+    """Network DP with a floor (Alg. 5's ψ_{i,t}, Laplace, ε = 1, δ = 0.01): an L1 move
+    split between the signal and a neighbour's estimate ("half and half") costs
+    LS_{1/2}(s) + a_i/2. Sec. 3.1's max(a_i, S*) covers it only if half a step of ξ costs
+    at most half a step, true of log (concave) but not of log clipped at s_min: from
+    s_min + 1/2 half a step down costs the whole log((s_min + 1/2)/s_min). FINDING: with
+    the max, at s_min = 4 (S* = log 1.25 = 0.22 near a_i) a pair exceeds the budget by a
+    few per cent (at s_min = 1 the floor's S*, log 2, still dominates a_i). The
+    platform's a_i + S* (:meth:`Calibration.combined`) passes every pair at both."""
+    epsilon, delta = 1.0, 0.01
+    method = Method("ol", "network")
+    for floor in (1.0, 4.0):
+        smooth_round_audit(method, LAPLACE, epsilon, delta, near_the_floor(floor, 47),
+                           floor).assert_private()
+    cal = calibration(LAPLACE, epsilon, delta, True, floor=4.0)
+    split = smooth_round_audit(method, LAPLACE, epsilon, delta, near_the_floor(4.0, 47), 4.0,
+                               LargestPart(cal))
+    assert 1.0 < split.worst_ratio < 1.2
+    assert "half and half" in split.worst.label or "random" in split.worst.label
+
+
+class Clipped:
+    """A calibration evaluated on the clipped signals: eq. (9) on [s_min, ∞)."""
+
+    def __init__(self, cal: object, floor: float) -> None:
+        self.cal, self.floor = cal, floor
+
+    def scale(self, signals: np.ndarray, *args: object) -> np.ndarray:
+        return self.cal.scale(np.maximum(signals, self.floor), *args)
+
+
+def test_eq_9_fails_near_zero_and_the_floor_repairs_it() -> None:
+    """FINDING (eq. (9) without a floor, Laplace, ε = 1, δ = 0.01): on the same signals
+    near 0 the printed S*(s) = 1/(eγs) fails the audit (a neighbour s' → 0 moves log s
+    without bound: the ratio is huge), and clipping alone (eq. (9) evaluated on
+    [s_min, ∞)) does not repair it: c/s is not β-smooth below 1/(e^γ − 1) ≈ 10.1, the
+    ratio is (s + 1)/(s e^γ) = 2/e^γ = 1.82 at s = s_min = 1. With the floor's exact S*
+    the same pairs pass. The gap: eq. (9) is 1/(eγs) = 3.90 at s = 1 against the exact
+    log 2 = 0.69 there, and 0.0390 against log(100/99) = 0.0101 at s = 100 (γ = 0.0944):
+    larger, but neither a bound near 0 nor smooth below s ≈ 10."""
+    epsilon, delta, floor = 1.0, 0.01, 1.0
+    signals = near_the_floor(floor, 53)
+    method = Method("mvue", "signal")
+    printed = smooth_run_audit(method, LAPLACE, epsilon, delta, signals)
+    assert printed.worst_ratio > 100.0
+    eq_9 = Clipped(calibration(LAPLACE, epsilon, delta, True), floor)
+    clipped = smooth_run_audit(method, LAPLACE, epsilon, delta, signals, eq_9, floor)
+    gamma = epsilon / (2 * math.log(200))
+    assert clipped.worst_ratio == pytest.approx(2.0 / math.exp(gamma), rel=1e-6)
+    assert clipped.worst.note == "smooth bound not β-smooth"
+    floored = smooth_run_audit(method, LAPLACE, epsilon, delta, signals,
+                               calibration(LAPLACE, epsilon, delta, True, floor=floor), floor)
+    floored.assert_private()
 
 
 @pytest.mark.parametrize("kind, pair", [

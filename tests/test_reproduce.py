@@ -20,9 +20,12 @@ COMMANDS = [
     ["+experiment=fig4", "t_max=300", "replicates=2"],
     ["+experiment=fig2_left", "t_max=300", "replicates=2"],
     ["+experiment=fig3", "t_max=300", "replicates=2"],
+    ["+experiment=fig3_welch", "t_max=300", "replicates=2"],
     ["+experiment=fig7", "epsilon=0.5,1", *NETWORK],
-    ["+experiment=fig7", "method=rizk", "rizk_start=signal", "epsilon=0.5,1", *NETWORK],
+    ["+experiment=fig7_long", "epsilon=0.5,1", "rounds=200", "checkpoints=[1,200]", *NETWORK],
     ["+experiment=sample_paths", *NETWORK],
+    ["+experiment=appendix_c_budgets", "epsilon=1,10", *NETWORK],
+    ["+experiment=appendix_c_dynamic", *NETWORK],
     # The inference paper's presets, small: fewer ε, runs and centres.
     ["+experiment=inference_fig1", "epsilon=0.05,0.3,2"],
     ["+experiment=inference_fig2", "replicates=30", "null_draws=200", "epsilon=0.1,0.5,2",
@@ -54,8 +57,8 @@ def test_every_placeholder_is_filled_and_every_figure_drawn(rendered: tuple[Path
     assert text.index("Rendered from runs of other sizes") < text.index("## Commands")
     assert "fig2_left: M = 200, t_max = 300, runs = 2" in text
     images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
-    # Every figure of the three papers, Private-ColME's included.
-    assert len(images) == 16
+    # Every figure of the three papers, Private-ColME's included (and Appendix C's two).
+    assert len(images) == 20
     for image in images:
         path = root.parent / "docs" / image
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", image
@@ -63,16 +66,32 @@ def test_every_placeholder_is_filled_and_every_figure_drawn(rendered: tuple[Path
 
 def test_the_numbers_are_those_of_the_results(rendered: tuple[Path, str]) -> None:
     root, text = rendered
-    # Network DP's cost of privacy at ε = 1 for MVUE on the power grid, simulated / exact.
+    # Network DP's cost of privacy at ε = 1 for MVUE on the power grid (the paper's scale),
+    # simulated ± SE and exact.
     fig7 = summaries(root / "fig7", method="mvue", privacy="network", epsilon=1.0,
-                     signal_mean=10.0)
+                     signal_mean=10.0, network_scale="paper")
     final = fig7[fig7.t == fig7.rounds].set_index("source").cost_of_privacy
-    assert f"{final['simulated']:#.3g} / {final['exact']:#.3g} (MVUE) and" in text
+    assert f"{final['simulated']:#.3g} ± " in text
+    assert f"(exact {final['exact']:#.3g}) against" in text
     # Fig. 2 (left): PM-I non-MoM against MoM, with RR, at t_max.
     fig2 = summaries(root / "fig2_left", method="colme", mechanism="pm1", schedule="rr")
     mse = fig2[fig2.t == fig2.t_max].set_index("weights").mse
     short = [re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{mse[w]:.2e}") for w in ("last", "mom")]
-    assert f"non-MoM vs MoM: RR {short[0]} vs {short[1]};" in text
+    assert f"PM-I non-MoM RR {short[0]} ± " in text and f"; PM-I MoM RR {short[1]} ± " in text
+    # Welch's degrees of freedom: Sch-Var-2's MSE at t_max under k − 1, ± its SE.
+    welch = summaries(root / "fig3_welch", method="colme", variance="inferred",
+                      welch_dof="releases")
+    end = welch[welch.t == welch.t_max].iloc[0]
+    shown = [re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{x:.2e}")
+             for x in (end.mse, end.mse_high - end.mse)]
+    assert f"| {shown[0]} ± {shown[1]} |" in text
+    # One row per statement of Sec. VII on Figs 2 and 4, each with a verdict.
+    table = text[text.index("### The paper's statements on Figs 2 and 4, checked"):]
+    table = table[:table.index("### Where the reproduction disagrees")]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == 1 + 16
+    for row in rows[1:]:
+        assert re.match(r" (yes|\*\*no\*\*)", re.split(r"(?<!\\)\|", row)[4]), row
 
 
 def test_the_inference_claims_are_those_of_the_results(rendered: tuple[Path, str]) -> None:

@@ -5,7 +5,16 @@ import pytest
 
 from sweep.colme.config import LAST, MECHANISMS, MOM, PM1, PM2, WEIGHTS, WMOM, ColmeConfig
 from sweep.colme.engine import run_replicate
-from sweep.colme.statistic import DATA_COEF, N_FIELDS, NOISE_VAR, VAR, T, release
+from sweep.colme.statistic import (
+    DATA_COEF,
+    N_FIELDS,
+    NOISE_VAR,
+    SCHEDULE_VAR,
+    VAR,
+    T,
+    release,
+    schedule_variances,
+)
 
 from .reference import Sender, statistic_variance
 from .stats import assert_close_variance
@@ -98,6 +107,23 @@ def test_eq_21_overstates_pm2_mom_from_kappa_7():
     kept = kept_variances(times, PM2, MOM)[-1]
     printed = data_part(times, MOM) + pm2_noise(times, MOM)
     assert printed > kept * (1 + 1e-6)
+
+
+@pytest.mark.parametrize(("first", "lead", "period"), [(1, 4, 4), (3, 7, 3)])
+def test_printed_schedule_variance_is_eq_21(first, lead, period):
+    """``schedule_variances(..., printed=True)`` is Appendix A's PM-II MoM variance with
+    eq. (21) as printed (:func:`pm2_noise`) at every κ; the exact one is smaller from
+    κ = 7 on. Position ``first`` is queried at ``first``, then at ``first + lead``, every
+    ``period`` (RR with M = 5, and a first sweep longer than the period)."""
+    times = [first, *range(first + lead, first + lead + 30 * period, period)]
+    checks = np.array(times, dtype=np.int64)
+    planes = {printed: schedule_variances(period, first, checks, SIGMA2, SIGMA2_DP, PM2, MOM,
+                                          lead, printed)[SCHEDULE_VAR, first - 1]
+              for printed in (False, True)}
+    for kappa in range(1, len(times) + 1):
+        closed = data_part(times[:kappa], MOM) + pm2_noise(times[:kappa], MOM)
+        assert planes[True][kappa - 1] == pytest.approx(closed, rel=1e-12), kappa
+        assert (planes[False][kappa - 1] < closed * (1 - 1e-9)) == (kappa >= 7), kappa
 
 
 def final_statistics(mechanism, weights, replicates):

@@ -8,17 +8,33 @@ import pytest
 from scipy import integrate, special, stats
 
 from sweep.colme import tabulate
-from sweep.colme.config import JEFFREYS_PRIOR, PAPER_PRIOR, UNIFORM_PRIOR, ColmeConfig
+from sweep.colme.config import (
+    DROP_FIRST,
+    EQ16,
+    INFERRED,
+    JEFFREYS_PRIOR,
+    PAPER_DOF,
+    PAPER_PRIOR,
+    PM1,
+    PM2,
+    RELEASES_DOF,
+    UNIFORM_PRIOR,
+    ColmeConfig,
+)
 from sweep.colme.engine import run_replicate
+from sweep.colme.family import FAMILY
 from sweep.colme.privacy import data_bound, sigma_dp, variance_sigma_dp
-from sweep.colme.statistic import NOISE_VAR, RAW_ESTIMATE
+from sweep.colme.statistic import NOISE_VAR, RAW_ESTIMATE, new_pair_state
 from sweep.colme.variance import (
     bayes_estimate,
     gamma_series,
     passes_welch,
+    record_p_sum,
     regularized_beta,
+    update_estimate,
     welch_bounds,
     welch_cuts,
+    welch_samples,
 )
 
 from .stats import assert_close_mean
@@ -79,6 +95,138 @@ def test_eq_16_is_biased_when_p_sums_differ_in_length():
                                noise="laplace", epsilon=400.0)
     assert_close_mean(estimates, 0.25 + bias)
     assert bias > 20 * estimates.std() / np.sqrt(estimates.size)  # far from unbiased
+
+
+def hand_estimates(form, mechanism=PM1, releases=(1, 3, 5), data=(5.0, 1.0, 3.0, 4.0, 2.0),
+                   sigma2_dp=0.5, dof=PAPER_DOF):
+    """V_{b→a} (NaN before it exists) and the Welch test's n_b after each release of
+    noiseless ``data`` at the times ``releases``, through the kernel's own functions."""
+    kappa, pair, levels = new_pair_state(1, mechanism, 4, known=False)
+    data = np.asarray(data)
+    out = []
+    for k, t in enumerate(releases, start=1):
+        kappa[0, 0] = k
+        record_p_sum(pair, levels, 0, 0, k, t, float(data[:t].sum()), 0.0, 0.0, mechanism,
+                     form)
+        update_estimate(pair, 0, 0, t, float(data[:t].mean()), float(np.sum(data[:t] ** 2)),
+                        sigma2_dp, INFERRED, PAPER_PRIOR, form)
+        out.append((pair[0, 0, RAW_ESTIMATE], welch_samples(pair, kappa, 0, 0, INFERRED, dof)))
+    return out
+
+
+def test_drop_first_is_eq_16_over_the_p_sums_after_the_first():
+    """PM-I, releases at t = 1, 3, 5 of X = 5, 1, 3, 4, 2: p-sums S = 5, 4, 6 of lengths
+    ℓ = 1, 2, 2, so u_i = S_i/√ℓ_i = 5, 2√2, 3√2 (no noise drawn; σ_DP² = 1/2).
+
+    eq16 over all three: [Σ u² - (Σ u)²/3]/2 - σ_DP² K, Σ u² = 25 + 8 + 18 = 51,
+    (Σ u)² = (5 + 5√2)² = 75 + 50√2, K = (1 + 1/2 + 1/2)/3 = 2/3: V = (51 - (75 + 50√2)/3)/2
+    - 1/3 ≈ 0.8816. drop_first over u = 2√2, 3√2: (3√2 - 2√2)²/2 = 1, K = 1/2: V = 1 - 1/4
+    = 3/4; it needs two p-sums, so none exists after release 2 (eq16 then has
+    [25 + 8 - (5 + 2√2)²/2] - σ_DP² (1 + 1/2)/2 = 33 - (33 + 20√2)/2 - 3/8).
+    """
+    eq16 = hand_estimates(EQ16)
+    dropped = hand_estimates(DROP_FIRST)
+    assert math.isnan(eq16[0][0]) and math.isnan(dropped[0][0])
+    assert eq16[1][0] == pytest.approx(33 - (33 + 20 * math.sqrt(2)) / 2 - 3 / 8, rel=1e-12)
+    assert math.isnan(dropped[1][0])
+    assert eq16[2][0] == pytest.approx((51 - (75 + 50 * math.sqrt(2)) / 3) / 2 - 1 / 3,
+                                       rel=1e-12)
+    assert dropped[2][0] == pytest.approx(0.75, rel=1e-12)
+
+
+def test_welch_releases_dof_counts_the_p_sums_of_the_estimate():
+    """n_b - 1 are the degrees of freedom of Var̂[T_{b→a}] in ν (after eq. (5)).
+
+    ``paper``: n_b = t_κ (5 after the releases at t = 1, 3, 5). ``releases``: n_b = k, the
+    p-sums of the estimate in use: 2 and 3 under PM-I (2 with drop_first, which leaves
+    out the first). Under PM-II, releases at t = 1, 2, 3, 4: κ = 3 = 2 + 1 has 2 p-sums;
+    κ = 4 has one, and a keeps the estimate of κ = 3, so n_b stays 2.
+    """
+    assert [n for _, n in hand_estimates(EQ16)] == [1, 3, 5]
+    assert [n for _, n in hand_estimates(EQ16, dof=RELEASES_DOF)][1:] == [2, 3]
+    assert hand_estimates(DROP_FIRST, dof=RELEASES_DOF)[2][1] == 2
+    pm2 = hand_estimates(EQ16, PM2, releases=(1, 2, 3, 4), dof=RELEASES_DOF)
+    assert [n for _, n in pm2][2:] == [2, 2]
+    assert pm2[3][0] == pm2[2][0]  # κ = 4 keeps κ = 3's estimate
+
+
+def test_welch_test_with_releases_dof_on_a_worked_example():
+    """t = t_κ = 1000, k = 5 p-sums, V_a/t = 10⁻⁴, Var̂[T] = 4·10⁻⁴, se² = 5·10⁻⁴:
+    ν = se⁴/((V_a/t)²/(t - 1) + Var̂[T]²/(n_b - 1)) is 999 · 25/17 ≈ 1469.1 with
+    n_b = t_κ (paper) and 25/(1/999 + 4) ≈ 6.2484 with n_b = k (releases). At
+    θ = 0.05/ln 1001 the quantiles are about 2.69 and 3.92 (scipy), so a gap of 3.5 se
+    is rejected under the paper's ν and accepted under the releases' one.
+    """
+    t, k, own, other = 1000, 5, 1e-4, 4e-4
+    theta = 0.05 / math.log1p(t)
+    nus = {"paper": 999 * 25 / 17, "releases": 25 / (1 / 999 + 4)}
+    quantiles = {key: stats.t.ppf(1 - theta / 2, nu) for key, nu in nus.items()}
+    assert quantiles["paper"] == pytest.approx(2.69, abs=0.01)
+    assert quantiles["releases"] == pytest.approx(3.92, abs=0.01)
+    gap2 = 3.5**2 * (own + other)
+    bounds = welch_bounds(0.05, t, t)
+    outcomes = {}
+    for key, samples in (("paper", float(t)), ("releases", float(k))):
+        accept2, reject2 = welch_cuts(bounds, samples)
+        outcomes[key] = passes_welch(gap2, own, other, t, samples, accept2, reject2, bounds,
+                                     theta)
+    assert outcomes == {"paper": False, "releases": True}
+
+
+@pytest.mark.parametrize("variance", ["inferred", "inferred_bayes"])
+def test_welch_releases_dof_accepts_what_the_paper_dof_accepts(variance):
+    """Under RR the queries, data, noises and estimates do not depend on the decisions,
+    so with the same seed both runs test the same gaps against the same variances; k - 1
+    <= t_κ - 1 lowers ν, which raises the t quantile, so every b that passes the paper's
+    test passes with welch_dof=releases: χ can only grow (fewer false exclusions, more
+    false inclusions), and with few p-sums early on it does grow."""
+    common = dict(n_agents=20, t_max=400, checkpoints=8, variance=variance)
+    runs = {}
+    for dof in ("paper", "releases"):
+        config = ColmeConfig.from_options(welch_dof=dof, **common)
+        runs[dof] = run_replicate(config, np.random.SeedSequence(5))
+    (paper, paper_state), (releases, releases_state) = runs["paper"], runs["releases"]
+    assert np.all(releases_state.chi >= paper_state.chi)
+    assert np.all(releases[:, 1] <= paper[:, 1]) and np.all(releases[:, 2] >= paper[:, 2])
+    assert np.any(releases[:, 2] > paper[:, 2])
+
+
+def test_welch_dof_enters_the_identity_only_when_set():
+    """``welch_dof`` came after the stored results: at its default a cell keeps its id."""
+    def identity(**options):
+        return FAMILY.identity(FAMILY.prepare({"variance": "inferred", **options}, 1))
+
+    assert "welch_dof" not in identity() and "welch_dof" not in FAMILY.columns(
+        FAMILY.prepare({"variance": "inferred"}, 1))
+    assert identity(welch_dof="releases")["welch_dof"] == "releases"
+    assert identity(welch_dof="paper") == identity()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("noise", NOISES)
+def test_drop_first_is_unbiased_under_rr(noise):
+    """Under PM-I and RR the p-sums after the first all have length M - 1, so eq. (16)
+    over them is unbiased for any μ_b (Lemma 7's proof). Here (M = 3, t = 13) b's
+    releases to a come at t = 1, 3, ..., 13: ℓ = 1, 2, ..., 2."""
+    estimates = pair_estimates(4000, mean=0.8, variance="inferred", inferred_form="drop_first",
+                               **NOISES[noise])
+    assert_close_mean(estimates, 0.25)
+
+
+@pytest.mark.slow
+def test_eq_16_is_biased_by_the_short_first_p_sum_under_rr():
+    """Erratum, the case of Fig. 3: under PM-I and RR with μ_b != 0, eq. (16) keeps the
+    bias μ² [Σ ℓ_i - (Σ √ℓ_i)²/k]/(k - 1) of its first, shorter p-sum; with ℓ = 1, 2, ...,
+    2 (k = 7) and μ = 0.8 it is 0.64 (13 - (1 + 6√2)²/7)/6 ≈ 0.0157. Little noise
+    (Laplace, ε = 400) makes it visible; drop_first removes it."""
+    lengths = np.array([1.0] + [2.0] * 6)
+    bias = 0.64 * (lengths.sum() - np.sqrt(lengths).sum() ** 2 / 7) / 6
+    assert bias == pytest.approx(0.0157, abs=1e-4)
+    quiet = dict(mean=0.8, variance="inferred", noise="laplace", epsilon=400.0)
+    eq16 = pair_estimates(4000, **quiet)
+    assert_close_mean(eq16, 0.25 + bias)
+    assert bias > 5 * eq16.std() / np.sqrt(eq16.size)  # far from unbiased
+    assert_close_mean(pair_estimates(4000, inferred_form="drop_first", **quiet), 0.25)
 
 
 def posterior_mean(raw, k, noise, prior):

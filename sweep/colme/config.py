@@ -35,7 +35,12 @@ CLASS_ASSIGNMENTS = ("random", "balanced")
 DISTRIBUTIONS = ("uniform", "triangular", "two_point")
 VARIANCES = ("known", "shared", "inferred", "inferred_bayes")
 PRIORS = ("paper", "jeffreys", "uniform")
-INFERRED_FORMS = ("eq16", "weighted")
+INFERRED_FORMS = ("eq16", "weighted", "drop_first")
+WELCH_DOFS = ("paper", "releases")
+#: The analytic oracle's options (:func:`sweep.colme.baselines.oracle_mse`); the
+#: simulation ignores them.
+ORACLE_STARTS = ("paper", "simulator")
+ORACLE_EQ21S = ("exact", "printed")
 
 
 @dataclass(frozen=True)
@@ -69,12 +74,19 @@ class ColmeConfig:
     ``shared`` (Sch-Var-1, Sec. V-A), ``inferred`` (Sch-Var-2, Sec. V-B) or
     ``inferred_bayes`` (Sch-Var-2 with eq. (19) and the prior ``prior``, footnote 3).
     ``inferred_form`` is Sch-Var-2's estimator: ``eq16`` as printed, or ``weighted``, which
-    stays unbiased when the p-sums differ in length (see :mod:`sweep.colme.variance`).
+    stays unbiased when the p-sums differ in length, or ``drop_first``, eq. (16) over the
+    p-sums after the first (PM-I: under RR they all have length M - 1); see
+    :mod:`sweep.colme.variance`. ``welch_dof`` is the degrees of freedom the Welch test
+    of Sec. III-C2 gives Var̂[T_{b→a}]: ``paper``, t_κ - 1 (the formula after eq. (5)),
+    or ``releases``, k - 1 for Sch-Var-2's estimate from k p-sums.
     ``noise`` is the p-sums' noise (:mod:`sweep.components.calibration`): ``gaussian``,
     Lemma 1's Gaussian mechanism with σ_DP² = 8 L² ln(1.25/δ)/ε², valid for 0 < ε <= 1
     (checked on each release's ε), or ``laplace``, Lemma 2's scale σ_DP/√2 with
     σ_DP² = 8 L²/ε², pure ε-DP (δ unused by the mean releases); Sch-Var-1's variance
-    releases follow Lemma 3 with the same kind.
+    releases follow Lemma 3 with the same kind. ``oracle_start`` and ``oracle_eq21`` set
+    the analytic oracle baseline only (:func:`sweep.colme.baselines.oracle_mse`): rRR's
+    query times, Remark 3's (``paper``) or the simulator's decision rule's (``simulator``),
+    and PM-II's noise variance, ``exact`` or eq. (21) as ``printed``.
     """
 
     n_agents: int = 200
@@ -95,6 +107,9 @@ class ColmeConfig:
     variance: str = "known"
     prior: str = "paper"
     inferred_form: str = "eq16"
+    welch_dof: str = "paper"
+    oracle_start: str = "paper"
+    oracle_eq21: str = "exact"
     decision: DecisionConfig = field(default_factory=DecisionConfig)
     checkpoints: int | tuple[int, ...] = 100
 
@@ -152,6 +167,17 @@ class ColmeConfig:
         choice("variance", self.variance, VARIANCES)
         choice("prior", self.prior, PRIORS)
         choice("inferred_form", self.inferred_form, INFERRED_FORMS)
+        if self.inferred_form == "drop_first" and self.mechanism == "pm2":
+            # PM-II's p-sums differ in length whichever is dropped.
+            fail("inferred_form", "eq16 or weighted with mechanism=pm2", self.inferred_form)
+        choice("welch_dof", self.welch_dof, WELCH_DOFS)
+        choice("oracle_start", self.oracle_start, ORACLE_STARTS)
+        choice("oracle_eq21", self.oracle_eq21, ORACLE_EQ21S)
+        if self.welch_dof != "paper" and self.variance not in ("inferred", "inferred_bayes"):
+            # Only Sch-Var-2 estimates σ_b² from its k p-sums; Sch-Var-1's V_{b→a} is a
+            # sample variance of t_κ data, and known variances need no Welch test.
+            fail("welch_dof", "paper unless variance is inferred or inferred_bayes",
+                 self.welch_dof)
         if self.noise == "gaussian" and self.mechanism != "none":
             epsilon, _ = self.release_budget()
             if epsilon > 1.0:
@@ -216,4 +242,5 @@ GAUSSIAN, LAPLACE = range(len(NOISES))
 UNIFORM, TRIANGULAR, TWO_POINT = range(len(DISTRIBUTIONS))
 KNOWN, SHARED, INFERRED, INFERRED_BAYES = range(len(VARIANCES))
 PAPER_PRIOR, JEFFREYS_PRIOR, UNIFORM_PRIOR = range(len(PRIORS))
-EQ16, WEIGHTED = range(len(INFERRED_FORMS))
+EQ16, WEIGHTED, DROP_FIRST = range(len(INFERRED_FORMS))
+PAPER_DOF, RELEASES_DOF = range(len(WELCH_DOFS))

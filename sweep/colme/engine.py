@@ -76,6 +76,7 @@ def scheme_of(config: ColmeConfig) -> Scheme:
         variance=codes.VARIANCES.index(config.variance),
         prior=codes.PRIORS.index(config.prior),
         inferred_form=codes.INFERRED_FORMS.index(config.inferred_form),
+        welch_dof=codes.WELCH_DOFS.index(config.welch_dof),
     )
 
 
@@ -126,5 +127,5 @@ def run_replicate(
         metrics[c] = kernels.measure(done, thresholds(theta0, done, done)[0],
                                      bounds(theta0, done, done), theta0, state.data_sum,
                                      state.square_sum, means, labels, config.n_classes, pair,
-                                     state.chi, sigma2)
+                                     kappa, state.chi, sigma2)
     return metrics, state

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
-from ..options import as_dict
+from ..options import identity_options
 from ..results import Metric, ResultSchema
 from .baselines import ANALYTIC
 from .config import ColmeConfig
@@ -21,6 +21,9 @@ from .simulate import check_baselines, columns
 _AGENT_STEPS_PER_SECOND = 2.5e7
 _CHECKPOINT_PAIR_COST = 4.0
 _TABLE_SECONDS = 2e-3
+#: Options added after the first stored results: at their defaults they stay out of a
+#: cell's identity and columns, so those cells keep their ids and stored results.
+LATER = ("welch_dof", "oracle_start", "oracle_eq21")
 
 
 @dataclass(frozen=True)
@@ -61,10 +64,14 @@ class ColmeFamily:
         return cell
 
     def identity(self, prepared: ColmeCell) -> dict[str, Any]:
-        return {**as_dict(prepared.config), "baselines": list(prepared.baselines)}
+        return {**identity_options(prepared.config, later=LATER),
+                "baselines": list(prepared.baselines)}
 
     def columns(self, prepared: ColmeCell) -> dict[str, Any]:
-        return {**prepared.config.as_columns(), "baselines": ",".join(prepared.baselines)}
+        config = prepared.config
+        columns = {name: value for name, value in config.as_columns().items()
+                   if name not in LATER or value != getattr(ColmeConfig, name)}
+        return {**columns, "baselines": ",".join(prepared.baselines)}
 
     def cost(self, prepared: ColmeCell) -> float:
         config = prepared.config

@@ -40,14 +40,15 @@ from .config import (
     NOISES,
     ON_QUERY,
     ORACLE,
+    RELEASES_DOF,
     RR,
     SHARED,
     TEST,
     TRIANGULAR,
     UNIFORM,
 )
-from .statistic import ESTIMATE, VAR, T, release, release_time, set_variance
-from .variance import passes_welch, record_p_sum, update_estimate, welch_cuts
+from .statistic import ESTIMATE, VAR, T, release, set_variance
+from .variance import passes_welch, record_p_sum, update_estimate, welch_cuts, welch_samples
 
 # Columns of the metrics row measured at a checkpoint.
 MSE, FALSE_EXCLUSION, FALSE_INCLUSION, LOCAL_MSE, IDEAL_MSE = range(5)
@@ -81,7 +82,7 @@ def decide(
     own: float,
     other: float,
     t: int,
-    t_kappa: float,
+    samples: float,
     z2: float,
     accept2: float,
     reject2: float,
@@ -93,7 +94,7 @@ def decide(
     Sec. III-C2 (estimated variances; ``accept2``, ``reject2`` from ``welch_cuts``)."""
     if variance == KNOWN:
         return gap2 < z2 * (own + other)
-    return passes_welch(gap2, own, other, t, t_kappa, accept2, reject2, bounds, theta)
+    return passes_welch(gap2, own, other, t, samples, accept2, reject2, bounds, theta)
 
 
 @numba.njit(cache=True, inline="always")
@@ -104,7 +105,7 @@ def in_estimate(
     own: float,
     other: float,
     t: int,
-    t_kappa: float,
+    samples: float,
     z2: float,
     bounds: np.ndarray,
     theta: float,
@@ -117,7 +118,8 @@ def in_estimate(
     ``gap2`` = (X̄_a^(t) - T_{b→a})², ``own`` = Var[X̄_a^(t)], ``other`` = Var[T_{b→a}]
     (+∞ until a has heard from b, or has a usable estimate of σ_b²: b then belongs to C_a);
     ``stored`` is the χ of the last test made on b's answer (``on_query``); z² is the
-    normal quantile, ``bounds`` bound the Welch test's (:func:`~.variance.passes_welch`).
+    normal quantile, ``bounds`` bound the Welch test's (:func:`~.variance.passes_welch`),
+    whose ν gives Var̂[T_{b→a}] ``samples`` - 1 degrees of freedom.
     """
     if estimator == ORACLE:
         return same_class
@@ -127,8 +129,8 @@ def in_estimate(
         return stored != 0
     accept2 = reject2 = 0.0
     if variance != KNOWN:
-        accept2, reject2 = welch_cuts(bounds, t_kappa)
-    return decide(gap2, own, other, t, t_kappa, z2, accept2, reject2, bounds, theta, variance)
+        accept2, reject2 = welch_cuts(bounds, samples)
+    return decide(gap2, own, other, t, samples, z2, accept2, reject2, bounds, theta, variance)
 
 
 class Scheme(NamedTuple):
@@ -144,6 +146,7 @@ class Scheme(NamedTuple):
     variance: int
     prior: int
     inferred_form: int
+    welch_dof: int
 
 
 class Kernels(NamedTuple):
@@ -157,7 +160,7 @@ class Kernels(NamedTuple):
 def compile_scheme(scheme: Scheme) -> Kernels:
     """Kernels of one scheme; the closure constants below are folded in by the compiler."""
     (distribution, noise, mechanism, weights, schedule, estimator, refresh, variance,
-     prior, form) = scheme
+     prior, form, dof) = scheme
     kind = kind_code(NOISES[noise])  # the noise component's code of the configured noise
 
     # IEEE division (error_model="numpy"): every division by a possible zero is guarded
@@ -211,7 +214,7 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                         continue
                     if schedule == RR or in_estimate(
                         labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2,
-                        own, pair[a, b, VAR], prev, release_time(pair, a, b, variance == KNOWN),
+                        own, pair[a, b, VAR], prev, welch_samples(pair, kappa, a, b, variance, dof),
                         z2_prev, bounds, theta_prev, estimator, refresh, variance,
                     ):
                         target[a] = b
@@ -227,8 +230,8 @@ def compile_scheme(scheme: Scheme) -> Kernels:
             theta_now = theta0 / math.log1p(t)
             inv_t = 1.0 / t
             accept2 = reject2 = 0.0
-            if variance != KNOWN and t > 1:  # every test of this step has t_κ = t
-                accept2, reject2 = welch_cuts(bounds, t)
+            if variance != KNOWN and t > 1 and dof != RELEASES_DOF:
+                accept2, reject2 = welch_cuts(bounds, t)  # every test of this step has t_κ = t
             for a in range(n_agents):
                 b = target[a]
                 if b < 0:
@@ -248,17 +251,22 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                     sigma2_b = sigma2
                 else:
                     record_p_sum(pair, levels, a, b, k, t, data_sum[b], fresh,
-                                 fresh_variance, mechanism)
+                                 fresh_variance, mechanism, form)
                     update_estimate(pair, a, b, t, released, square_sum[b], sigma2_dp,
                                     variance, prior, form)
                     sigma2_b = pair[a, b, ESTIMATE]
                 set_variance(pair, a, b, sigma2_b)
                 if estimator == TEST and refresh == ON_QUERY:
                     other = pair[a, b, VAR]
+                    samples = float(t)
+                    if dof == RELEASES_DOF and other < math.inf:
+                        samples = welch_samples(pair, kappa, a, b, variance, dof)
+                        accept2, reject2 = welch_cuts(bounds, samples)
                     chi[a, b] = other == math.inf or decide(
                         (data_sum[a] * inv_t - pair[a, b, T]) ** 2,
                         own_variance(data_sum[a], square_sum[a], t, sigma2, variance),
-                        other, t, t, z2_now, accept2, reject2, bounds, theta_now, variance,
+                        other, t, samples, z2_now, accept2, reject2, bounds, theta_now,
+                        variance,
                     )
 
     @numba.njit(cache=True, error_model="numpy")
@@ -273,6 +281,7 @@ def compile_scheme(scheme: Scheme) -> Kernels:
         labels: np.ndarray,
         n_classes: int,
         pair: np.ndarray,
+        kappa: np.ndarray,
         chi: np.ndarray,
         sigma2: float,
     ) -> np.ndarray:
@@ -302,7 +311,7 @@ def compile_scheme(scheme: Scheme) -> Kernels:
             for b in range(n_agents):
                 member[b] = b != a and in_estimate(
                     labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2, own,
-                    pair[a, b, VAR], t, release_time(pair, a, b, variance == KNOWN),
+                    pair[a, b, VAR], t, welch_samples(pair, kappa, a, b, variance, dof),
                     z2, bounds, theta, estimator, refresh, variance,
                 )
                 if member[b] and pair[a, b, VAR] < math.inf:

@@ -191,10 +191,11 @@ def set_variance(pair: np.ndarray, a: int, b: int, sigma2_b: float) -> None:
     pair[a, b, VAR] = sigma2_b * pair[a, b, DATA_COEF] + pair[a, b, NOISE_VAR]
 
 
-@numba.njit(cache=True, inline="always")
-def release_time(pair: np.ndarray, a: int, b: int, known: bool) -> float:
-    """t_κ of b's latest release to a; only the unknown-variance state records it (0)."""
-    return 0.0 if known else pair[a, b, LAST_TIME]
+# Planes of :func:`schedule_variances`' output.
+SCHEDULE_VAR = 0  # Var[T_{ℓ→a}]
+SCHEDULE_FIRST_WEIGHT = 1  # w_1, the weight of the first release
+SCHEDULE_TAIL = 2  # Σ_{j>=2} w_j/t_j, the coefficient G_2 of eqs. (2) and (20)
+SCHEDULE_PLANES = 3
 
 
 @numba.njit(cache=True)
@@ -206,34 +207,71 @@ def schedule_variances(
     sigma2_dp: float,
     mechanism: int,
     weights: int,
+    lead: int,
+    printed: bool,
 ) -> np.ndarray:
     """Var[T_{ℓ→a}] at each time of ``times`` for a periodic query schedule.
 
-    The agent at position ℓ = 1..n_positions is queried at t = ℓ, ℓ + period, … (RR with
-    period M - 1; rRR with an oracle class of size n has period n - 1). Returns an array
-    of shape (n_positions, len(times)), +inf before the first release.
+    The agent at position ℓ = 1..n_positions is queried at t = ℓ, then at ℓ + lead,
+    ℓ + lead + period, … (RR: lead = period = M - 1; rRR with an oracle class of size n,
+    Remark 3: lead = period = n - 1; the simulator's rRR, whose first sweep queries all
+    M - 1 others: lead = M - 1, period = n - 1). ``printed`` replaces PM-II's exact noise
+    term by eq. (21) as printed, which pools per bit-length group and bit position the
+    releases of the window (see the module's docstring).
+
+    Returns an array of shape (SCHEDULE_PLANES, n_positions, len(times)): Var[T] (+inf
+    before the first release), and w_1 and G_2 = Σ_{j>=2} w_j/t_j after the latest
+    release. With them Var[T] for another first query time t_1 < ℓ + lead follows in
+    closed form: t_1 enters eq. (2) only through σ_b² w_1²/t_1 (the data term's first two
+    summands, (t_1 - t_0) G_1² + (t_2 - t_1) G_2², sum to w_1²/t_1 + 2 w_1 G_2 + t_2 G_2²)
+    and the noise only through the p-sum [1 : t_1], of coefficient G_1 = w_1/t_1 + G_2
+    under PM-I (eq. 20) and w_1/t_1 under PM-II (release 1 alone uses it, in eq. (21)
+    too).
     """
     n_levels = 1  # bit length of the last time, the most levels PM-II can reach
     while (1 << n_levels) <= times[-1]:
         n_levels += 1
     pair = np.zeros((1, 1, N_FIELDS))
     levels = np.zeros((1, 1, N_PLANES, n_levels))
-    out = np.full((n_positions, times.size), math.inf)
+    pooled = np.zeros((n_levels + 1, n_levels))  # eq. (21): [bit length, bit] → Σ 1/t_j
+    out = np.zeros((SCHEDULE_PLANES, n_positions, times.size))
+    out[SCHEDULE_VAR] = math.inf
     for pos in range(n_positions):
         pair[:] = 0.0
         levels[:] = 0.0
         kappa = 0
         t = pos + 1
+        first = 1.0 / t
         c = 0
         while c < times.size:
             while c < times.size and times[c] < t:
                 if kappa > 0:
-                    out[pos, c] = pair[0, 0, VAR]
+                    n = window_length(kappa, weights)
+                    out[SCHEDULE_VAR, pos, c] = pair[0, 0, VAR]
+                    # The window holds release 1 iff it holds all κ releases.
+                    w1 = 1.0 / n if n == kappa else 0.0
+                    out[SCHEDULE_FIRST_WEIGHT, pos, c] = w1
+                    out[SCHEDULE_TAIL, pos, c] = w1 * (pair[0, 0, INV_TIMES] - first)
                 c += 1
             if c == times.size:
                 break
             kappa += 1
             release(pair, levels, 0, 0, kappa, 1.0 / t, 0.0, 0.0, sigma2_dp, mechanism, weights)
+            if printed and mechanism == PM2:
+                n = window_length(kappa, weights)
+                if n == 1:
+                    pooled[:] = 0.0
+                length = 0
+                while kappa >> length:
+                    length += 1
+                squares = 0.0
+                for bit in range(length):
+                    if kappa >> bit & 1:
+                        pooled[length, bit] += 1.0 / t
+                for row in range(length + 1):
+                    for bit in range(row):
+                        squares += pooled[row, bit] ** 2
+                pair[0, 0, NOISE_VAR] = sigma2_dp * squares / (n * n)
             set_variance(pair, 0, 0, sigma2)
-            t += period
+            t += lead if kappa == 1 else period
     return out

@@ -27,6 +27,18 @@ eq. (16) when the lengths are equal, and mirrors eq. (8) with k - 1 in place of 
 Eq. (19) then uses its noise term c = σ_DP² (Σ 1/ℓ_i - k/t)/(k - 1) in place of K σ_DP²
 (the two agree for equal lengths).
 
+``inferred_form="drop_first"`` (PM-I) is eq. (16) over the p-sums after the first: the
+first one, [1 : t_1], has the length of b's position in a's RR cycle, and its
+E[u_1] = μ_b √ℓ_1 ≠ μ_b √(M - 1) drives the bias above while κ is small (M = 200,
+ℓ = 1, 199, 199, 199, 199 at κ = 5, μ_b = 0.8: a bias of 22, against σ² = 0.25). The
+others all have length M - 1 under RR, so eq. (16) over them is unbiased; it needs
+k >= 2 of them (κ >= 3).
+
+The Welch test's ν (after eq. (5)) gives Var̂[T_{b→a}] t_κ - 1 degrees of freedom
+(``welch_dof="paper"``); Sch-Var-2's σ_b² estimate has only k - 1, the degrees of
+freedom of a sample variance of k values u_i (``welch_dof="releases"``,
+:func:`welch_samples`).
+
 A negative estimate counts as +∞, as do one of exactly 0 (noiseless releases of
 degenerate data) and one not available yet: b then stays in C_a with weight 0. The
 decision rule becomes the Welch test of Sec. III-C2 and the weights follow eq. (5).
@@ -42,7 +54,18 @@ import numpy as np
 from scipy.special import stdtrit
 
 from ..components.tree import merge_push
-from .config import EQ16, INFERRED_BAYES, JEFFREYS_PRIOR, PAPER_PRIOR, PM2, SHARED
+from .config import (
+    DROP_FIRST,
+    EQ16,
+    INFERRED_BAYES,
+    JEFFREYS_PRIOR,
+    KNOWN,
+    PAPER_PRIOR,
+    PM2,
+    RELEASES_DOF,
+    SHARED,
+    WEIGHTED,
+)
 from .statistic import (
     CROSS,
     ESTIMATE,
@@ -103,19 +126,22 @@ def record_p_sum(
     fresh: float,
     fresh_variance: float,
     mechanism: int,
+    form: int = EQ16,
 ) -> None:
     """Record the p-sum created by the κ-th release of b to a at time t and update the
     sums over the p-sums of that release's split.
 
     ``data_sum`` is Σ_{i<=t} X_b^(i); ``fresh`` and ``fresh_variance`` are the new p-sum's
-    mean noise Z and variance noise W.
+    mean noise Z and variance noise W. With ``form`` = DROP_FIRST (PM-I only) the first
+    p-sum is left out of the sums.
     """
     data = data_sum - pair[a, b, LAST_SUM]
     length = t - pair[a, b, LAST_TIME]
     pair[a, b, LAST_SUM] = data_sum
     pair[a, b, LAST_TIME] = t
     if mechanism != PM2:  # PM-I (or no noise): the split is every query interval
-        _add_p_sum(pair, a, b, data, length, fresh, fresh_variance)
+        if form != DROP_FIRST or kappa > 1:
+            _add_p_sum(pair, a, b, data, length, fresh, fresh_variance)
         return
     # The p-sums below merge into the new one (the binary mechanism's tree).
     low = merge_push(levels[a, b, LEVEL_DATA], kappa, data)
@@ -208,7 +234,7 @@ def update_estimate(
         ) / (t - 1.0)
     elif k < 2.0:
         return
-    elif form == EQ16:
+    elif form != WEIGHTED:  # eq. (16), over every p-sum or (drop_first) all but the first
         u_sum = pair[a, b, U_SUM]
         noise = sigma2_dp * inv_lengths / k
         raw = pair[a, b, U_SQUARES] / (k - 1.0) - u_sum * u_sum / (k * (k - 1.0)) - noise
@@ -264,12 +290,30 @@ def regularized_beta(a: float, b: float, x: float) -> float:
 
 
 @numba.njit(cache=True, inline="always")
-def welch_cuts(bounds: np.ndarray, t_kappa: float) -> tuple[float, float]:
+def welch_samples(pair: np.ndarray, kappa: np.ndarray, a: int, b: int, variance: int,
+                  dof: int) -> float:
+    """n_b, with n_b - 1 the degrees of freedom the Welch test gives Var̂[T_{b→a}]: t_κ
+    (``paper``, the formula after eq. (5)) or the number k of p-sums that Sch-Var-2's
+    estimate in use comes from (``releases``: a sample variance of k values u_i, eq. (16),
+    has k - 1). That k is the latest split's, except under PM-II at κ = 2^m, a single
+    p-sum: a then keeps the estimate of release κ - 1, whose split has m p-sums.
+    Unread (0) with known variances, whose state keeps neither."""
+    if variance == KNOWN:
+        return 0.0
+    if dof != RELEASES_DOF:
+        return pair[a, b, LAST_TIME]
+    k = pair[a, b, SPLIT_SIZE]
+    return k if k >= 2.0 else math.floor(math.log2(kappa[a, b]))
+
+
+@numba.njit(cache=True, inline="always")
+def welch_cuts(bounds: np.ndarray, samples: float) -> tuple[float, float]:
     """Squared quantiles that settle most Welch tests without ν: the normal quantile at
     the stretch's first t (every t quantile is larger) and the t quantile at the least
-    possible ν = t_κ - 1 (Welch-Satterthwaite: ν >= min(t, t_κ) - 1) at its last t."""
+    possible ν = n_b - 1 (Welch-Satterthwaite: ν >= min(t - 1, n_b - 1), n_b of
+    :func:`welch_samples`, at most t) at its last t."""
     last = bounds.shape[1] - 1
-    j = min(int(8.0 * math.log2(t_kappa - 1.0)), last - 1)
+    j = min(int(8.0 * math.log2(samples - 1.0)), last - 1)
     return bounds[0, last] ** 2, bounds[1, j] ** 2
 
 
@@ -279,7 +323,7 @@ def passes_welch(
     own: float,
     other: float,
     t: int,
-    t_kappa: float,
+    samples: float,
     accept2: float,
     reject2: float,
     bounds: np.ndarray,
@@ -288,19 +332,20 @@ def passes_welch(
     """Welch test of Sec. III-C2: |X̄_a - T| < Φ⁻¹_{t,ν}(1 - θ/2) √(V_a/t + Var̂[T]).
 
     ``gap2`` = (X̄_a - T)², ``own`` = V_a^(t)/t, ``other`` = Var̂[T_{b→a}], ν as after
-    eq. (5). ``accept2`` and ``reject2`` come from :func:`welch_cuts`. Between them, the
-    quantile, which falls with ν and rises with t, is bracketed by ``bounds[0, j + 1]``,
-    the quantile at ν_{j+1} >= ν for the smallest t of the current stretch, and
-    ``bounds[1, j]``, the one at ν_j <= ν for its largest t (see :data:`WELCH_DOF`); only
-    inside that bracket is the exact comparison made: P(|T_ν| >= |gap|/se) > θ, with the
-    Student tail I_{ν/(ν+x²)}(ν/2, 1/2).
+    eq. (5) with ``samples`` - 1 in place of t_κ - 1 (:func:`welch_samples`). ``accept2``
+    and ``reject2`` come from :func:`welch_cuts`. Between them, the quantile, which falls
+    with ν and rises with t, is bracketed by ``bounds[0, j + 1]``, the quantile at
+    ν_{j+1} >= ν for the smallest t of the current stretch, and ``bounds[1, j]``, the one
+    at ν_j <= ν for its largest t (see :data:`WELCH_DOF`); only inside that bracket is the
+    exact comparison made: P(|T_ν| >= |gap|/se) > θ, with the Student tail
+    I_{ν/(ν+x²)}(ν/2, 1/2).
     """
     se2 = own + other
     if gap2 < accept2 * se2:
         return True
     if gap2 >= reject2 * se2:
         return False
-    nu = se2 * se2 / (own * own / (t - 1.0) + other * other / (t_kappa - 1.0))
+    nu = se2 * se2 / (own * own / (t - 1.0) + other * other / (samples - 1.0))
     j = min(max(int(8.0 * math.log2(nu)), 0), bounds.shape[1] - 2)
     if gap2 < bounds[0, j + 1] ** 2 * se2:
         return True

@@ -117,8 +117,11 @@ def simulate(
     signals its sensitivity depends on; ``statistic`` is ξ. Metrics, in order: total
     error ‖ν_t − target‖₂, cost of privacy ‖ν_t − μ_t‖₂ and cost of decentralization
     ‖μ_t − target‖₂, with target 1·m̂ (mean of the initial ξ) offline, 1·m_θ online.
+    ``matrix`` is A, or a function of t giving A(t) of a time-varying graph: every method
+    then runs with A(t) in place of A (Appendix C.1, eq. (C.4)).
     """
-    n = matrix.shape[0]
+    weights = matrix if callable(matrix) else (lambda t: matrix)
+    n = weights(1).shape[0]
     signals = draw_signals(0) if dynamics.offline else None
     xi = statistic(signals) if dynamics.offline else None
     target = _by_replicate(xi).mean(axis=1) if dynamics.offline else mean
@@ -131,8 +134,9 @@ def simulate(
         if not dynamics.offline:
             signals = draw_signals(t)
             xi = statistic(signals)
-        mu = q * (matrix @ mu) + p * mu + r * xi
-        error = q * (matrix @ error) + p * error
+        a = weights(t)
+        mu = q * (a @ mu) + p * mu + r * xi
+        error = q * (a @ error) + p * error
         if g:
             error += g * draw_noise(t, signals)
         if t in wanted:

@@ -16,20 +16,22 @@ from typing import Any
 
 import numpy as np
 
+from ..components.calibration import NETWORK_SCALES, RIZK_SCALES
 from ..components.graphs import GRAPH_PARAMETERS, GraphConfig, GraphSpec
 from ..options import (
-    as_dict,
     check_checkpoints,
     checkpoint_times,
     choice,
     fail,
     flat_columns,
+    identity_options,
     in_range,
     integer,
     plain_options,
     real,
 )
 from .algorithms import METHODS
+from .budgets import BUDGETS, DEFAULT_CAP
 
 PRIVACIES = ("none", "signal", "network")
 NOISES = ("laplace", "gaussian")
@@ -61,6 +63,25 @@ class NetworkConfig:
     al.'s Gaussian noise S*_β(s)/α for the smooth one. Rizk et al. use Laplace noise only
     (Appendix B). Graph parameters other than the chosen graph's are ignored and recorded
     as missing.
+
+    Appendix C: ``budgets`` shares the overall budget nε among the agents
+    (:mod:`sweep.network.budgets`, App. C.3): ``homogeneous`` (ε each, the default),
+    ``centralized`` (Prop. C.3 as printed) or ``waterfilling`` (the exact optimum of
+    (C.6)), each agent's Laplace noise calibrated to its own ε_i <= ``budget_cap``·ε
+    (default 10, the paper's; MVUE and OL only). ``edge_keep`` = q makes the graph
+    time-varying (:mod:`sweep.components.dynamic`, App. C.1): every round each edge of the
+    graph is present with probability q, with the modified Metropolis–Hastings weights
+    (C.3); None (default) keeps the static graph. Neither has the references of Thms
+    3.1–4.2, so they set ``references`` to none.
+
+    Readings (defaults: the paper's text): ``rizk_scale``, Appendix B's noise for Rizk et
+    al. as ``printed``, as the authors' ``code`` draws it (2T times the printed signal
+    part) or ``no_eta`` (printed without η); ``network_scale``, Network DP's Laplace scale
+    2·max(a_i, S*_i)/ε (``paper``) or the authors' code's max(a_i, 2S*_i)/ε (``code``);
+    ``signal_floor`` s_min: log-normal signals clipped to [s_min, ∞) and the exact smooth
+    sensitivity of log there, which makes the (ε, δ) guarantee provable (under Network DP
+    the noise then pays a_i + S*; None: eq. (9) on (0, ∞), as the paper). See
+    :mod:`sweep.components.calibration`.
     """
 
     graph: GraphConfig = field(default_factory=GraphConfig)
@@ -78,6 +99,12 @@ class NetworkConfig:
     rizk_start: str | None = "zero"
     checkpoints: int | tuple[int, ...] = 100
     references: tuple[str, ...] = ("bound", "exact")
+    budgets: str = "homogeneous"
+    budget_cap: float | None = None
+    edge_keep: float | None = None
+    rizk_scale: str = "printed"
+    network_scale: str = "paper"
+    signal_floor: float | None = None
 
     @classmethod
     def from_options(cls, **options: Any) -> NetworkConfig:
@@ -127,18 +154,61 @@ class NetworkConfig:
             fail("references", "a list of " + ", ".join(REFERENCES), self.references)
         for reference in self.references:
             choice("references", reference, REFERENCES)
+        choice("rizk_scale", self.rizk_scale, RIZK_SCALES)
+        if (self.method in ("rizk", "rizk_ol") and self.rizk_scale == "code"
+                and self.signal != "lognormal"):
+            fail("rizk_scale", "printed or no_eta for signal=gaussian (the code reading "
+                 "scales the smooth sensitivity)", self.rizk_scale)
+        choice("network_scale", self.network_scale, NETWORK_SCALES)
+        if self.signal_floor is not None:
+            in_range("signal_floor", self.signal_floor, 0.0, math.inf,
+                     "a finite number > 0 or null")
+        choice("budgets", self.budgets, BUDGETS)
+        if self.budgets != "homogeneous":
+            if self.method not in ("mvue", "ol"):
+                fail("budgets", "homogeneous for method=" + self.method
+                     + " (Appendix C.3 allocates the budgets of MVUE and OL)", self.budgets)
+            if self.noise != "laplace":
+                fail("noise", "laplace with heterogeneous budgets (Appendix C.3 calibrates "
+                     "Laplace noise)", self.noise)
+            if self.signal_floor is not None:
+                fail("signal_floor", "null with heterogeneous budgets (the floored smooth "
+                     "sensitivity takes one ε)", self.signal_floor)
+        if self.budget_cap is not None and (
+                not real(self.budget_cap) or not 1.0 <= self.budget_cap < math.inf):
+            fail("budget_cap", "a finite number >= 1 (ε_i,max = budget_cap·ε must allow the "
+                 "average ε, Prop. C.3)", self.budget_cap)
+        if self.edge_keep is not None:
+            in_range("edge_keep", self.edge_keep, 0.0, 1.0, "in (0, 1] or null")
+            if self.graph.weights != "metropolis":
+                fail("graph.weights", "metropolis with edge_keep (every round uses the "
+                     "modified Metropolis-Hastings weights (C.3))", self.graph.weights)
 
     def normalized(self) -> NetworkConfig:
         """This configuration with the options that do not apply set to ``None``."""
         unused: dict[str, Any] = {}
         if self.signal != "gaussian":
             unused["sensitivity"] = None
-        if self.method not in ("rizk", "rizk_ol"):
-            unused.update(learning_rate=None, rizk_start=None)
+        else:
+            unused["signal_floor"] = None
+        rizk = self.method in ("rizk", "rizk_ol")
+        # The readings (LATER_OPTIONS) go back to their defaults where they do not apply,
+        # so that such cells keep their identity.
+        if not rizk:
+            unused.update(learning_rate=None, rizk_start=None, rizk_scale="printed")
         elif self.method == "rizk_ol":
             unused["rizk_start"] = None
-        return dataclasses.replace(self, **unused, graph=self.graph.normalized(),
-                                   references=tuple(dict.fromkeys(self.references)))
+        if rizk or self.privacy != "network" or self.signal != "lognormal" or (
+                self.noise != "laplace"):
+            unused["network_scale"] = "paper"
+        references = tuple(dict.fromkeys(self.references))
+        if self.budgets != "homogeneous" or self.edge_keep is not None:
+            references = ()  # the bounds and exact cost assume one ε and a static A
+        # The cap applies to heterogeneous budgets only; unset, it is the paper's 10.
+        cap = None if self.budgets == "homogeneous" else (
+            DEFAULT_CAP if self.budget_cap is None else self.budget_cap)
+        return dataclasses.replace(self, **unused, budget_cap=cap,
+                                   graph=self.graph.normalized(), references=references)
 
     def graph_spec(self) -> GraphSpec:
         """What defines the graph (the file's content, for an edge list)."""
@@ -161,7 +231,8 @@ class NetworkConfig:
                     if name not in _LEGACY_PARAMETERS and getattr(graph, name) is not None)
         flat.update(edgelist=edgelist_sha256 or graph.edgelist, graph_seed=graph.seed,
                     weights=graph.weights)
-        rest = as_dict(self)
+        # Options added later enter only when set, so that older cells keep their streams.
+        rest = identity_options(self, later=LATER_OPTIONS)
         del rest["graph"]
         return {**flat, **rest}
 
@@ -174,6 +245,10 @@ class NetworkConfig:
         return flat_columns(self)
 
 
+#: Options added after the first results (Appendix C): out of the identity at defaults.
+LATER_OPTIONS = ("budgets", "budget_cap", "edge_keep",
+                 # the readings of Appendix B, Network DP's scale and eq. (9)'s domain
+                 "rizk_scale", "network_scale", "signal_floor")
 # The generator parameters the flat identity has always held (None when unused).
 _LEGACY_PARAMETERS = ("radius", "edge_probability", "neighbors", "rewire_probability",
                       "attachments", "grid_rows")

@@ -19,12 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..components import graphs
+from ..components import dynamic, graphs
 from ..components.calibration import Calibration, calibrate, rizk_calibration
 from ..components.noise import draw_unit, kind_code
 from ..errors import ConfigError
 from ..results import Metric, ResultSchema
 from .algorithms import Dynamics, bounds, exact_privacy_cost, simulate
+from .budgets import HeterogeneousCalibration
 from .config import NetworkConfig
 
 METRICS = ("total_error", "cost_of_privacy", "cost_of_decentralization")
@@ -47,19 +48,31 @@ class NetworkCell:
         return Dynamics(c.method, c.privacy, c.learning_rate or 0.0, c.rizk_start == "signal")
 
     @property
-    def calibration(self) -> Calibration:
+    def calibration(self) -> Calibration | HeterogeneousCalibration:
         c = self.config
         smooth = c.signal == "lognormal"
         if c.method in ("rizk", "rizk_ol"):
-            return rizk_calibration(c.epsilon, c.delta, c.rounds, smooth, c.sensitivity or 1.0)
-        return calibrate(c.noise, c.epsilon, c.delta, smooth, c.sensitivity or 1.0)
+            return rizk_calibration(c.epsilon, c.delta, c.rounds, smooth, c.sensitivity or 1.0,
+                                    c.rizk_scale, c.learning_rate, c.signal_floor)
+
+        def at(epsilon: float | np.ndarray) -> Calibration:
+            return calibrate(c.noise, epsilon, c.delta, smooth, c.sensitivity or 1.0,
+                             c.network_scale, c.signal_floor)
+
+        if c.budgets == "homogeneous":
+            return at(c.epsilon)
+        # Appendix C.3: each agent's noise at its own ε_i.
+        return HeterogeneousCalibration(at(c.epsilon), at, c.budgets, c.epsilon, c.budget_cap)
 
 
 def _signal_draws(config: NetworkConfig) -> tuple[Callable, Callable[[np.ndarray], np.ndarray]]:
     """How one agent vector of signals is drawn, and ξ of it."""
     if config.signal == "lognormal":
+        floor = config.signal_floor
+        # With a floor the agents clip their signals to [s_min, ∞) before ξ = log.
+        statistic = np.log if floor is None else (lambda s: np.log(np.maximum(s, floor)))
         return (lambda rng, n: rng.lognormal(config.signal_mean, config.signal_sigma, n),
-                np.log)
+                statistic)
     return (lambda rng, n: rng.normal(config.signal_mean, config.signal_sigma, n),
             lambda s: s)
 
@@ -135,16 +148,23 @@ class NetworkFamily:
         signal_rngs = [np.random.default_rng(s) for s, _ in streams]
         noise_rngs = [np.random.default_rng(s) for _, s in streams]
         n, calibration, kind = network.n, cell.calibration, kind_code(config.noise)
+        matrix, neighbour = network.matrix(), lambda t: network.a_neighbor[:, None]
+        if config.edge_keep is not None:  # Appendix C.1: A(t), a_i(t) of each round
+            # The graph stream is each replicate's third child, after signals and noise.
+            rounds = dynamic.EdgeFailures(
+                graphs.edges(cell.spec), n, config.edge_keep,
+                [np.random.default_rng(seed.spawn(1)[0]) for seed in seeds])
+            matrix, neighbour = rounds.weights, rounds.neighbour
 
         def draw_signals(t: int) -> np.ndarray:
             return np.column_stack([draw(rng, n) for rng in signal_rngs])
 
         def draw_noise(t: int, signals: np.ndarray) -> np.ndarray:
-            network_part = dynamics.neighbour_weight(t) * network.a_neighbor[:, None]
+            network_part = dynamics.neighbour_weight(t) * neighbour(t)
             scale = calibration.scale(signals, network_part, dynamics.signal_weight())
             return np.column_stack([draw_unit(rng, kind, n) for rng in noise_rngs]) * scale
 
-        return simulate(dynamics, network.matrix(), len(seeds), times, draw_signals,
+        return simulate(dynamics, matrix, len(seeds), times, draw_signals,
                         draw_noise, statistic, config.signal_mean)
 
     def _references(self, cell: NetworkCell, times: np.ndarray) -> list[pd.DataFrame]:
