@@ -422,10 +422,18 @@ def curves(
             ax.set_xticks(values, [f"{v:g}" for v in values])
             ax.minorticks_off()
     if xlim:
-        # A zoom in x zooms y to what is drawn there, unless ``ylim`` says otherwise.
-        grid.set(xlim=xlim, ylim=ylim or _span(lines, refs, x, y, xlim, log[1]))
-    elif ylim:
+        grid.set(xlim=xlim)
+    if ylim:
         grid.set(ylim=ylim)
+    elif xlim:
+        # A zoom in x zooms y to what is drawn there: over every panel when they share y,
+        # else panel by panel.
+        panels = [(list(grid.axes.flat), {})] if sharey else [
+            ([ax], where) for ax, where in _panels(grid, layout)]
+        for axes, where in panels:
+            span = _span(_select(lines, where), _select(refs, where), x, y, xlim, log[1])
+            for ax in axes if span else ():
+                ax.set_ylim(span)
     grid.set_axis_labels(axis(x, families), ylabel or axis(y, families))
     return finish(grid, text, title)
 

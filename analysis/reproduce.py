@@ -346,7 +346,9 @@ def colme_values(results: Results) -> Values:
         first_rrr_share=percent(share["rrr", "simulator"][1]),
         first_remark=sci(share["rrr", "paper"][0]),
         first_remark_share=percent(share["rrr", "paper"][1]),
-        class_size=str(round(cell.n_agents / 3)),
+        class_size=str(size),
+        # RR's period is M − 1 steps, rRR's (after its first sweep) the class's size − 1.
+        rrr_rate=number((config.n_agents - 1) / (size - 1), 2),
         sigma_dp_pm2=number(sigma_dp(_paper_config(cell, mechanism="pm2"))))
     claims.append(Claim(
         "VII-A, Fig. 2 (left)", "RR performs better than rRR (the gaps t_i − t_{i−1} are "
@@ -796,6 +798,15 @@ def rizk_values(results: Results) -> Values:
         grid_mvue_signal_error=span(ours("grid", "signal", "mvue")),
         grid_ol_signal_error=span(ours("grid", "signal", "ol")),
         german_mvue_low=number(ours("german", "signal", "mvue")[low]))
+    # The readings' factors and the bias of the start, from the runs' T and η.
+    rows = fig7[(fig7.method == "rizk") & matching(fig7, POWER_GRID)]
+    (rounds, eta), = rows[["rounds", "learning_rate"]].drop_duplicates().itertuples(
+        index=False)
+    values.update(rizk_t=f"{rounds:g}", rizk_eta=f"{eta:g}", rizk_2t=f"{2 * rounds:g}",
+                  rizk_inverse_eta=f"{1 / eta:,.0f}",
+                  rizk_t_root_t=f"{rounds:g}·√{rounds:g} = {rounds * math.sqrt(rounds):,.0f}",
+                  rizk_moved=f"1 − {1 - eta:g}^{rounds:g} ≈ {percent(1 - (1 - eta) ** rounds)}",
+                  grid_log_mean=f"{POWER_GRID['signal_mean']:g}")
     return values
 
 
@@ -1583,6 +1594,17 @@ def inference_values(results: Results) -> Values:
     }
 
 
+def busy(intervals: Iterable[tuple[float, float]]) -> float:
+    """The length of the union of ``intervals`` (start, end): the time some cell was being
+    computed, without the gaps between runs that added cells to a directory later."""
+    total, reached = 0.0, -math.inf
+    for start, end in sorted(intervals):
+        if end > reached:
+            total += end - max(start, reached)
+            reached = end
+    return total
+
+
 def provenance_values(results: Results) -> Values:
     """The runs' provenance: cells, compute time, elapsed time and the code's version."""
     table = []
@@ -1597,8 +1619,7 @@ def provenance_values(results: Results) -> Values:
         versions = sorted({r.get("version", "unknown") for r in records})
         table.append([f"`{preset}`", str(len(records)),
                       duration(sum(r["wall_seconds"] for r in records)),
-                      duration(max(r["finished"] for r in records)
-                               - min(r["started"] for r in records)),
+                      duration(busy((r["started"], r["finished"]) for r in records)),
                       ", ".join(versions), ", ".join(commits)])
     return {"provenance": markdown_table(
         ["results", "cells", "compute time", "elapsed", "dpsweep", "commit"], table)}

@@ -6,6 +6,7 @@ import pytest
 from sweep.colme import ConfigError, simulate
 from sweep.colme.config import ColmeConfig
 from sweep.options import identity_options
+from sweep.plan import make_cell
 
 from .sweep_reference import SMALL
 
@@ -115,3 +116,21 @@ def test_options_added_later_enter_the_identity_only_when_set():
     assert changed["prior"] == "jeffreys"
     assert identity_options(ColmeConfig()) == {
         **default, "prior": "paper", "inferred_form": "eq16"}
+
+
+@pytest.mark.parametrize("reading, where", [
+    ({"inferred_form": "drop_first"}, {"variance": "shared"}),
+    ({"oracle_start": "simulator"}, {"schedule": "rr", "baselines": ["oracle"]}),
+    ({"oracle_start": "simulator"}, {"schedule": "rrr", "baselines": ["local"]}),
+    ({"oracle_eq21": "printed"}, {"mechanism": "pm1", "baselines": ["oracle"]}),
+])
+def test_readings_that_do_not_apply_leave_the_cell_unchanged(reading, where):
+    """A reading set where it changes nothing (drop_first outside Sch-Var-2; the oracle's
+    start outside rRR, eq. (21) outside PM-II, either without the oracle) is the cell
+    without it: one identity, one set of random streams, bit-identical rows."""
+    options = {"n_agents": 8, "t_max": 40, "checkpoints": 3, **where}
+    plain, read = (make_cell({**options, **extra, "replicates": 2})
+                   for extra in ({}, reading))
+    assert plain.cell_id == read.cell_id and plain.stream == read.stream
+    np.testing.assert_array_equal(simulate(replicates=2, **options).mse,
+                                  simulate(replicates=2, **options, **reading).mse)

@@ -108,6 +108,22 @@ def test_extra_curves_are_drawn_as_extras_and_named_so(grid_2x2: pd.DataFrame) -
     plt.close("all")
 
 
+def test_an_x_zoom_zooms_y_per_panel_unless_they_share_y(grid_2x2: pd.DataFrame) -> None:
+    """With ``sharey=False`` each panel's y range is the span of its own curves, bands and
+    references within the zoom; shared, every panel gets the span over all of them."""
+    own = curves(grid_2x2, hue="n_agents", col="epsilon", xlim=(10, 100), sharey=False)
+    lows = [ax.get_ylim()[0] for ax in own.axes.flat]
+    assert len(set(lows)) == len(lows)  # ε = 0.5 and 1 differ
+    for ax in own.axes.flat:
+        epsilon = float(ax.get_title().split("=")[-1])
+        panel = grid_2x2[(grid_2x2.epsilon == epsilon) & grid_2x2.t.between(10, 100)]
+        drawn = panel[panel.method == "colme"]
+        assert ax.get_ylim()[0] < drawn.mse_low.min() and ax.get_ylim()[1] > drawn.mse_high.max()
+    shared = curves(grid_2x2, hue="n_agents", col="epsilon", xlim=(10, 100))
+    assert len({ax.get_ylim() for ax in shared.axes.flat}) == 1
+    plt.close("all")
+
+
 def test_cells_that_would_share_a_curve_are_refused_or_averaged_explicitly() -> None:
     summary = _sweep(epsilons=(1.0,), agents=(6,), seeds=(0, 1))
     with pytest.raises(SharedCurve, match="differ in seed"):

@@ -18,7 +18,8 @@ from analysis import load, report, summaries
 from sweep.components import graphs
 from sweep.components.calibration import analytic_gaussian_sigma, calibrate
 from sweep.errors import ConfigError
-from sweep.network.family import FAMILY
+from sweep.network.config import NetworkConfig
+from sweep.network.family import FAMILY, statistic_mean
 from sweep.plan import make_cell
 
 from .stats import Z, assert_close_mean
@@ -325,6 +326,19 @@ def test_network_scale_halves_the_noise_where_a_i_dominates() -> None:
     assert exact == pytest.approx(_per_t(paper, "exact", "cost_of_privacy")[40][0] / 2,
                                   rel=1e-7)
     assert_close_mean(_per_t(code, "simulated", "cost_of_privacy")[40] ** 2, exact**2)
+
+
+def test_online_target_with_a_floor_is_the_censored_mean() -> None:
+    """With a floor the agents' statistic is log max(s, s_min), a normal N(μ, σ²) censored
+    below at c = log s_min: mean μ + σφ(α) + (c − μ)Φ(α), α = (c − μ)/σ. By hand at
+    μ = 1, σ = 1, s_min = e (c = 1, α = 0): 1 + φ(0) = 1 + 1/√(2π) = 1.39894; Monte Carlo
+    agrees; without a floor the target is μ."""
+    config = NetworkConfig.from_options(signal_mean=1.0, signal_sigma=1.0,
+                                        signal_floor=math.e, method="ol")
+    assert statistic_mean(config) == pytest.approx(1 + 1 / math.sqrt(2 * math.pi), rel=1e-12)
+    draws = np.log(np.maximum(np.random.default_rng(3).lognormal(1.0, 1.0, 400_000), math.e))
+    assert_close_mean(draws, statistic_mean(config))
+    assert statistic_mean(NetworkConfig.from_options(signal_mean=1.0, method="ol")) == 1.0
 
 
 def test_floor_clips_the_signals() -> None:

@@ -13,10 +13,12 @@ import pytest
 from scipy import optimize
 
 from sweep.components import dynamic, graphs
-from sweep.components.calibration import calibrate
+from sweep.components.calibration import Calibration, calibrate
 from sweep.execute import simulate
 from sweep.network import budgets
 from sweep.network.config import NetworkConfig
+from sweep.network.family import FAMILY
+from sweep.plan import make_cell
 
 from .audit import LAPLACE, Budget, Noise, audit
 from .stats import assert_close_mean
@@ -237,26 +239,40 @@ def test_private_mvue_on_a_time_varying_graph_ends_at_the_noise_average() -> Non
     assert_close_mean(frame.cost_of_privacy.to_numpy() ** 2, 2.0)
 
 
-def test_network_dp_uses_each_round_neighbour_weights() -> None:
-    """Under Network DP the sensitivity max(a_i(t), Δ) follows the round's graph: runs
-    differ from the static graph's and are reproducible from the seed."""
-    options = dict(SMALL, method="ol", privacy="network", signal="gaussian",
-                   sensitivity=0.01, rounds=10, checkpoints=[10])
-    one = simulate("network", replicates=2, seed=8, edge_keep=0.7, **options)
-    two = simulate("network", replicates=2, seed=8, edge_keep=0.7, **options)
-    np.testing.assert_array_equal(one.total_error, two.total_error)
-    static = simulate("network", replicates=2, seed=8, **options)
-    static = static[static.source == "simulated"]
-    assert not np.allclose(one.total_error, static.total_error)
+def test_network_dp_uses_each_round_neighbour_weights(monkeypatch: pytest.MonkeyPatch
+                                                     ) -> None:
+    """Under Network DP the sensitivity max(a_i(t), Δ) follows the round's graph: the
+    network part of every round's noise scale, recorded from the calibration, is a_i(t) of
+    that round's weights (C.3), recomputed replicate by replicate from the replicates'
+    graph streams (each seed's third child, after signals and noise)."""
+    cell = make_cell({"family": "network", "replicates": 2, "seed": 8, **SMALL,
+                      "method": "ol", "privacy": "network", "signal": "gaussian",
+                      "sensitivity": 0.01, "edge_keep": 0.7, "rounds": 6,
+                      "checkpoints": [6]})
+    recorded = []
+    scale = Calibration.scale
 
+    def spy(self, signals, network=0.0, signal_weight=1.0):
+        recorded.append(np.array(network, dtype=float))
+        return scale(self, signals, network, signal_weight)
+
+    monkeypatch.setattr(Calibration, "scale", spy)
+    FAMILY.run(cell.prepared, cell.seeds(0, 2), range(2), False)
+    graph = [np.random.default_rng(np.random.SeedSequence(seed.entropy,
+                                                          spawn_key=(*seed.spawn_key, 2)))
+             for seed in cell.seeds(0, 2)]
+    rounds = dynamic.EdgeFailures(graphs.edges(cell.prepared.spec), 30, 0.7, graph)
+    assert len(recorded) == 6  # rounds 1..6 (OL adds no noise at t = 0)
+    static = graphs.build(cell.prepared.spec).a_neighbor[:, None]
+    for t, network in enumerate(recorded, start=1):
+        expected = np.broadcast_to(rounds.neighbour(t), network.shape)
+        np.testing.assert_array_equal(network, expected)
+        assert not np.allclose(network, static)  # not the static graph's a_i
 
 
 def test_a_replicate_of_a_time_varying_run_does_not_depend_on_its_block() -> None:
     """The graph stream is the replicate seed's own (third child): replicate 1 run alone
     gives the same metrics as in a block of three, budgets per round included."""
-    from sweep.network.family import FAMILY
-    from sweep.plan import make_cell
-
     cell = make_cell({"family": "network", "replicates": 3, **SMALL, "method": "ol",
                       "privacy": "network", "edge_keep": 0.5, "budgets": "waterfilling",
                       "rounds": 15, "checkpoints": [5, 15]})

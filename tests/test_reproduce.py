@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from analysis import MissingData, summaries
-from analysis.reproduce import TemplateError, fill, main, render
+from analysis.reproduce import TemplateError, busy, fill, main, render
 from tests.sweep_reference import run_cli
 
 #: Small graphs; a radius of 0.3 keeps the 60-node geometric graph connected.
@@ -124,3 +124,10 @@ def test_the_template_chooses_prose_and_refuses_missing_values() -> None:
         fill(template, {"low": True})
     with pytest.raises(TemplateError):
         fill("{{low}}", {"low": True})  # a condition is not text
+
+
+def test_elapsed_time_is_the_union_of_the_cells_intervals() -> None:
+    """Cells computed in two runs of a preset: (0, 2) and (1, 3) overlap (3 s of work in
+    all), and (10, 11) adds 1 s, not the 7 s gap before it: 4 s."""
+    assert busy([(10.0, 11.0), (0.0, 2.0), (1.0, 3.0)]) == 4.0
+    assert busy([(0.0, 5.0), (1.0, 2.0)]) == 5.0

@@ -139,6 +139,8 @@ def test_recompute_replaces_the_cells_it_names_and_keeps_the_others(
 
     with pytest.raises(ConfigError, match=r"^recompute.sed: not a key of family colme"):
         plan([{**CELLS[0], "recompute": {"sed": 3}}])
+    # An option recorded only when set (welch_dof) is matched at its default elsewhere.
+    assert len(plan([{**CELLS[0], "recompute": {"welch_dof": "paper"}}])[0]) == 1
 
 
 def test_recompute_true_reruns_every_cell(small_files: Path, tmp_path: Path) -> None:

@@ -207,7 +207,8 @@ def _first_sweep_mse(config: ColmeConfig, times: np.ndarray, pmf: np.ndarray) ->
     m = config.n_agents
     mse = np.empty(times.size)
     sweep = times < m
-    mse[sweep] = oracle_mse(dataclasses.replace(config, schedule="rr"), times[sweep])
+    if sweep.any():  # (an empty array of times would reach the compiled schedule)
+        mse[sweep] = oracle_mse(dataclasses.replace(config, schedule="rr"), times[sweep])
     planes = [_schedule(config, n - 1, n - 1, times, m - 1) for n in range(2, m + 1)]
     for c, t in enumerate(times):
         if sweep[c]:

@@ -195,6 +195,23 @@ class ColmeConfig:
         self.decision.validate()
         check_checkpoints(self.checkpoints, self.t_max, "t_max")
 
+    def normalized(self, oracle: bool) -> ColmeConfig:
+        """This configuration with the readings that do not apply at their defaults, so
+        that a product grid's cells that cannot differ share one identity and one set of
+        random streams: ``drop_first`` outside Sch-Var-2 (Sch-Var-1's eq. (8) needs every
+        p-sum), and the analytic oracle's ``oracle_start`` (rRR only: RR queries every
+        peer from t = 1) and ``oracle_eq21`` (PM-II only) without the ``oracle`` baseline.
+        """
+        unused: dict[str, Any] = {}
+        if self.inferred_form == "drop_first" and self.variance not in ("inferred",
+                                                                        "inferred_bayes"):
+            unused["inferred_form"] = "eq16"
+        if not oracle or self.schedule != "rrr":
+            unused["oracle_start"] = "paper"
+        if not oracle or self.mechanism != "pm2":
+            unused["oracle_eq21"] = "exact"
+        return dataclasses.replace(self, **unused)
+
     def release_budget(self) -> tuple[float, float]:
         """(ε, δ) each p-sum is calibrated with.
 

@@ -56,7 +56,8 @@ class ColmeFamily:
     def prepare(self, options: Mapping[str, Any], replicates: int) -> ColmeCell:
         options = dict(options)
         baselines = check_baselines(options.pop("baselines", ()))
-        cell = ColmeCell(ColmeConfig.from_options(**options), baselines)
+        config = ColmeConfig.from_options(**options).normalized("oracle" in baselines)
+        cell = ColmeCell(config, baselines)
         if replicates == 0 and not self.has_analytic(cell):
             raise ConfigError("replicates: must be >= 1 unless analytic baselines are requested")
         if "oracle" in baselines:

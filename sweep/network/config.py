@@ -201,11 +201,14 @@ class NetworkConfig:
         if rizk or self.privacy != "network" or self.signal != "lognormal" or (
                 self.noise != "laplace"):
             unused["network_scale"] = "paper"
+        if self.privacy == "none":
+            unused["budgets"] = "homogeneous"  # no noise to allocate a budget to
+        budgets = unused.get("budgets", self.budgets)
         references = tuple(dict.fromkeys(self.references))
-        if self.budgets != "homogeneous" or self.edge_keep is not None:
+        if budgets != "homogeneous" or self.edge_keep is not None:
             references = ()  # the bounds and exact cost assume one ε and a static A
         # The cap applies to heterogeneous budgets only; unset, it is the paper's 10.
-        cap = None if self.budgets == "homogeneous" else (
+        cap = None if budgets == "homogeneous" else (
             DEFAULT_CAP if self.budget_cap is None else self.budget_cap)
         return dataclasses.replace(self, **unused, budget_cap=cap,
                                    graph=self.graph.normalized(), references=references)

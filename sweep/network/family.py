@@ -12,12 +12,14 @@ Theorem 3.1 / 4.1 / 4.2 bounds on the three (for ``mvue`` and ``ol``), and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ..components import dynamic, graphs
 from ..components.calibration import Calibration, calibrate, rizk_calibration
@@ -75,6 +77,17 @@ def _signal_draws(config: NetworkConfig) -> tuple[Callable, Callable[[np.ndarray
                 statistic)
     return (lambda rng, n: rng.normal(config.signal_mean, config.signal_sigma, n),
             lambda s: s)
+
+
+def statistic_mean(config: NetworkConfig) -> float:
+    """m_θ = E[ξ(s)], the online target: the mean of ξ(s), or with a floor the mean of
+    log max(s, s_min), a normal censored below at c = log s_min:
+    μ + σφ(α) + (c − μ)Φ(α) with α = (c − μ)/σ."""
+    if config.signal != "lognormal" or config.signal_floor is None:
+        return config.signal_mean
+    mu, sigma = config.signal_mean, config.signal_sigma
+    alpha = (math.log(config.signal_floor) - mu) / sigma
+    return mu + sigma * (stats.norm.pdf(alpha) + alpha * stats.norm.cdf(alpha))
 
 
 class NetworkFamily:
@@ -165,7 +178,7 @@ class NetworkFamily:
             return np.column_stack([draw_unit(rng, kind, n) for rng in noise_rngs]) * scale
 
         return simulate(dynamics, matrix, len(seeds), times, draw_signals,
-                        draw_noise, statistic, config.signal_mean)
+                        draw_noise, statistic, statistic_mean(config))
 
     def _references(self, cell: NetworkCell, times: np.ndarray) -> list[pd.DataFrame]:
         config, network, dynamics = cell.config, cell.network, cell.dynamics
