@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import seaborn as sns
 
-from .network import _network
+from .network import _network, long_errors
 from .plot import MissingData, curves, derived
 
 #: The budget rules in the document's words (:mod:`sweep.network.budgets`).
@@ -15,8 +15,8 @@ BUDGET_NAMES = {"homogeneous": "homogeneous ε", "centralized": "Prop. C.3 (as p
                 "waterfilling": "optimum of (C.6)"}
 #: The errors of the time-varying figure: the total, and the non-private run's (Props
 #: C.1, C.2 are about its convergence).
-DYNAMIC_METRICS = {"total_error": "total error", "cost_of_decentralization":
-                   "non-private (CoD)"}
+DYNAMIC_METRICS = {"total_error": ("total error", "simulated"),
+                   "cost_of_decentralization": ("non-private (CoD)", "simulated")}
 
 
 def graph_label(edge_keep: float) -> str:
@@ -48,12 +48,8 @@ def dynamic_vs_round(summary: pd.DataFrame) -> sns.FacetGrid:
     if rows.edge_keep.notna().sum() == 0:
         raise MissingData("appendix_c_dynamic: needs cells with edge_keep set (run "
                           "+experiment=appendix_c_dynamic)")
-    parts = [rows.assign(metric=label, error=rows[m], error_low=rows[f"{m}_low"],
-                         error_high=rows[f"{m}_high"])
-             for m, label in DYNAMIC_METRICS.items()]
-    long = pd.concat(parts, ignore_index=True)
+    long = long_errors(rows, DYNAMIC_METRICS)
     long["edge_keep"] = long.edge_keep.map(graph_label)
-    long = derived(long, rows, "error")
     return curves(long, y="error", source="simulated", baselines=(), hue="edge_keep",
                   style="metric", col="method", row="privacy", sharey=False,
                   ylabel="error (Euclidean norm)",

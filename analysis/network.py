@@ -114,13 +114,13 @@ def _network(summary: pd.DataFrame, view: str) -> pd.DataFrame:
     return rows
 
 
-def _long(rows: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
-    """One row per error kind (``metric``), its value in ``error`` with its band; a
-    reference row keeps only the error it refers to."""
-    bands = [f"{m}{s}" for m in METRICS for s in ("", "_low", "_high")]
+def long_errors(rows: pd.DataFrame, metrics: Mapping[str, tuple[str, str]]) -> pd.DataFrame:
+    """One row per error kind (``metric``: the label of ``metrics``' entry), its value in
+    ``error`` with its band; a reference row keeps only the error it refers to (the
+    entry's source)."""
+    bands = [f"{m}{s}" for m in {**METRICS, **metrics} for s in ("", "_low", "_high")]
     parts = []
-    for metric in metrics:
-        label, source = METRICS[metric]
+    for metric, (label, source) in metrics.items():
         part = rows[rows.source.isin(["simulated", source])]
         parts.append(part.drop(columns=[c for c in bands if c in part]).assign(
             metric=label, error=part[metric], error_low=part[f"{metric}_low"],
@@ -141,7 +141,8 @@ def error_vs_epsilon(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
         raise MissingData("network_error_vs_epsilon: needs network cells at two values of "
                           "epsilon or more (run +experiment=fig7)")
     # The paper's Fig. 7 has no reference curves.
-    long = _long(rows[rows.source == "simulated"], ("cost_of_privacy", "total_error"))
+    long = long_errors(rows[rows.source == "simulated"],
+                       {m: METRICS[m] for m in ("cost_of_privacy", "total_error")})
     return curves(long, x="epsilon", y="error", source="simulated", baselines=(),
                   hue="scheme", style="metric", parts=PARTS, aggregate=aggregate,
                   sharey=False, ylabel="error at t = T (Euclidean norm)",
@@ -160,7 +161,7 @@ def error_vs_round(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
     if (rows.source != "simulated").all():
         raise MissingData("network_error_vs_round: needs simulated network rows "
                           "(replicates > 0)")
-    long = _long(rows, ("total_error", "cost_of_privacy"))
+    long = long_errors(rows, {m: METRICS[m] for m in ("total_error", "cost_of_privacy")})
     grid = curves(long, y="error", source="simulated", baselines=(), hue="scheme",
                   style="metric", col="privacy", parts=("method",), aggregate=aggregate,
                   sharey="row", ylabel="error (Euclidean norm)")

@@ -247,6 +247,12 @@ def versus(a: float, b: float, fmt: Callable[[float], str] = sci, between: str =
     return f"{fmt(a)}{between}{fmt(b)}"
 
 
+def with_error(value: float, se: float, fmt: Callable[[float], str] | None = None) -> str:
+    """A mean with its standard error: ``1.55 ± 0.24`` (the error to two digits), or both
+    in ``fmt``: ``4.01e-7 ± 3.72e-8`` with :func:`sci`."""
+    return f"{number(value)} ± {number(se, 2)}" if fmt is None else f"{fmt(value)} ± {fmt(se)}"
+
+
 def within(ratio: float, tolerance: float = TOLERANCE) -> bool:
     """Whether ``ratio`` is 1 up to a factor ``tolerance``."""
     return 1 / tolerance <= ratio <= tolerance
@@ -274,7 +280,7 @@ def with_se(rows: pd.DataFrame, t: float | None = None) -> str:
     """The mean ± one standard error (the summaries' band) of ``rows`` at the checkpoint
     nearest ``t`` (default: the last): ``4.01e-7 ± 3.7e-8``."""
     row = rows.set_index("t").loc[checkpoint(rows.set_index("t").mse, t)]
-    return f"{sci(row.mse)} ± {sci((row.mse_high - row.mse_low) / 2)}"
+    return with_error(row.mse, (row.mse_high - row.mse_low) / 2, sci)
 
 
 def _paper_config(cell: pd.Series, **options: Any) -> ColmeConfig:
@@ -594,7 +600,7 @@ def welch_values(results: Results) -> Values:
 
     def estimate(rows: pd.DataFrame, metric: str, t: int, fmt: Callable[[float], str]) -> str:
         mean = rows.at[t, metric]
-        return f"{fmt(mean)} ± {fmt(rows.at[t, f'{metric}_high'] - mean)}"
+        return with_error(mean, rows.at[t, f"{metric}_high"] - mean, fmt)
 
     table = []
     for t in times:
@@ -641,14 +647,14 @@ def variance_values(results: Results) -> Values:
         "MSE ratio to known: " + ", ".join(
             f"{number(at(inferred, t))} (t = {checkpoint(inferred, t):,})"
             for t in (1e3, 5e3, 1e4, None))
-        + f"; at t_max {sci(end['inferred'].mse)} ± {sci(error['inferred'])} against "
-        f"{sci(end['known'].mse)} ± {sci(error['known'])}, {number(distance, 2)} SE apart",
+        + f"; at t_max {with_error(end['inferred'].mse, error['inferred'], sci)} against "
+        f"{with_error(end['known'].mse, error['known'], sci)}, {number(distance, 2)} SE apart",
         {"ratio at t_max within the tolerance": within(at(inferred))},
         "Sch-Var-2 is still above known variance at t_max"))
     claims.append(Claim(
         "VII, Fig. 3", "Sch-Var-2 performs best of the two estimation schemes",
-        f"MSE at t_max: Sch-Var-2 {sci(end['inferred'].mse)} ± {sci(error['inferred'])}, "
-        f"Sch-Var-1 {sci(end['shared'].mse)} ± {sci(error['shared'])}",
+        f"MSE at t_max: Sch-Var-2 {with_error(end['inferred'].mse, error['inferred'], sci)}, "
+        f"Sch-Var-1 {with_error(end['shared'].mse, error['shared'], sci)}",
         {"at t_max": bool(end["inferred"].mse < end["shared"].mse)},
         "Sch-Var-1 ends lower"))
     # Sch-Var-1 from t = 2000 on (from the last checkpoint in runs shorter than that).
@@ -738,11 +744,6 @@ RIZK_WHY = {
             "grows with T² (T rounds at budget ε/T, S* at ε/T): {long} at T = {T}",
     "no_eta": "the η-free scale gives the paper's ≈ 1000× on both data sets at T = 100; "
               "at T = {T} the German ratios grow to {long}"}
-
-
-def with_error(value: float, se: float) -> str:
-    """A mean with its standard error: ``1.55 ± 0.24``."""
-    return f"{number(value)} ± {number(se, 2)}"
 
 
 #: The scenarios of Fig. 7: key, label, signals.
@@ -909,7 +910,7 @@ def network_claims(ratios: Mapping, cost: Mapping, share: Mapping, ol: Mapping,
              f"German households at T = {longer}": long_ok},
             RIZK_WHY[reading].format(german=german, long=long, T=longer)
             + "; start ν_0 = 0, target 1·m̂ (see Readings)"))
-    signal_shares = {m: f"{percent(share[m][0])} ± {percent(share[m][1])}" for m in share}
+    signal_shares = {m: with_error(*share[m], percent) for m in share}
     claims += [
         Claim("5, Fig. 5", "almost perfect Signal DP with reasonable accuracy on the US "
               f"power grid at ε = 1 (agrees: cost of privacy below {percent(LITTLE)} of the "
@@ -988,10 +989,6 @@ def _below(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return b[0] - a[0] > SEPARATED * math.hypot(a[1], b[1])
 
 
-def _pm(value: tuple[float, float]) -> str:
-    return f"{number(value[0])} ± {number(value[1], 2)}"
-
-
 def _dynamic_rows(results: Results, method: str, privacy: str, keep: float | None
                   ) -> pd.DataFrame:
     """The one series of ``appendix_c_dynamic`` with this ``edge_keep`` (None: static)."""
@@ -1052,7 +1049,7 @@ def appendix_c_claims(results: Results) -> tuple[list[Claim], str]:
                 better += _below(cen, hom)
                 worse += _below(hom, cen)
                 ratios[method, privacy, epsilon] = cen[0] / hom[0]
-                table.append([label, f"{epsilon:g}", *map(_pm, errors.values()),
+                table.append([label, f"{epsilon:g}", *(with_error(*e) for e in errors.values()),
                               number(cen[0] / hom[0])])
             smaller[label] = better > 0 and worse == 0
     budgets_table = markdown_table(
@@ -1079,11 +1076,11 @@ def appendix_c_claims(results: Results) -> tuple[list[Claim], str]:
     claims.append(Claim(
         "C.3, Supp. Figs 1–2", "with heterogeneous budgets (MVUE at ε = 1, OL at ε = 10, "
         "Network DP) the dynamics converge faster than with homogeneous ones (Fig. 4)",
-        "; ".join(f"{name('method', m)} at ε = {e:g}: total error at T {_pm(c)} against "
-                  f"{_pm(h)} homogeneous" for m, (e, h, c, _) in paths.items()),
+        "; ".join(f"{name('method', m)} at ε = {e:g}: total error at T {with_error(*c)} against "
+                  f"{with_error(*h)} homogeneous" for m, (e, h, c, _) in paths.items()),
         {name("method", m): _below(c, h) for m, (_, h, c, _) in paths.items()},
-        f"at ε = {ol_epsilon:g} OL's homogeneous cost of privacy is {_pm(ol_cost)} against "
-        f"a total error of {_pm(ol_hom)}: the error is the cost of decentralization, which "
+        f"at ε = {ol_epsilon:g} OL's homogeneous cost of privacy is {with_error(*ol_cost)} against "
+        f"a total error of {with_error(*ol_hom)}: the error is the cost of decentralization, which "
         "no allocation of the budgets changes; the gain shows at small ε (ratio "
         f"{number(ratios['ol', 'network', 1.0])} at ε = 1)"))
 
@@ -1124,15 +1121,15 @@ def appendix_c_claims(results: Results) -> tuple[list[Claim], str]:
         "C.1, Prop. C.1", "MVUE with the weights (C.3) on time-varying graphs converges to "
         "the MVUE",
         "non-private error ‖μ_t − m̂1‖ from t = 1 to T: " + "; ".join(
-            f"q = {q:g}: {number(first[q])} → {_pm(last[q])}" for q in EDGE_KEEPS)
+            f"q = {q:g}: {number(first[q])} → {with_error(*last[q])}" for q in EDGE_KEEPS)
         + " (A(t) doubly stochastic: the average is preserved, tests/test_network_"
         "appendix_c.py)", {f"q = {q:g}": last[q][0] < first[q] / 10 for q in EDGE_KEEPS},
         "the non-private error has not fallen tenfold by T"))
     claims.append(Claim(
         "C.1, after Prop. C.1", "convergence on time-varying graphs is slower than on the "
         "static graph (a bound exponentially worse in n)",
-        f"non-private MVUE error at T: {_pm(last_static)} static (MH weights) against "
-        + ", ".join(f"{_pm(last[q])} (q = {q:g})" for q in EDGE_KEEPS),
+        f"non-private MVUE error at T: {with_error(*last_static)} static (MH weights) against "
+        + ", ".join(f"{with_error(*last[q])} (q = {q:g})" for q in EDGE_KEEPS),
         {f"q = {q:g}": _below(last_static, last[q]) for q in EDGE_KEEPS},
         "with the weights (C.3) halving every kept edge's weight, random edge failures "
         "leave the expected weights near the static MH ones"))
