@@ -70,8 +70,10 @@ class ColmeFamily:
 
     def columns(self, prepared: ColmeCell) -> dict[str, Any]:
         config = prepared.config
+        # The later options the identity leaves out (at their defaults) are not recorded.
+        unset = set(LATER) - set(identity_options(config, later=LATER))
         columns = {name: value for name, value in config.as_columns().items()
-                   if name not in LATER or value != getattr(ColmeConfig, name)}
+                   if name not in unset}
         return {**columns, "baselines": ",".join(prepared.baselines)}
 
     def cost(self, prepared: ColmeCell) -> float:
