@@ -62,7 +62,9 @@ def main() -> None:
             clean, faulty = Path(scratch) / "clean", Path(scratch) / "faulty"
             seconds_clean = sweep(cluster, clean, args.t_max, faults=0)
             seconds_faulty = sweep(cluster, faulty, args.t_max, faults=3)
-            a, b = pd.read_parquet(clean), pd.read_parquet(faulty)
+            # Cell by cell: which cells share a file depends on where tasks ran.
+            a, b = (pd.read_parquet(path).sort_values("cell_id", kind="stable")
+                    .reset_index(drop=True) for path in (clean, faulty))
             ids_a, ids_b = set(a.cell_id), set(b.cell_id)
             lost = len(ids_a - ids_b)
             duplicated = int(b.duplicated(["cell_id", "method", "source", "replicate",
