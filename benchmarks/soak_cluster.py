@@ -48,24 +48,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--t-max", type=int, default=3000)
     args = parser.parse_args()
-    cluster = Cluster(initialize_head=True,
-                      head_node_args={"num_cpus": 0, "include_dashboard": False})
-    for _ in range(2):
-        cluster.add_node(num_cpus=1)
-    cluster.wait_for_nodes()
-    try:
-        with tempfile.TemporaryDirectory(prefix="soak_") as scratch:
+    with tempfile.TemporaryDirectory(prefix="soak_", ignore_cleanup_errors=True) as scratch:
+        # The cluster's files, and the record of its address that a plain ray.init()
+        # would join (ray_current_cluster), apart from the user's /tmp/ray; the sweeps
+        # inherit it.
+        os.environ["RAY_TMPDIR"] = scratch
+        cluster = Cluster(initialize_head=True,
+                          head_node_args={"num_cpus": 0, "include_dashboard": False})
+        for _ in range(2):
+            cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        try:
             clean, faulty = Path(scratch) / "clean", Path(scratch) / "faulty"
             seconds_clean = sweep(cluster, clean, args.t_max, faults=0)
             seconds_faulty = sweep(cluster, faulty, args.t_max, faults=3)
-            a, b = pd.read_parquet(clean), pd.read_parquet(faulty)
+            # Cell by cell: which cells share a file depends on where tasks ran.
+            a, b = (pd.read_parquet(path).sort_values("cell_id", kind="stable")
+                    .reset_index(drop=True) for path in (clean, faulty))
             ids_a, ids_b = set(a.cell_id), set(b.cell_id)
             lost = len(ids_a - ids_b)
             duplicated = int(b.duplicated(["cell_id", "method", "source", "replicate",
                                            "t"]).sum())
             identical = a.equals(b)
-    finally:
-        cluster.shutdown()
+        finally:
+            cluster.shutdown()
     print(f"fault-free: {seconds_clean:.1f} s; 3 node losses: {seconds_faulty:.1f} s "
           f"(x{seconds_faulty / seconds_clean:.2f}); cells lost {lost}, rows duplicated "
           f"{duplicated}; datasets identical: {identical}")

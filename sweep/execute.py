@@ -155,8 +155,10 @@ class RayExecutor:
     """Runs tasks on Ray: a local instance started here, or an existing cluster.
 
     ``settings.address`` (or ``RAY_ADDRESS``) connects to a cluster, shipping this package
-    through ``runtime_env`` (``py_modules``). A Ray that is already initialized in this
-    process is used as it is. Tasks lost with a worker or a node are retried by Ray.
+    through ``runtime_env`` (``py_modules``). Without either, a private local instance is
+    started, even when a cluster started with ``ray start`` is running on this machine,
+    and is shut down at the end. A Ray that is already initialized in this process is used
+    as it is. Tasks lost with a worker or a node are retried by Ray.
     """
 
     def __init__(self, settings: RaySettings) -> None:
@@ -183,8 +185,11 @@ class RayExecutor:
                 runtime_env.setdefault("excludes", ["__pycache__/"])
                 ray.init(address=address, runtime_env=runtime_env, logging_level="WARNING")
             else:
-                # The dashboard, if asked for, listens on the loopback interface only.
-                ray.init(num_cpus=self.settings.num_cpus,
+                # "local": a plain ray.init() would join the cluster that the last
+                # `ray start` recorded in Ray's temporary directory. A local instance
+                # records nothing there, so later `ray.init()`s and `ray status` are not
+                # pointed at it. The dashboard, if asked for, listens on 127.0.0.1 only.
+                ray.init(address="local", num_cpus=self.settings.num_cpus,
                          include_dashboard=self.settings.dashboard, dashboard_host="127.0.0.1",
                          runtime_env=runtime_env or None, logging_level="WARNING")
             self.started = True

@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,23 +39,33 @@ SMALL = {"n_agents": 5, "t_max": 60, "checkpoints": 4}
 
 
 def start_cli(arguments: list[str], cwd: Path, module: str = "sweep",
-              path: Sequence[Path] = (), **options: Any) -> subprocess.Popen:
+              path: Sequence[Path] = (), env: Mapping[str, str] | None = None,
+              **options: Any) -> subprocess.Popen:
     """``python -m MODULE ARGUMENTS`` started in ``cwd``, with this checkout (and ``path``)
     importable by it and its workers.
 
-    ``options`` go to :class:`subprocess.Popen`; output is captured as text by default.
+    ``env`` is its environment (by default this process's, where tests/conftest.py keeps
+    Ray's state private). ``options`` go to :class:`subprocess.Popen`; output is captured
+    as text by default.
     """
     options = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **options}
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, [ROOT, *path]))}
+    env = {**(os.environ if env is None else env),
+           "PYTHONPATH": os.pathsep.join(map(str, [ROOT, *path]))}
     return subprocess.Popen([sys.executable, "-m", module, *arguments], cwd=cwd, env=env,
                             **options)
 
 
 def run_cli(arguments: list[str], cwd: Path, module: str = "sweep", path: Sequence[Path] = (),
-            timeout: float = 600) -> subprocess.CompletedProcess:
-    """:func:`start_cli`, waited for: its exit code and captured output."""
-    with start_cli(arguments, cwd, module, path) as process:
-        stdout, stderr = process.communicate(timeout=timeout)
+            env: Mapping[str, str] | None = None, timeout: float = 600
+            ) -> subprocess.CompletedProcess:
+    """:func:`start_cli`, waited for: its exit code and captured output. Past ``timeout``
+    seconds it is terminated (a sweep then shuts its local Ray down) before the error."""
+    with start_cli(arguments, cwd, module, path, env) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.terminate()
+            raise
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 

@@ -1,0 +1,34 @@
+"""What every test shares: Ray's state kept private to the test run."""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import tempfile
+from collections.abc import Iterator
+
+import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_ray_state() -> Iterator[None]:
+    """Ray's files under a temporary directory of the run's own, and a token of its own.
+
+    Ray keeps its sessions, and the address of the cluster that a plain ``ray.init()``
+    joins (``ray_current_cluster``, written by ``ray start`` and by test clusters), under
+    ``$RAY_TMPDIR/ray`` (``/tmp/ray`` by default). A new local instance saves a token in
+    ``~/.ray/auth_token`` when none is found, after which Ray turns token authentication
+    on whenever it joins a cluster it found by itself. With ``RAY_TMPDIR`` and
+    ``RAY_AUTH_TOKEN`` set here, inherited by every command the tests start, the tests
+    neither read nor write the user's; without ``RAY_ADDRESS`` no sweep under test is sent
+    to the user's cluster.
+    """
+    # Short, in the system's temporary directory: Ray's socket paths under it must stay
+    # within 107 bytes, which a pytest tmp_path can exceed.
+    directory = tempfile.mkdtemp(prefix="ray-")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAY_TMPDIR", directory)
+        patch.setenv("RAY_AUTH_TOKEN", secrets.token_hex(32))
+        patch.delenv("RAY_ADDRESS", raising=False)
+        yield
+    shutil.rmtree(directory, ignore_errors=True)
