@@ -535,11 +535,7 @@ def _in_order(parts: list[pa.Table]) -> pd.DataFrame:
     Each part is sorted and its cells are its own, so a stable sort by cell orders
     them all: parts of different families need not have one type per key column.
     """
-    statistics = _frame(parts)
-    if len(parts) > 1:
-        order = pc.sort_indices(pa.array(statistics.cell_id, pa.string()))  # stable
-        statistics = statistics.take(order.to_numpy()).reset_index(drop=True)
-    return statistics
+    return _frame(parts, by="cell_id")
 
 
 def _width(interval: str) -> float:
@@ -634,11 +630,12 @@ def _say(frame: pd.DataFrame, kept: list[str]) -> pd.DataFrame:
     return frame
 
 
-def _frame(tables: list[pa.Table], metadata: Mapping[bytes, bytes] | None = None
-           ) -> pd.DataFrame:
+def _frame(tables: list[pa.Table], metadata: Mapping[bytes, bytes] | None = None,
+           by: str | None = None) -> pd.DataFrame:
     """The tables that hold rows (the first if none does) as one frame: the union of
     their columns, missing where a table has none, converted with the pandas
-    ``metadata`` of the files (e.g. ``replicate`` as a nullable integer).
+    ``metadata`` of the files (e.g. ``replicate`` as a nullable integer); the rows of
+    several tables in a stable sort by the column ``by`` if given (of one type).
 
     A column the tables give different types (families that name an option alike: text
     in one, a number in another) takes their common type if every value converts to it
@@ -661,12 +658,17 @@ def _frame(tables: list[pa.Table], metadata: Mapping[bytes, bytes] | None = None
             apart.append(column)
     table = pa.concat_tables([t.drop_columns([c for c in apart if c in t.column_names])
                               for t in held], promote_options="permissive")
+    rows = pc.sort_indices(table[by]) if by and len(held) > 1 else None
+    if rows is not None:
+        table = table.take(rows)
     frame = table.replace_schema_metadata(metadata).to_pandas()
-    order = list(dict.fromkeys(name for t in held for name in t.column_names))
-    for column in sorted(apart, key=order.index):  # each at its place in the union
-        frame.insert(order.index(column), column, np.concatenate([
+    names = list(dict.fromkeys(name for t in held for name in t.column_names))
+    for column in sorted(apart, key=names.index):  # each at its place in the union
+        values = np.concatenate([
             t.column(column).to_pandas(integer_object_nulls=True).to_numpy(dtype=object)
-            if column in t.column_names else np.full(t.num_rows, None) for t in held]))
+            if column in t.column_names else np.full(t.num_rows, None) for t in held])
+        frame.insert(names.index(column), column,
+                     values if rows is None else values[rows.to_numpy()])
     return frame
 
 

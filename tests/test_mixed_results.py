@@ -191,6 +191,12 @@ def test_the_report_of_the_four_quick_starts_draws_every_family(quick_starts: Pa
     Page(quick_starts / "report" / "index.html").check_images()
     final = pd.read_csv(quick_starts / "report" / "final.csv")
     assert set(final.family) == set(QUICK_STARTS)
+    # One figure: an overview is of one family.
+    one = run_cli(["figure", "overview", "results", "--out", "overview"], quick_starts,
+                  module="analysis")
+    assert one.returncode == 1 and one.stderr.startswith(
+        "error: overview: the results hold several families, an overview of each "
+        "(figures: overview_")
 
 
 @pytest.mark.slow
