@@ -53,8 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.task == "quickstart":
         code = run([str(PY), "-m", "sweep", "-m", "+experiment=quickstart"])
         if code == 0:
-            print("Results: the Parquet dataset in results/ "
-                  "(pandas.read_parquet('results') gives the tidy table).")
+            print("Results: the Parquet dataset in results/colme "
+                  "(pandas.read_parquet('results/colme') gives the tidy table).")
         return code
     if args.task == "test":
         marker = "not slow" if args.quick else "slow or not slow"

@@ -71,7 +71,9 @@ def main(argv: list[str] | None = None) -> int:
             available = drawers(summary, paper=not args.any_size, results=args.results,
                                 keep=args.keep)
             if args.name not in available:
-                raise MissingData(f"{args.name}: the results hold no such family "
+                held = ("several families, an overview of each" if args.name == "overview"
+                        else "no such family")
+                raise MissingData(f"{args.name}: the results hold {held} "
                                   f"(figures: {', '.join(available)})")
             grid = available[args.name](summary)
             print("\n".join(str(p) for p in save(grid, args.out)))

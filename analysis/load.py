@@ -14,6 +14,14 @@ Which cells are read is said, never silent: of each family only its newest versi
 of cells that differ only in ``replicates`` the one with most (``keep="all"``: every
 cell); what was left out is warned about and listed in the result's ``attrs["kept"]``.
 
+A directory may hold several families (each writes to ``results/<family>/`` by
+default), and two families may give a column of the same name different types (colme's
+``prior`` is text, continual's a number). Each group of files is read against its own
+types, and the groups are joined by :func:`_frame`: such a column takes the types'
+common type where every value converts exactly, and is otherwise an object column of
+each family's own values. Only a file whose footer or page checksums fail is damaged
+(:class:`DamagedResults`): the types of the columns are never a reason.
+
 How it stays fast and small at 10⁴ cells or 10⁷ rows
 ----------------------------------------------------
 Reading a directory costs, per file, one Parquet footer (0.2 to 0.3 ms to open and
@@ -29,19 +37,21 @@ both shapes). So:
   C++ on every core. Threads do not speed the loop up, and the scan cannot start
   without it: which files to read (the newest version) and how to group them (their
   roles) are in the footers.
-* The rows are read in few scans: the files of one family declaration (the same roles)
-  go into one ``pyarrow.dataset`` scan, cut into chunks of at most :data:`CHUNK_ROWS`
-  rows and :data:`CHUNK_FILES` files (by the footers' row counts), so that memory stays
-  bounded whatever the directory holds; a cell is one file, so its rows are always in
-  one chunk. A scan uses :data:`CHECKED`, which verifies the page checksums the sweep
-  writes; a query engine such as DuckDB would be a new dependency and would read the
-  pages unverified.
+* The rows are read in few scans: the files of one family declaration (the same roles
+  and column types) go into one ``pyarrow.dataset`` scan, cut into chunks of at most
+  :data:`CHUNK_ROWS` rows and :data:`CHUNK_FILES` files (by the footers' row counts), so
+  that memory stays bounded whatever the directory holds; a cell is one file, so its
+  rows are always in one chunk. A scan uses :data:`CHECKED`, which verifies the page
+  checksums the sweep writes; a query engine such as DuckDB would be a new dependency
+  and would read the pages unverified.
 * The statistics are Arrow's own hash aggregation (``Table.group_by``: mean, standard
   deviation with ``ddof=1``, counts) of each chunk, in one batch and single-threaded,
-  so that every bit of a result depends on the rows only (see :func:`_aggregate`). The
-  bands are computed from those on the small aggregated table. :func:`summarize` (rows
-  in memory) converts its frame to Arrow and goes through the same code, so that the
-  two agree: bit for bit on rows of fewer than 2²⁰, and to the last bits beyond.
+  so that every bit of a result depends on the rows only (see :func:`_aggregate`), and
+  sorted; the chunks' cells are their own, so a stable sort by cell orders them all
+  (:func:`_in_order`). The bands are computed from those on the small aggregated
+  table. :func:`summarize` (rows in memory) converts its frame to Arrow and goes
+  through the same code, so that the two agree: bit for bit on rows of fewer than 2²⁰,
+  and to the last bits beyond.
 * A cell's constant columns (its options, seed, replicates, ...) are taken from the first
   row of each record batch (a batch never spans two files) while the batches stream by:
   they are never held for every row.
@@ -51,6 +61,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import operator
 import os
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -109,13 +120,17 @@ class NoResults(ResultsError):
 
 
 class DamagedResults(ResultsError):
-    """A results file is unreadable or fails its checksums."""
+    """A results file fails its integrity checks: its footer does not parse, or a page
+    fails its checksum. Nothing else: results that read are never called damaged."""
 
     exit_code = 5
 
 
 @contextlib.contextmanager
 def _checked(path: object) -> Iterator[None]:
+    """Reading files under ``path``: an error of Arrow or of the file system is a damaged
+    file. Only reading goes in here (footers, pages), never the work on the schemas: what
+    fails there is no damage."""
     try:
         yield
     except ResultsError:
@@ -126,15 +141,23 @@ def _checked(path: object) -> Iterator[None]:
                              "command: it sets damaged files aside and recomputes them") from None
 
 
-def _expression(filters: Mapping[str, Any]) -> ds.Expression | None:
-    expression = None
-    for column, value in filters.items():
-        if isinstance(value, str) or not isinstance(value, Iterable):
-            term = ds.field(column) == value
-        else:
-            term = ds.field(column).isin(list(value))
-        expression = term if expression is None else expression & term
-    return expression
+def _listed(value: Any) -> list[Any] | None:
+    """The values of a filter that gives a list of them; None if it gives one value."""
+    return None if isinstance(value, str) or not isinstance(value, Iterable) else list(value)
+
+
+def _compares(column: str, value: Any, schema: pa.Schema) -> bool:
+    """Whether ``value`` compares with ``column`` of ``schema`` (a number does not with
+    text): Arrow binds the comparison to the types of an empty table."""
+    try:
+        schema.empty_table().filter(ds.field(column) == value)
+    except (pa.ArrowNotImplementedError, pa.ArrowTypeError, pa.ArrowInvalid):
+        return False
+    return True
+
+
+#: The filter of a group whose columns hold none of a filter's values.
+NOTHING = ds.scalar(False)
 
 
 @dataclass(frozen=True)
@@ -216,11 +239,16 @@ class _File:
 
 @dataclass
 class _Group:
-    """The files of one family declaration (the same roles), and their columns."""
+    """The files of one family declaration (the same roles) that agree on the types of
+    their columns, their columns, the schema they are read against (their own types, and
+    every other column of the files read as missing), and the filters' expression for
+    them (None: no filters)."""
 
     roles: Roles
     files: list[_File] = field(default_factory=list)
     columns: dict[str, None] = field(default_factory=dict)  # ordered set
+    schema: pa.Schema = field(default_factory=lambda: pa.schema([]))
+    expression: ds.Expression | None = None
 
     @property
     def varying(self) -> list[str]:
@@ -249,12 +277,11 @@ class _Group:
 
 @dataclass
 class _Survey:
-    """The results files to read, from their footers: grouped by roles, the union of
-    their columns (every file is read against it: families write different columns), and
-    what was left out, in words."""
+    """The results files to read, from their footers: in groups, the pandas metadata of
+    their rows, and what was left out, in words."""
 
     groups: list[_Group]
-    schema: pa.Schema
+    metadata: dict[bytes, bytes] | None
     kept: list[str]
 
 
@@ -352,19 +379,84 @@ def _survey(results: PathLike | Sequence[PathLike], keep: str, filters: Mapping[
         raise ValueError(f"keep: must be 'newest' or 'all'; got {keep!r}")
     files, kept = _newest(list(_footers(_listing(results))), keep)
     schemas = list({id(f.schema): f.schema for f in files}.values())
-    roles_by_schema = {id(s): roles_of(s) for s in schemas}
-    groups: dict[tuple[Any, ...], _Group] = {}
-    for file in files:
-        own = roles_by_schema[id(file.schema)]
-        group = groups.setdefault((own.index, tuple(own.metrics.items())), _Group(own))
-        group.files.append(file)
-        group.columns.update(dict.fromkeys(file.schema.names))
-    with _checked(results):
-        schema = pa.unify_schemas(schemas, promote_options="permissive")
-    missing = [c for c in (*filters, *columns) if c not in schema.names]
+    names = list(dict.fromkeys(name for schema in schemas for name in schema.names))
+    missing = [c for c in (*filters, *columns) if c not in names]
     if missing:
         raise KeyError(f"no column {missing[0]!r} in {results}")
-    return _Survey(list(groups.values()), schema, kept)
+    # Families may give a column of the same name different types (an option that is
+    # text in one and a number in another): the files are grouped by those columns'
+    # types too, and each group is read against its own (:func:`_frame` joins them).
+    differing = _differing(schemas)
+    keys = {id(s): (roles_of(s), tuple(_type(s, c) for c in differing)) for s in schemas}
+    groups: dict[tuple[Any, ...], _Group] = {}
+    for file in files:
+        own, types = keys[id(file.schema)]
+        group = groups.setdefault((own.index, tuple(own.metrics.items()), types), _Group(own))
+        group.files.append(file)
+        group.columns.update(dict.fromkeys(file.schema.names))
+    for group in groups.values():
+        # One type per column in a group: the null type of a column without values
+        # promotes to it, and nothing else needs promoting.
+        own = pa.unify_schemas(list({id(f.schema): f.schema for f in group.files}.values()),
+                               promote_options="permissive")
+        group.schema = pa.schema([*own, *(pa.field(n, pa.null()) for n in names
+                                          if n not in group.columns)])
+    _filter(list(groups.values()), filters)
+    return _Survey(list(groups.values()), schemas[0].metadata, kept)
+
+
+def _type(schema: pa.Schema, column: str) -> pa.DataType | None:
+    """The type of ``column`` in ``schema``; None if it has none or only missing values."""
+    index = schema.get_field_index(column)
+    return None if index < 0 or pa.types.is_null(schema.types[index]) else schema.types[index]
+
+
+def _differing(schemas: Iterable[pa.Schema]) -> list[str]:
+    """The columns of several types (but the null type) among ``schemas``."""
+    types: dict[str, set[pa.DataType]] = {}
+    for schema in schemas:
+        for name in schema.names:
+            if (kind := _type(schema, name)) is not None:
+                types.setdefault(name, set()).add(kind)
+    return [name for name, kinds in types.items() if len(kinds) > 1]
+
+
+def _filter(groups: list[_Group], filters: Mapping[str, Any]) -> None:
+    """Each group's expression of ``filters`` (``column=value``, or ``column=[values]``:
+    any of them), with the values that compare with the group's column: a number matches
+    no row of a family whose column of that name is text (:data:`NOTHING` if no value
+    does), and only a None among the values matches a group without values of it.
+
+    ``TypeError`` if a value compares with the column in no group that has values of
+    it: a filter of the wrong type is a mistake, not one that matches nothing.
+    """
+    terms: dict[int, list[ds.Expression]] = {id(g): [] for g in groups}
+    for column, value in filters.items():
+        values = _listed(value)
+        candidates = [value] if values is None else values
+        # A value of each type stands for its type.
+        kinds = {type(v): v for v in candidates}
+        held = [g for g in groups if _type(g.schema, column) is not None]
+        fits = {id(g): {k for k, v in kinds.items() if _compares(column, v, g.schema)}
+                for g in held}
+        for kind, example in kinds.items():
+            if held and not any(kind in fits[id(g)] for g in held):
+                types = " or ".join(sorted({str(g.schema.field(column).type) for g in held}))
+                raise TypeError(f"filter {column}={value!r}: {example!r} does not compare "
+                                f"with the column's {types} values")
+        for group in groups:
+            if id(group) not in fits:
+                term = (ds.field(column).is_null() if values is not None and None in values
+                        else NOTHING)
+            elif fitting := [v for v in candidates if type(v) in fits[id(group)]]:
+                term = ds.field(column) == value if values is None else ds.field(
+                    column).isin(fitting)
+            else:
+                term = NOTHING
+            terms[id(group)].append(term)
+    for group in groups:
+        if terms[id(group)]:
+            group.expression = functools.reduce(operator.and_, terms[id(group)])
 
 
 def _read(files: list[_File], schema: pa.Schema, columns: list[str],
@@ -374,22 +466,21 @@ def _read(files: list[_File], schema: pa.Schema, columns: list[str],
     (``cell_id`` first) once per cell, read against ``schema``."""
     rows, cells = [], []
     seen: set[str] = set()
-    with _checked(os.path.dirname(files[0].path)):
-        for batch in _batches(files, schema, list(dict.fromkeys([*columns, *constants])),
-                              expression):
-            if batch.num_rows:
-                rows.append(batch.select(columns))
-                # A batch holds rows of one file, where each cell's rows are contiguous:
-                # the first row of each run of a cell id says that cell's constants (a
-                # cell split over two batches is kept once). The take copies them out,
-                # so that the batch's buffers are freed now.
-                ids = batch.column("cell_id")
-                starts = np.flatnonzero(np.concatenate(
-                    [[True], pc.not_equal(ids[1:], ids[:-1]).to_numpy(zero_copy_only=False)]))
-                fresh = [i for i in starts.tolist() if ids[i].as_py() not in seen]
-                seen.update(ids[i].as_py() for i in fresh)
-                if fresh:
-                    cells.append(batch.select(constants).take(fresh))
+    for batch in _batches(files, schema, list(dict.fromkeys([*columns, *constants])),
+                          expression):
+        if batch.num_rows:
+            rows.append(batch.select(columns))
+            # A batch holds rows of one file, where each cell's rows are contiguous: the
+            # first row of each run of a cell id says that cell's constants (a cell split
+            # over two batches is kept once). The take copies them out, so that the
+            # batch's buffers are freed now.
+            ids = batch.column("cell_id")
+            starts = np.flatnonzero(np.concatenate(
+                [[True], pc.not_equal(ids[1:], ids[:-1]).to_numpy(zero_copy_only=False)]))
+            fresh = [i for i in starts.tolist() if ids[i].as_py() not in seen]
+            seen.update(ids[i].as_py() for i in fresh)
+            if fresh:
+                cells.append(batch.select(constants).take(fresh))
     return (pa.Table.from_batches(rows, pa.schema([schema.field(c) for c in columns])),
             # One copy: the cells' rows no longer hold the batches' buffers.
             pa.Table.from_batches(cells, pa.schema([schema.field(c) for c in constants]))
@@ -399,18 +490,21 @@ def _read(files: list[_File], schema: pa.Schema, columns: list[str],
 def _batches(files: list[_File], schema: pa.Schema, columns: list[str],
              expression: ds.Expression | None) -> Iterator[pa.RecordBatch]:
     """The record batches of ``files`` that pass ``expression``: one scan of the files
-    read whole, then each file with cells to skip on its own."""
+    read whole, then each file with cells to skip on its own. An error of reading them
+    is a damaged file; an error of the reader's work on a batch is not caught here."""
     whole = [f.path for f in files if not f.skip]
-    if whole:
-        yield from ds.dataset(whole, schema=schema, format=CHECKED).to_batches(
-            columns=columns, filter=expression)
     local = pafs.LocalFileSystem()
-    for file in files:
-        if file.skip:
-            rest = ~ds.field("cell_id").isin(sorted(file.skip))
-            fragment = CHECKED.make_fragment(file.path, filesystem=local)
-            yield from fragment.to_batches(schema=schema, columns=columns, filter=rest if (
-                expression is None) else rest & expression)
+    with _checked(os.path.dirname(files[0].path)):
+        if whole:
+            yield from ds.dataset(whole, schema=schema, format=CHECKED).to_batches(
+                columns=columns, filter=expression)
+        for file in files:
+            if file.skip:
+                rest = ~ds.field("cell_id").isin(sorted(file.skip))
+                fragment = CHECKED.make_fragment(file.path, filesystem=local)
+                yield from fragment.to_batches(schema=schema, columns=columns,
+                                               filter=rest if expression is None
+                                               else rest & expression)
 
 
 def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:
@@ -424,13 +518,24 @@ def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:
     batch it is given and merges those of several batches, which rounds differently:
     so the rows are made one batch (up to 2²⁰ rows; a small file is a small batch), and
     aggregated single-threaded, so that every group's sums are taken in its rows' order
-    whatever chunks the rows came in.
+    whatever chunks the rows came in. Sorted by the keys, missing keys last.
     """
     sample = pc.VarianceOptions(ddof=1)
     statistics = [spec for m in roles.metrics
                   for spec in ((m, "mean"), (m, "stddev", sample), (m, "count"))]
     return rows.combine_chunks().group_by(roles.keys, use_threads=False).aggregate(
-        [*statistics, ([], "count_all"), ("replicate", "count")])
+        [*statistics, ([], "count_all"), ("replicate", "count")]
+    ).sort_by([(k, "ascending") for k in roles.keys])
+
+
+def _in_order(parts: list[pa.Table]) -> pd.DataFrame:
+    """The statistics of :func:`_aggregate` of several parts (of cells of their own), as
+    one frame sorted as each part is.
+
+    Each part is sorted and its cells are its own, so a stable sort by cell orders
+    them all: parts of different families need not have one type per key column.
+    """
+    return _frame(parts, by="cell_id")
 
 
 def _width(interval: str) -> float:
@@ -446,13 +551,10 @@ def _describe(frame: pd.DataFrame, roles: Roles) -> pd.DataFrame:
     return frame
 
 
-def _bands(aggregated: pa.Table, roles: Roles, interval: str) -> pd.DataFrame:
-    """:func:`_aggregate`'s statistics as each metric's mean and band and ``n``, sorted
-    by :attr:`Roles.keys` (missing keys last)."""
+def _bands(statistics: pd.DataFrame, roles: Roles, interval: str) -> pd.DataFrame:
+    """The statistics of :func:`_in_order` as each metric's mean and band and ``n``."""
     width = _width(interval)
-    keys = roles.keys
-    statistics = aggregated.sort_by([(k, "ascending") for k in keys]).to_pandas()
-    summary = statistics[keys].copy()
+    summary = statistics[roles.keys].copy()
     count = statistics["count_all"]
     for metric in roles.metrics:
         summary[metric] = statistics[f"{metric}_mean"]
@@ -473,30 +575,33 @@ def _bands(aggregated: pa.Table, roles: Roles, interval: str) -> pd.DataFrame:
     return summary
 
 
-def _summary(aggregated: pa.Table, roles: Roles, interval: str,
+def _summary(statistics: pd.DataFrame, roles: Roles, interval: str,
              cells: pd.DataFrame) -> pd.DataFrame:
-    """The summary of :func:`_aggregate`'s statistics, with the cells' constants (one row
-    per ``cell_id`` in ``cells``)."""
+    """The summary of the statistics of :func:`_in_order`, with the cells' constants (one
+    row per ``cell_id`` in ``cells``)."""
     # A summary repeats each cell's constants on every one of its rows: as categories
     # they weigh a byte or two a row, not a string (half of a large summary's memory).
+    # Values of several types (families that name an option alike) stay objects: as
+    # categories, values that compare equal (1 and True) would become one.
     text = [c for c in cells.columns if c != "cell_id" and (
-        pd.api.types.is_string_dtype(cells[c]) or cells[c].dtype == object)]
+        pd.api.types.is_string_dtype(cells[c]) or cells[c].dtype == object)
+        and cells[c].dropna().map(type).nunique() <= 1]
     cells = cells.astype(dict.fromkeys(text, "category"))
     # Joined once the statistics' frame is freed: it and the joined table are the two
     # largest of a summary.
-    summary = _describe(_bands(aggregated, roles, interval).merge(cells, on="cell_id",
+    summary = _describe(_bands(statistics, roles, interval).merge(cells, on="cell_id",
                                                                   how="left"), roles)
     summary.attrs["interval"] = interval  # what the bands are, for the figures' captions
     return summary
 
 
-def _most_replicates(table: pa.Table, cells: pd.DataFrame
-                     ) -> tuple[pa.Table, pd.DataFrame, list[str]]:
-    """``table`` (rows or statistics) and ``cells`` (one row per cell) without the cells
+def _most_replicates(tables: list[pa.Table], cells: pd.DataFrame
+                     ) -> tuple[list[pa.Table], pd.DataFrame, list[str]]:
+    """``tables`` (rows or statistics) and ``cells`` (one row per cell) without the cells
     that differ from another only in having fewer replicates (the same family, options
     and seed), and what was left out, in words."""
     if "replicates" not in cells:
-        return table, cells, []
+        return tables, cells, []
     same = [c for c in cells.columns if c not in ("replicates", "cell_id", "family_version")]
     # A family may give an option as a list (a tuple option), which does not hash: such
     # columns are compared by their text.
@@ -512,9 +617,9 @@ def _most_replicates(table: pa.Table, cells: pd.DataFrame
                     f"in replicates (keep='all' shows {'both' if len(values) == 1 else 'all'})")
     if kept:
         cells = cells[~fewer]
-        table = table.filter(pc.is_in(table["cell_id"],
-                                      value_set=pa.array(cells.cell_id, pa.string())))
-    return table, cells, kept
+        ids = pa.array(cells.cell_id, pa.string())
+        tables = [t.filter(pc.is_in(t["cell_id"], value_set=ids)) for t in tables]
+    return tables, cells, kept
 
 
 def _say(frame: pd.DataFrame, kept: list[str]) -> pd.DataFrame:
@@ -525,17 +630,51 @@ def _say(frame: pd.DataFrame, kept: list[str]) -> pd.DataFrame:
     return frame
 
 
-def _concat(tables: list[pa.Table]) -> pa.Table:
-    """The tables that hold rows (the first if none does), as one: the union of their
-    columns, missing where a table has none."""
+def _frame(tables: list[pa.Table], metadata: Mapping[bytes, bytes] | None = None,
+           by: str | None = None) -> pd.DataFrame:
+    """The tables that hold rows (the first if none does) as one frame: the union of
+    their columns, missing where a table has none, converted with the pandas
+    ``metadata`` of the files (e.g. ``replicate`` as a nullable integer); the rows of
+    several tables in a stable sort by the column ``by`` if given (of one type).
+
+    A column the tables give different types (families that name an option alike: text
+    in one, a number in another) takes their common type if every value converts to it
+    exactly (integers to floats below 2⁵³), and is otherwise an object column of each
+    table's own values: nothing is dropped, cast or called damaged.
+    """
     held = [t for t in tables if t.num_rows] or tables[:1]
-    return pa.concat_tables(held, promote_options="permissive")
+    apart = []
+    for column in _differing(t.schema for t in held):
+        values = [t.column(column) if column in t.column_names else None for t in held]
+        try:
+            common = pa.unify_schemas([pa.schema([pa.field(column, v.type)])
+                                       for v in values if v is not None],
+                                      promote_options="permissive").field(0).type
+            # A safe cast: a value it would change raises.
+            held = [t if v is None else t.set_column(t.schema.get_field_index(column),
+                                                     column, v.cast(common))
+                    for t, v in zip(held, values, strict=True)]
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            apart.append(column)
+    table = pa.concat_tables([t.drop_columns([c for c in apart if c in t.column_names])
+                              for t in held], promote_options="permissive")
+    rows = pc.sort_indices(table[by]) if by and len(held) > 1 else None
+    if rows is not None:
+        table = table.take(rows)
+    frame = table.replace_schema_metadata(metadata).to_pandas()
+    names = list(dict.fromkeys(name for t in held for name in t.column_names))
+    for column in sorted(apart, key=names.index):  # each at its place in the union
+        values = np.concatenate([
+            t.column(column).to_pandas(integer_object_nulls=True).to_numpy(dtype=object)
+            if column in t.column_names else np.full(t.num_rows, None) for t in held])
+        frame.insert(names.index(column), column,
+                     values if rows is None else values[rows.to_numpy()])
+    return frame
 
 
 def _one_row_per_cell(tables: list[pa.Table]) -> pd.DataFrame:
     """The cells' constants :func:`_read` gave (a cell read in several batches once)."""
-    return (_concat(tables).combine_chunks().to_pandas()
-            .drop_duplicates("cell_id", ignore_index=True))
+    return _frame(tables).drop_duplicates("cell_id", ignore_index=True)
 
 
 def load(
@@ -560,32 +699,39 @@ def load(
     **filters
         ``column=value`` or ``column=[values]``, applied while reading, e.g.
         ``load("results", mechanism="pm1", n_agents=[30, 200])``. A filter that matches
-        nothing gives an empty frame.
+        nothing gives an empty frame; a filter compares with the rows of the families
+        whose column holds values of its type (``prior=0.5`` reads no row of a family
+        whose ``prior`` is text).
 
     The frame's ``attrs`` hold the rows' ``index`` and ``metrics`` and the metrics'
     ``kinds``, which :func:`summarize` uses, and ``kept``.
 
+    The results may mix families, and families may give a column of the same name
+    different types: such a column takes the types' common type if every value converts
+    to it exactly (an integer to a float), and is otherwise an object column of each
+    family's own values (text and numbers). A selection of one family (a filter, or a
+    directory of one family) has that family's types.
+
     Raises :class:`ResultsNotFound` if a path is not a directory, :class:`NoResults` if a
-    directory holds no results, :class:`DamagedResults` if a file is damaged, and
-    ``KeyError`` if a filter or a column names no column of the results.
+    directory holds no results, :class:`DamagedResults` if a file is damaged,
+    ``KeyError`` if a filter or a column names no column of the results, and
+    ``TypeError`` if a filter's value has a type that no family's column holds.
     """
     wanted = None if columns is None else list(dict.fromkeys([*columns, "cell_id"]))
     survey = _survey(results, keep, filters, wanted or ())
-    expression = _expression(filters)
     tables, cells, found = [], [], Roles((), {})
     for group in survey.groups:
         for chunk in group.chunks():
-            rows, constants = _read(chunk, survey.schema, wanted or list(group.columns),
-                                    group.constants, expression)
+            rows, constants = _read(chunk, group.schema, wanted or list(group.columns),
+                                    group.constants, group.expression)
             tables.append(rows)
             cells.append(constants)
         found = found.merged(group.roles)
-    table, kept = _concat(tables), []
+    kept: list[str] = []
     if keep == "newest":
-        table, _, kept = _most_replicates(table, _one_row_per_cell(cells))
+        tables, _, kept = _most_replicates(tables, _one_row_per_cell(cells))
     # The files' pandas metadata restores the dtypes the rows were written with.
-    table = table.replace_schema_metadata(survey.schema.metadata)
-    return _say(present(table.to_pandas(), found), survey.kept + kept)
+    return _say(present(_frame(tables, survey.metadata), found), survey.kept + kept)
 
 
 def present(frame: pd.DataFrame, roles: Roles | None = None) -> pd.DataFrame:
@@ -647,8 +793,19 @@ def summarize(frame: pd.DataFrame, interval: str = "se",
         constant = [c for c in frame.columns if c not in (*given.index, *given.metrics,
                                                           *roles.metrics)]
         cells = frame.drop_duplicates("cell_id")[constant]
-    rows = pa.Table.from_pandas(frame[varying], preserve_index=False)
-    summary = _summary(_aggregate(rows, roles), roles, interval, cells)
+    rows = frame[varying]
+    try:
+        parts = [_aggregate(pa.Table.from_pandas(rows, preserve_index=False), roles)]
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        if "family" not in frame:
+            raise
+        # An index column that families give different types (:func:`load`): each
+        # family's rows apart, as they were read.
+        parts = [_aggregate(pa.Table.from_pandas(part, preserve_index=False), roles)
+                 for _, part in rows.groupby([frame[c] for c in ("family", "family_version")
+                                              if c in frame], observed=True, sort=False,
+                                             dropna=False)]
+    summary = _summary(_in_order(parts), roles, interval, cells)
     summary.attrs["kept"] = list(frame.attrs.get("kept", []))
     return summary
 
@@ -668,21 +825,20 @@ def summaries(
     """
     _width(interval)
     survey = _survey(results, keep, filters)
-    expression = _expression(filters)
     parts, cells, found = [], [], Roles((), {})
     for group in survey.groups:
         for chunk in group.chunks():
-            rows, constants = _read(chunk, survey.schema, group.varying, group.constants,
-                                    expression)
+            rows, constants = _read(chunk, group.schema, group.varying, group.constants,
+                                    group.expression)
             parts.append(_aggregate(rows, group.roles))
             cells.append(constants)
             if rows.num_rows:
                 found = found.merged(group.roles)
     found = found if found.index else survey.groups[0].roles
-    aggregated, cells_read, kept = _concat(parts), _one_row_per_cell(cells), []
+    cells_read, kept = _one_row_per_cell(cells), []
     if keep == "newest":
-        aggregated, cells_read, kept = _most_replicates(aggregated, cells_read)
-    return _say(_summary(aggregated, found, interval, cells_read), survey.kept + kept)
+        parts, cells_read, kept = _most_replicates(parts, cells_read)
+    return _say(_summary(_in_order(parts), found, interval, cells_read), survey.kept + kept)
 
 
 def summary_metrics(summary: pd.DataFrame) -> list[str]:
@@ -692,8 +848,8 @@ def summary_metrics(summary: pd.DataFrame) -> list[str]:
 
 def swept(frame: pd.DataFrame) -> list[str]:
     """The cell-constant columns that take more than one value: what the sweep varied."""
-    skip = {*ROW_KEYS, *frame.attrs.get("index", ()), "cell_id", "seed", "n",
-            "family_version"}
+    skip = {*ROW_KEYS, *frame.attrs.get("index", ()), *frame.attrs.get("metrics", ()),
+            "cell_id", "seed", "n", "family_version"}
     skip.update(c for c in frame.columns if c.endswith(("_low", "_high")))
     skip.update(summary_metrics(frame))
     # None and NaN both mean "does not apply" (families share one table): count once.

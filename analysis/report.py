@@ -117,7 +117,15 @@ def _final(summary: pd.DataFrame) -> pd.DataFrame:
     final = add_scheme(summary[summary.t == summary.groupby("cell_id").t.transform("max")])
     bands = [c for m in metrics for c in (m, f"{m}_low", f"{m}_high")]
     return final[[*varying, "method", "source", "scheme", "t", *bands, "n"]].sort_values(
-        [*varying, "method", "source"]).dropna(axis=1, how="all")
+        [*varying, "method", "source"], key=_by_type).dropna(axis=1, how="all")
+
+
+def _by_type(column: pd.Series) -> pd.Series:
+    """The order of a column: of values of several types (families that name an option
+    alike: text and numbers), by type, then value."""
+    if column.dtype != object or column.dropna().map(type).nunique() <= 1:
+        return column
+    return column.map(lambda value: (type(value).__name__, value), na_action="ignore")
 
 
 def _table(frame: pd.DataFrame) -> str:
