@@ -14,11 +14,12 @@ import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, StoreError
-from .execute import Summary, execute
-from .plan import plan
+
+if TYPE_CHECKING:
+    from .execute import Summary
 
 #: The configuration directory, shipped inside the package so that any install has it.
 CONF = Path(__file__).resolve().parent / "conf"
@@ -34,6 +35,10 @@ def run_configs(configs: Iterable[Mapping[str, Any]], progress: bool = True) -> 
     This is the one path every entry point takes (single run, the platform's sweeper and
     launcher, and jobs of any other Hydra launcher).
     """
+    # Imported here, not at the top: a bad key's error and --help never need the engine.
+    from .execute import execute
+    from .plan import plan
+
     cells, execution = plan(configs)
     summary = execute(cells, execution, progress=progress)
     print(summary, flush=True)

@@ -19,13 +19,15 @@ import functools
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from .errors import FamilyError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The index every family's rows have (analytic or reference rows have no replicate).
 STANDARD_INDEX: dict[str, pa.DataType] = {
@@ -150,6 +152,8 @@ def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[s
     dtype, an index column other than ``replicate`` has a missing value, or a
     :data:`PROPORTION` metric leaves [0, 1].
     """
+    import pandas as pd  # here: loading a family to validate its options needs no pandas
+
     declared = schema.arrow
     names = list(rows.columns if isinstance(rows, pd.DataFrame) else rows)
     for name in declared.names:

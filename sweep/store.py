@@ -43,9 +43,8 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -53,6 +52,9 @@ import yaml
 
 from .errors import StoreError
 from .plan import FORMAT_VERSION, Cell
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Key of the provenance record in each file's key-value metadata.
 METADATA_KEY = b"dpsweep"
@@ -406,6 +408,8 @@ class ResultsStore:
         self, cell: Cell, columns: dict[str, Any], error: str, provenance: dict[str, Any]
     ) -> None:
         """Record that a cell raised (``error`` is its formatted traceback)."""
+        import pandas as pd
+
         lines = error.strip().splitlines() or ["unknown error"]
         frame = pd.DataFrame([{
             "cell_id": cell.cell_id,
@@ -424,6 +428,8 @@ class ResultsStore:
 
     def failures(self) -> pd.DataFrame:
         """The failures table (empty if no cell has failed)."""
+        import pandas as pd
+
         files = sorted((self.root / FAILURES).glob("[!._]*" + SUFFIX))
         return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True) if files else (
             pd.DataFrame()

@@ -268,4 +268,5 @@ def oracle_mse(config: ColmeConfig, times: np.ndarray) -> np.ndarray:
     return mse
 
 
-ANALYTIC = {"local": local_mse, "ideal": ideal_mse, "oracle": oracle_mse}
+#: The analytic curve of each of :data:`~sweep.colme.config.BASELINES`, by name.
+ANALYTIC = dict(zip(codes.BASELINES, (local_mse, ideal_mse, oracle_mse), strict=True))

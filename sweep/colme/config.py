@@ -37,6 +37,9 @@ VARIANCES = ("known", "shared", "inferred", "inferred_bayes")
 PRIORS = ("paper", "jeffreys", "uniform")
 INFERRED_FORMS = ("eq16", "weighted", "drop_first")
 WELCH_DOFS = ("paper", "releases")
+#: The baselines tabulated next to Algorithm 1 (:mod:`sweep.colme.baselines`): local and
+#: ideal are simulated on the same data and computed analytically, oracle is analytic.
+BASELINES = ("local", "ideal", "oracle")
 #: The analytic oracle's options (:func:`sweep.colme.baselines.oracle_mse`); the
 #: simulation ignores them.
 ORACLE_STARTS = ("paper", "simulator")
