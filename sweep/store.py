@@ -30,6 +30,7 @@ until the next command, the cells being moved are missing, never doubled.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import fcntl
 import functools
 import hashlib
@@ -126,6 +127,21 @@ class _Staged:
 
     temporary: Path
     final: Path
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A cell that raised, as ``_failures/<cell id>.parquet`` records it (its last
+    failure: a cell that fails again replaces its record)."""
+
+    cell_id: str
+    family: str
+    time: datetime.datetime  # when it was recorded (UTC)
+    #: What the cell id hashes: family, replicates, seed and the options, as the
+    #: family's ``identity`` gives them.
+    settings: dict[str, Any]
+    error: str  # the exception, the traceback's last line
+    traceback: str
 
 
 @dataclass
@@ -434,6 +450,28 @@ class ResultsStore:
         return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True) if files else (
             pd.DataFrame()
         )
+
+    def failed(self) -> list[Failure]:
+        """Every recorded failure, oldest first; :class:`StoreError` naming a record that
+        does not read. Reads Arrow only (no pandas): the command line lists them."""
+        failures = []
+        for path in (self.root / FAILURES).glob("[!._]*" + SUFFIX):
+            try:
+                table = pq.read_table(path, columns=["family", "error", "traceback", "time"])
+                settings = cell_records(table.schema.metadata)[path.stem]["config"]
+                # Nanoseconds since the epoch: a timestamp's as_py() would need pandas.
+                nanoseconds = table.column("time").cast(pa.int64())[0].as_py()
+            except (OSError, pa.ArrowException, KeyError, ValueError, TypeError) as error:
+                raise StoreError(f"results_dir: cannot read the failure record {path} "
+                                 f"({' '.join(str(error).split())})") from None
+            row = table.select(["family", "error", "traceback"]).slice(0, 1).to_pylist()[0]
+            when = datetime.datetime.fromtimestamp(nanoseconds / 1e9, datetime.UTC)
+            failures.append(Failure(
+                path.stem, row["family"], when,
+                # Records of before batching hold the settings as YAML.
+                yaml.safe_load(settings) if isinstance(settings, str) else settings,
+                row["error"], row["traceback"]))
+        return sorted(failures, key=lambda failure: (failure.time, failure.cell_id))
 
 
 #: The libraries whose versions can change a result bit for bit (recorded per cell).
