@@ -1,8 +1,7 @@
 """Private-ColME as a simulation family of the sweep engine (see :mod:`sweep.family`).
 
 Validating a cell imports neither the compiled kernels nor scipy: :mod:`.simulate`
-loads them when a cell runs, and :meth:`ColmeFamily.prepare` loads the analytic
-baselines only for a cell that asks for the oracle.
+loads them, and the analytic baselines, when a cell runs.
 """
 
 from __future__ import annotations
@@ -65,10 +64,7 @@ class ColmeFamily:
         if replicates == 0 and not self.has_analytic(cell):
             raise ConfigError("replicates: must be >= 1 unless analytic baselines are requested")
         if "oracle" in baselines:
-            from .baselines import oracle_mse
-
-            # Its first point: a setting the oracle cannot compute fails before any work.
-            oracle_mse(cell.config, cell.config.checkpoint_times()[:1])
+            config.check_oracle()
         return cell
 
     def identity(self, prepared: ColmeCell) -> dict[str, Any]:

@@ -69,7 +69,7 @@ def columns(
     ids = range(len(seeds)) if replicate_ids is None else replicate_ids
     method = "colme" if config.class_estimator == "test" else "oracle"
     if analytic and "oracle" in baselines:
-        ANALYTIC["oracle"](config, times[:1])  # rejects unsupported settings before any work
+        config.check_oracle()  # before any work
     blocks: list[tuple[str, str, float, np.ndarray, np.ndarray, np.ndarray]] = []
     missing = np.full(len(times), np.nan)
     for replicate, seed in zip(ids, seeds, strict=True):
