@@ -2,10 +2,13 @@
 
 Without ``-m`` it runs the one composed cell; with ``-m`` Hydra expands the grid and the
 platform's sweeper (``hydra_plugins/dpsweep``) runs it. Exit codes: 0 when every cell is
-present at the end, 1 when a cell failed (see ``results_dir/_failures``), 2 on bad input,
-reported in one line that names the key before any work starts. Two commands read or
-tidy a results directory: ``python -m sweep failures DIR`` lists the cells that raised,
-``python -m sweep compact DIR`` merges its small files.
+present at the end, 1 when a cell failed, 2 on bad input, reported in one line that names
+the key before any work starts. Two commands read or tidy a results directory: ``python
+-m sweep failures DIR`` lists the cells that raised, ``python -m sweep compact DIR``
+merges its small files.
+
+Each command imports only what it uses: the engine loads to plan cells, the families'
+kernels, scipy and pandas to run them; ``--help`` and a bad key's error load neither.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import contextlib
 import json
 import os
 import re
+import shlex
 import sys
 import textwrap
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -53,8 +57,8 @@ def raise_for_failures(summary: Summary) -> Summary:
     """:class:`CellsFailed` if any cell of ``summary`` failed."""
     if summary.failed:
         raise CellsFailed(
-            f"{len(summary.failed)} of {summary.cells} cells failed; their errors are in "
-            f"{os.path.join(summary.results_dir, '_failures')}"
+            f"{len(summary.failed)} of {summary.cells} cells failed; their options and "
+            f"tracebacks: python -m sweep failures {shlex.quote(summary.results_dir)}"
         )
     return summary
 

@@ -35,6 +35,8 @@ def failed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = run_cli(["-m", SEARCHPATH, "family=faulty", "epsilon=0.5,1", "seed=0,1",
                     *(f"{k}={v}" for k, v in OPTIONS.items()), "executor=serial"], cwd)
     assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[-1] == ("error: 2 of 4 cells failed; their options and "
+                                            "tracebacks: python -m sweep failures results")
     return cwd
 
 
