@@ -152,10 +152,8 @@ def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[s
     dtype, an index column other than ``replicate`` has a missing value, or a
     :data:`PROPORTION` metric leaves [0, 1].
     """
-    import pandas as pd  # here: loading a family to validate its options needs no pandas
-
     declared = schema.arrow
-    names = list(rows.columns if isinstance(rows, pd.DataFrame) else rows)
+    names = list(rows if isinstance(rows, Mapping) else rows.columns)
     for name in declared.names:
         if name not in names:
             raise FamilyError(f"family {family}: run returned no column {name!r}")
