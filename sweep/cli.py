@@ -2,23 +2,32 @@
 
 Without ``-m`` it runs the one composed cell; with ``-m`` Hydra expands the grid and the
 platform's sweeper (``hydra_plugins/dpsweep``) runs it. Exit codes: 0 when every cell is
-present at the end, 1 when a cell failed (see ``results_dir/_failures``), 2 on bad input,
-reported in one line that names the key before any work starts.
+present at the end, 1 when a cell failed, 2 on bad input, reported in one line that names
+the key before any work starts. Two commands read or tidy a results directory: ``python
+-m sweep failures DIR`` lists the cells that raised, ``python -m sweep compact DIR``
+merges its small files.
+
+Each command imports only what it uses: the engine loads to plan cells, the families'
+kernels, scipy and pandas to run them; ``--help`` and a bad key's error load neither.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import shlex
 import sys
+import textwrap
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, StoreError
-from .execute import Summary, execute
-from .plan import plan
+
+if TYPE_CHECKING:
+    from .execute import Summary
 
 #: The configuration directory, shipped inside the package so that any install has it.
 CONF = Path(__file__).resolve().parent / "conf"
@@ -34,6 +43,10 @@ def run_configs(configs: Iterable[Mapping[str, Any]], progress: bool = True) -> 
     This is the one path every entry point takes (single run, the platform's sweeper and
     launcher, and jobs of any other Hydra launcher).
     """
+    # Imported here, not at the top: a bad key's error and --help never need the engine.
+    from .execute import execute
+    from .plan import plan
+
     cells, execution = plan(configs)
     summary = execute(cells, execution, progress=progress)
     print(summary, flush=True)
@@ -44,8 +57,8 @@ def raise_for_failures(summary: Summary) -> Summary:
     """:class:`CellsFailed` if any cell of ``summary`` failed."""
     if summary.failed:
         raise CellsFailed(
-            f"{len(summary.failed)} of {summary.cells} cells failed; their errors are in "
-            f"{os.path.join(summary.results_dir, '_failures')}"
+            f"{len(summary.failed)} of {summary.cells} cells failed; their options and "
+            f"tracebacks: python -m sweep failures {shlex.quote(summary.results_dir)}"
         )
     return summary
 
@@ -113,16 +126,10 @@ def _one_line(error: BaseException) -> str:
 @contextlib.contextmanager
 def reported() -> Iterator[None]:
     """Bad input, failed cells and Ctrl-C end the process with one line (exit 2, 1, 130)."""
-    from hydra.errors import HydraException
-    from omegaconf.errors import OmegaConfBaseException
-
     try:
         yield
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
-        sys.exit(2)
-    except (HydraException, OmegaConfBaseException) as error:
-        print(f"error: {_one_line(error)}", file=sys.stderr)
         sys.exit(2)
     except (CellsFailed, StoreError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -131,6 +138,15 @@ def reported() -> Iterator[None]:
         print("interrupted: finished cells are stored; rerun the command to resume",
               file=sys.stderr)
         sys.exit(130)
+    except Exception as error:
+        # Hydra's types, imported only now: the commands without Hydra do not load it.
+        from hydra.errors import HydraException
+        from omegaconf.errors import OmegaConfBaseException
+
+        if not isinstance(error, HydraException | OmegaConfBaseException):
+            raise
+        print(f"error: {_one_line(error)}", file=sys.stderr)
+        sys.exit(2)
 
 
 def compact(argv: Sequence[str]) -> int:
@@ -163,10 +179,94 @@ def compact(argv: Sequence[str]) -> int:
     return 0
 
 
+def failures(argv: Sequence[str]) -> int:
+    """``python -m sweep failures RESULTS_DIR [--family NAME] [--cell ID] [--last N]``:
+    each failed cell's id, family, time, options and traceback, oldest first.
+
+    Exit code 0 when none is listed, 1 when some are (as a sweep with failed cells), 2
+    on bad input.
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m sweep failures",
+        description="List the cells of a results directory that raised, oldest first: "
+                    "each one's id, family, when it failed, the options its id is made of, "
+                    "and its traceback.",
+        epilog="A cell's record is removed once the cell is stored, so rerunning the sweep "
+               "retries the listed cells. One marked 'stored' failed a recompute: its "
+               "earlier rows are kept. Exit code 0 when no failure is listed, 1 when some "
+               "are, 2 on bad input.")
+    parser.add_argument("results_dir", help="the sweep's results_dir")
+    parser.add_argument("--family", help="only the cells of this family")
+    parser.add_argument("--cell", metavar="ID", help="only the cell whose id starts with ID")
+    parser.add_argument("--last", type=int, metavar="N", help="only the N latest failures")
+    args = parser.parse_args(argv)
+    if not os.path.isdir(args.results_dir):
+        print(f"error: results_dir: {args.results_dir} is not a directory", file=sys.stderr)
+        return 2
+    if args.last is not None and args.last < 1:
+        print(f"error: --last: must be an integer >= 1; got {args.last}", file=sys.stderr)
+        return 2
+    from .store import ResultsStore
+
+    with reported():
+        store = ResultsStore(args.results_dir)
+        listed = [f for f in store.failed()
+                  if args.family in (None, f.family) and f.cell_id.startswith(args.cell or "")]
+        listed = listed[-args.last:] if args.last else listed
+        if not listed:
+            filters = " ".join(f"--{key} {value}" for key, value in vars(args).items()
+                               if key != "results_dir" and value is not None)
+            print(f"no failures recorded in {args.results_dir}"
+                  + (f" matching {filters}" if filters else ""))
+            return 0
+        present = store.scan()
+        for failure in listed:
+            stored = (" (stored: a recompute failed, the earlier rows are kept)"
+                      if failure.cell_id in present else "")
+            print(f"cell {failure.cell_id}, family {failure.family}, failed "
+                  f"{failure.time:%Y-%m-%d %H:%M:%S} UTC{stored}")
+            print(textwrap.fill(" ".join(_overrides(failure.settings)), width=88,
+                                initial_indent="  options: ", subsequent_indent=" " * 11,
+                                break_long_words=False, break_on_hyphens=False))
+            print(textwrap.indent(failure.traceback.rstrip(), "  "), end="\n\n")
+        cells = "1 failed cell" if len(listed) == 1 else f"{len(listed)} failed cells"
+        print(f"{cells} in {args.results_dir}; rerunning the sweep retries them")
+    return 1
+
+
+def _overrides(settings: Mapping[str, Any]) -> Iterator[str]:
+    """A cell's settings (replicates, seed, options) as ``key=value``, a nested option
+    group's keys dotted (``decision.refresh=every_step``), as the command line spells them."""
+    def flat(prefix: str, options: Mapping[str, Any]) -> Iterator[str]:
+        for key, value in options.items():
+            if isinstance(value, Mapping) and value:
+                yield from flat(f"{prefix}{key}.", value)
+            else:
+                yield f"{prefix}{key}={_value(value)}"
+
+    yield from flat("", {"replicates": settings.get("replicates"),
+                         "seed": settings.get("seed"), **settings.get("options", {})})
+
+
+def _value(value: Any) -> str:
+    """``value`` in the command line's syntax."""
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return value if value and re.fullmatch(r"[\w.:/+-]+", value) else repr(value)
+    return json.dumps(value)
+
+
+#: ``python -m sweep <name> ...``: the commands besides running a configuration.
+SUBCOMMANDS = {"compact": compact, "failures": failures}
+
+
 def main() -> None:
     """Entry point of ``python -m sweep`` and of the ``dpsweep`` script."""
-    if sys.argv[1:2] == ["compact"]:
-        sys.exit(compact(sys.argv[2:]))
+    if sys.argv[1:2] and sys.argv[1] in SUBCOMMANDS:
+        sys.exit(SUBCOMMANDS[sys.argv[1]](sys.argv[2:]))
     import hydra
     from hydra._internal.utils import get_args_parser
 

@@ -19,15 +19,17 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 
 from .family import get_family
 from .plan import Cell, Execution, Piece, Plan, RaySettings, make_cell, pieces, tasks
 from .results import cell_table, option_columns, roles
 from .store import ResultsStore, family_directory, format_error, library_versions, provenance
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Task = list[Piece]
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ConfigError, FamilyError
-from .results import ResultSchema, check_schema, option_columns
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from .results import ResultSchema
 
 #: Built-in families by name, as import paths so that naming one imports only it.
 FAMILIES: dict[str, str] = {
@@ -111,8 +113,12 @@ def check_family(spec: str, family: Family) -> None:
     if isinstance(family.version, bool) or not isinstance(family.version, int):
         raise FamilyError(f"family {spec}: version must be an integer; got "
                           f"{family.version!r}")
-    check_schema(spec, family.schema)
+    # Imported here: this module is read by every Hydra start (the platform's config
+    # source names the families), which needs neither Arrow nor the planner.
     from .plan import EXECUTION_KEYS  # plan imports this module
+    from .results import check_schema, option_columns
+
+    check_schema(spec, family.schema)
 
     reserved = family.schema.reserved() | set(EXECUTION_KEYS)
     for name in option_columns(family.options):

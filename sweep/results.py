@@ -19,13 +19,15 @@ import functools
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from .errors import FamilyError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The index every family's rows have (analytic or reference rows have no replicate).
 STANDARD_INDEX: dict[str, pa.DataType] = {
@@ -151,7 +153,7 @@ def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[s
     :data:`PROPORTION` metric leaves [0, 1].
     """
     declared = schema.arrow
-    names = list(rows.columns if isinstance(rows, pd.DataFrame) else rows)
+    names = list(rows if isinstance(rows, Mapping) else rows.columns)
     for name in declared.names:
         if name not in names:
             raise FamilyError(f"family {family}: run returned no column {name!r}")

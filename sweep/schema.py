@@ -21,7 +21,6 @@ from omegaconf.errors import ValidationError
 from omegaconf.nodes import IntegerNode
 
 from .family import get_family
-from .plan import Execution
 
 #: Config group of the families' schemas (see sweep/conf/family/).
 SCHEMA_GROUP = "schema"
@@ -132,4 +131,6 @@ def family_schema(spec: str) -> type:
     as ``/schema/<spec>``, so a family outside the package gets its schema exactly as a
     built-in one does.
     """
+    from .plan import Execution  # not at the top: Hydra's plugin scan imports this module
+
     return structured(CellKeys, Execution, get_family(spec).options)

@@ -30,6 +30,7 @@ until the next command, the cells being moved are missing, never doubled.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import fcntl
 import functools
 import hashlib
@@ -43,9 +44,8 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -53,6 +53,9 @@ import yaml
 
 from .errors import StoreError
 from .plan import FORMAT_VERSION, Cell
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Key of the provenance record in each file's key-value metadata.
 METADATA_KEY = b"dpsweep"
@@ -124,6 +127,21 @@ class _Staged:
 
     temporary: Path
     final: Path
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A cell that raised, as ``_failures/<cell id>.parquet`` records it (its last
+    failure: a cell that fails again replaces its record)."""
+
+    cell_id: str
+    family: str
+    time: datetime.datetime  # when it was recorded (UTC)
+    #: What the cell id hashes: family, replicates, seed and the options, as the
+    #: family's ``identity`` gives them.
+    settings: dict[str, Any]
+    error: str  # the exception, the traceback's last line
+    traceback: str
 
 
 @dataclass
@@ -406,6 +424,8 @@ class ResultsStore:
         self, cell: Cell, columns: dict[str, Any], error: str, provenance: dict[str, Any]
     ) -> None:
         """Record that a cell raised (``error`` is its formatted traceback)."""
+        import pandas as pd
+
         lines = error.strip().splitlines() or ["unknown error"]
         frame = pd.DataFrame([{
             "cell_id": cell.cell_id,
@@ -424,10 +444,34 @@ class ResultsStore:
 
     def failures(self) -> pd.DataFrame:
         """The failures table (empty if no cell has failed)."""
+        import pandas as pd
+
         files = sorted((self.root / FAILURES).glob("[!._]*" + SUFFIX))
         return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True) if files else (
             pd.DataFrame()
         )
+
+    def failed(self) -> list[Failure]:
+        """Every recorded failure, oldest first; :class:`StoreError` naming a record that
+        does not read. Reads Arrow only (no pandas): the command line lists them."""
+        failures = []
+        for path in (self.root / FAILURES).glob("[!._]*" + SUFFIX):
+            try:
+                table = pq.read_table(path, columns=["family", "error", "traceback", "time"])
+                settings = cell_records(table.schema.metadata)[path.stem]["config"]
+                # Nanoseconds since the epoch: a timestamp's as_py() would need pandas.
+                nanoseconds = table.column("time").cast(pa.int64())[0].as_py()
+            except (OSError, pa.ArrowException, KeyError, ValueError, TypeError) as error:
+                raise StoreError(f"results_dir: cannot read the failure record {path} "
+                                 f"({' '.join(str(error).split())})") from None
+            row = table.select(["family", "error", "traceback"]).slice(0, 1).to_pylist()[0]
+            when = datetime.datetime.fromtimestamp(nanoseconds / 1e9, datetime.UTC)
+            failures.append(Failure(
+                path.stem, row["family"], when,
+                # Records of before batching hold the settings as YAML.
+                yaml.safe_load(settings) if isinstance(settings, str) else settings,
+                row["error"], row["traceback"]))
+        return sorted(failures, key=lambda failure: (failure.time, failure.cell_id))
 
 
 #: The libraries whose versions can change a result bit for bit (recorded per cell).

@@ -78,7 +78,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sweep.inference import simulate, survival, toy
+from sweep.inference import beliefs, simulate, survival, toy
 from sweep.inference.config import InferenceConfig
 from sweep.inference.models import bernoulli_loglik, gaussian_loglik
 from sweep.inference.simulate import Cell, data_generator, online_loglik, prepare
@@ -157,17 +157,17 @@ def test_runs_draw_the_declared_noise(options: dict[str, Any], shape: Callable,
 def test_online_runs_draw_the_declared_noise(options: dict[str, Any], scale: float,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Alg. 3 (Thm 4.7): each round's |Θ| log-likelihoods get Lap(|Θ|Δ/ε), one signal's
-    Δ. The compiled loop (``beliefs.online``, as ``simulate`` calls it) receives the
+    Δ. The compiled loop (``beliefs.online``, which ``simulate`` calls) receives the
     rounds' log-likelihoods and their noise. The noise has the rounds' shape, and it is
     the replicate's stream of Laplace(``cell.scale``) draws."""
     received: list[tuple[np.ndarray, np.ndarray]] = []
-    original = simulate.online
+    original = beliefs.online
 
     def spy(matrix, signals, draws, *rest):  # type: ignore[no-untyped-def]
         received.append((signals.copy(), draws.copy()))
         return original(matrix, signals, draws, *rest)
 
-    monkeypatch.setattr(simulate, "online", spy)
+    monkeypatch.setattr(beliefs, "online", spy)  # simulate imports it when it runs
     cell = cell_of(method="private_ol", **options)
     assert cell.scale == pytest.approx(scale, rel=1e-12)
     seeds = np.random.SeedSequence(SEED).spawn(2)

@@ -15,6 +15,8 @@ receives runs as one sweep.
 
 Hydra loads plugin modules without registering them in ``sys.modules``, so this module
 must not use ``from __future__ import annotations`` (dataclasses need real annotations).
+Hydra imports every plugin module whenever any Hydra app starts: the engine is imported
+only when a sweep runs.
 """
 
 import itertools
@@ -33,7 +35,6 @@ from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig
 
 from sweep.cli import CellsFailed, raise_for_failures, run_configs
-from sweep.plan import make_cell, plan
 
 from .compose import CellComposer
 
@@ -111,6 +112,8 @@ class DpsweepLauncher(Launcher):
     def launch(
         self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int
     ) -> Sequence[JobReturn]:
+        from sweep.plan import make_cell  # the engine loads when a sweep runs, not on import
+
         composer = CellComposer(self.hydra_context, self.config)
         configs = [composer.compose(list(overrides)) for overrides in job_overrides]
         failed = set(run_configs(configs).failed)
@@ -144,6 +147,8 @@ class DpsweepSweeper(Sweeper):
         )
 
     def sweep(self, arguments: list[str]) -> Any:
+        from sweep.plan import plan  # the engine loads when a sweep runs, not on import
+
         composer = CellComposer(self.hydra_context, self.config)
         grid = Grids([Grid(composer, [f"{key}={value}" for key, value in
                                       {**self.params, **part}.items()] + list(arguments))

@@ -32,7 +32,6 @@ import numba
 import numpy as np
 from scipy import integrate, stats
 
-from ..errors import ConfigError
 from . import config as codes
 from .config import ColmeConfig
 from .privacy import sigma_dp
@@ -245,11 +244,7 @@ def oracle_mse(config: ColmeConfig, times: np.ndarray) -> np.ndarray:
     which makes it a bound for the simulated rRR. RR has one schedule under both.
     ``oracle_eq21=printed`` evaluates PM-II's noise with eq. (21) as printed.
     """
-    if config.class_assignment != "random":
-        raise ConfigError(
-            "baselines: the analytic oracle (Prop. 3) needs class_assignment=random; "
-            f"got {config.class_assignment!r}"
-        )
+    config.check_oracle()
     times = np.asarray(times, dtype=np.int64)
     m, p = config.n_agents, 1.0 / config.n_classes
     own = times / config.sigma**2
@@ -268,4 +263,5 @@ def oracle_mse(config: ColmeConfig, times: np.ndarray) -> np.ndarray:
     return mse
 
 
-ANALYTIC = {"local": local_mse, "ideal": ideal_mse, "oracle": oracle_mse}
+#: The analytic curve of each of :data:`~sweep.colme.config.BASELINES`, by name.
+ANALYTIC = dict(zip(codes.BASELINES, (local_mse, ideal_mse, oracle_mse), strict=True))

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ConfigError
 from ..options import (
     check_checkpoints,
     checkpoint_times,
@@ -37,6 +38,9 @@ VARIANCES = ("known", "shared", "inferred", "inferred_bayes")
 PRIORS = ("paper", "jeffreys", "uniform")
 INFERRED_FORMS = ("eq16", "weighted", "drop_first")
 WELCH_DOFS = ("paper", "releases")
+#: The baselines tabulated next to Algorithm 1 (:mod:`sweep.colme.baselines`): local and
+#: ideal are simulated on the same data and computed analytically, oracle is analytic.
+BASELINES = ("local", "ideal", "oracle")
 #: The analytic oracle's options (:func:`sweep.colme.baselines.oracle_mse`); the
 #: simulation ignores them.
 ORACLE_STARTS = ("paper", "simulator")
@@ -211,6 +215,16 @@ class ColmeConfig:
         if not oracle or self.mechanism != "pm2":
             unused["oracle_eq21"] = "exact"
         return dataclasses.replace(self, **unused)
+
+    def check_oracle(self) -> None:
+        """:class:`ConfigError` if the analytic oracle baseline
+        (:func:`sweep.colme.baselines.oracle_mse`) does not apply: Prop. 3 draws each
+        agent's class independently."""
+        if self.class_assignment != "random":
+            raise ConfigError(
+                "baselines: the analytic oracle (Prop. 3) needs class_assignment=random; "
+                f"got {self.class_assignment!r}"
+            )
 
     def release_budget(self) -> tuple[float, float]:
         """(ε, δ) each p-sum is calibrated with.

@@ -1,4 +1,8 @@
-"""Private-ColME as a simulation family of the sweep engine (see :mod:`sweep.family`)."""
+"""Private-ColME as a simulation family of the sweep engine (see :mod:`sweep.family`).
+
+Validating a cell imports neither the compiled kernels nor scipy: :mod:`.simulate`
+loads them, and the analytic baselines, when a cell runs.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,6 @@ import numpy as np
 from ..errors import ConfigError
 from ..options import identity_options
 from ..results import Metric, ResultSchema
-from .baselines import ANALYTIC
 from .config import ColmeConfig
 from .simulate import check_baselines, columns
 
@@ -61,7 +64,7 @@ class ColmeFamily:
         if replicates == 0 and not self.has_analytic(cell):
             raise ConfigError("replicates: must be >= 1 unless analytic baselines are requested")
         if "oracle" in baselines:
-            ANALYTIC["oracle"](cell.config, cell.config.checkpoint_times()[:1])
+            config.check_oracle()
         return cell
 
     def identity(self, prepared: ColmeCell) -> dict[str, Any]:

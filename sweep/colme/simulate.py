@@ -1,22 +1,21 @@
-"""Algorithm 1's replicates as tidy rows, and the library entry point :func:`simulate`."""
+"""Algorithm 1's replicates as tidy rows, and the library entry point :func:`simulate`.
+
+The compiled kernels, the analytic baselines (numba, scipy) and pandas are imported by
+the functions that compute: validating a cell (:func:`check_baselines`) needs none.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from .. import execute
 from ..errors import ConfigError
-from .baselines import ANALYTIC
-from .config import ColmeConfig
-from .engine import run_replicate
-from .kernel import FALSE_EXCLUSION, FALSE_INCLUSION, IDEAL_MSE, LOCAL_MSE, MSE
+from .config import BASELINES, ColmeConfig
 
-BASELINES = tuple(ANALYTIC)
-_SIMULATED = {"local": LOCAL_MSE, "ideal": IDEAL_MSE}
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def check_baselines(baselines: str | Iterable[str]) -> tuple[str, ...]:
@@ -45,6 +44,8 @@ def tabulate(
     ``analytic=False`` leaves them out, so that blocks of replicates can be simulated
     apart and concatenated.
     """
+    import pandas as pd
+
     frame = pd.DataFrame(columns(config, seeds, baselines, replicate_ids, analytic))
     frame["replicate"] = frame["replicate"].astype("Int64")
     return frame
@@ -59,11 +60,16 @@ def columns(
 ) -> dict[str, np.ndarray]:
     """The columns of :func:`tabulate`'s table as arrays (``replicate`` a float, NaN for
     analytic rows): what the sweep engine stores, without a DataFrame per block."""
+    from .baselines import ANALYTIC
+    from .engine import run_replicate
+    from .kernel import FALSE_EXCLUSION, FALSE_INCLUSION, IDEAL_MSE, LOCAL_MSE, MSE
+
+    simulated = {"local": LOCAL_MSE, "ideal": IDEAL_MSE}
     times = config.checkpoint_times()
     ids = range(len(seeds)) if replicate_ids is None else replicate_ids
     method = "colme" if config.class_estimator == "test" else "oracle"
     if analytic and "oracle" in baselines:
-        ANALYTIC["oracle"](config, times[:1])  # rejects unsupported settings before any work
+        config.check_oracle()  # before any work
     blocks: list[tuple[str, str, float, np.ndarray, np.ndarray, np.ndarray]] = []
     missing = np.full(len(times), np.nan)
     for replicate, seed in zip(ids, seeds, strict=True):
@@ -71,8 +77,8 @@ def columns(
         blocks.append((method, "simulated", replicate, metrics[:, MSE],
                        metrics[:, FALSE_EXCLUSION], metrics[:, FALSE_INCLUSION]))
         for name in baselines:
-            if name in _SIMULATED:
-                blocks.append((name, "simulated", replicate, metrics[:, _SIMULATED[name]],
+            if name in simulated:
+                blocks.append((name, "simulated", replicate, metrics[:, simulated[name]],
                                missing, missing))
     for name in baselines if analytic else ():
         blocks.append((name, "analytic", np.nan, ANALYTIC[name](config, times), missing,
@@ -124,4 +130,6 @@ def simulate(
         ``false_exclusion``, ``false_inclusion``, one per option, and the cell's
         ``family``, ``family_version``, ``seed``, ``replicates`` and ``cell_id``.
     """
+    from .. import execute
+
     return execute.simulate("colme", replicates, seed, baselines=baselines, **options)

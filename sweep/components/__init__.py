@@ -12,6 +12,7 @@ Each module does one job and knows nothing of any family's options:
 * :mod:`~sweep.components.graphs`: communication graphs, consensus weights, their spectrum,
   and the nested ``graph`` option group :class:`~sweep.components.graphs.GraphConfig`.
 
-:mod:`~sweep.components.graphs` imports networkx and scipy; import it only where graphs are
-needed.
+:mod:`~sweep.components.graphs` imports networkx and scipy only when it builds a graph, so
+a family's options may hold a :class:`~sweep.components.graphs.GraphConfig` and still
+validate without them.
 """

@@ -15,7 +15,8 @@ Private-ColME (journal, Sec. II-C) releases means and sample variances of data i
 standard deviation σ_DP, with the paper's closed forms evaluated as printed (so that
 results stay bit for bit). The network paper (dp-distributed-estimation, Secs. 2.3–4,
 Appendix B) scales each agent's noise with its own signal and neighbourhood:
-:class:`Calibration`.
+:class:`Calibration`. scipy is imported by the two computations that need it, so that the
+families' options, which name these calibrations, validate without it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special, stats
 
 # ------------------------------------------------------------------ generic mechanisms
 
@@ -46,6 +46,8 @@ def classic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> 
 
 @functools.cache
 def _unit_analytic_sigma(epsilon: float, delta: float) -> float:
+    from scipy import optimize, special
+
     def excess(sigma: float) -> float:
         return (special.ndtr(0.5 / sigma - epsilon * sigma)
                 - math.exp(epsilon) * special.ndtr(-0.5 / sigma - epsilon * sigma) - delta)
@@ -263,6 +265,8 @@ class Calibration:
         and E[max(a, X)²] = a² P(X <= a) + E[X²; X > a] in closed form. With a floor, S is
         not a power of s: the expectation is a quadrature over the quantiles of log s.
         """
+        from scipy import stats
+
         network = np.asarray(network, dtype=np.float64)
         k2 = self.variance_factor * self.factor**2
         if self.smooth is None:

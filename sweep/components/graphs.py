@@ -7,7 +7,9 @@ edges, a_ii = 1 − Σ_j a_ij. Everything a simulation needs is kept as arrays (
 matrix and its spectrum), built once per graph and process.
 
 :class:`GraphConfig` is the nested option group ``graph`` of a family's options
-(``graph.kind``, ``graph.n_nodes``, ...); its checks name the dotted key.
+(``graph.kind``, ``graph.n_nodes``, ...); its checks name the dotted key. networkx and
+scipy are imported by the functions that build graphs: validating the options needs
+neither.
 """
 
 from __future__ import annotations
@@ -19,15 +21,16 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
-import scipy.linalg
-import scipy.sparse as sp
 
 from ..errors import ConfigError
 from ..options import choice, fail, in_range, integer, plain_options, real
+
+if TYPE_CHECKING:
+    import networkx as nx
+    import scipy.sparse as sp
 
 #: Generated graphs and the options that parametrize each (besides ``n_nodes``).
 GENERATORS = {
@@ -207,6 +210,8 @@ class Network:
         return float(self.a_neighbor.max())
 
     def matrix(self) -> sp.csr_array:
+        import scipy.sparse as sp
+
         return sp.csr_array((self.data, self.indices, self.indptr), shape=(self.n, self.n))
 
 
@@ -220,6 +225,8 @@ def file_digest(path: str) -> str:
 
 def generate(spec: GraphSpec) -> nx.Graph:
     """The networkx graph of ``spec`` (nodes in the generator's order)."""
+    import networkx as nx
+
     n, p, seed = spec.n_nodes, dict(spec.parameters), spec.seed
     if spec.graph == "edgelist":
         try:
@@ -267,6 +274,9 @@ def weight_matrix(graph: nx.Graph, weights: str) -> sp.csr_array:
     ``max_degree``: a_ij = 1/(max degree + 1), e.g. 1/n on the complete graph of the
     paper's tightness example.
     """
+    import networkx as nx
+    import scipy.sparse as sp
+
     adjacency = nx.to_scipy_sparse_array(graph, format="coo", dtype=np.float64)
     rows, cols = adjacency.row, adjacency.col
     degree = np.asarray(adjacency.sum(axis=1)).ravel()
@@ -290,6 +300,10 @@ def build(spec: GraphSpec) -> Network:
     The spectrum is computed densely (about 5 s for 5,000 nodes), once per graph and
     process: every cell of a sweep on the same graph shares it.
     """
+    import networkx as nx
+    import scipy.linalg
+    import scipy.sparse as sp
+
     graph = generate(spec)
     if not nx.is_connected(graph):
         parts = nx.number_connected_components(graph)
@@ -312,6 +326,8 @@ def build(spec: GraphSpec) -> Network:
 @functools.lru_cache(maxsize=2)
 def eigendecomposition(spec: GraphSpec) -> tuple[np.ndarray, np.ndarray]:
     """(Λ, Q) with A = QΛQᵀ, eigenvalues in decreasing order."""
+    import scipy.linalg
+
     values, vectors = scipy.linalg.eigh(build(spec).matrix().toarray())
     return values[::-1], vectors[:, ::-1]
 

@@ -17,24 +17,29 @@ Rows per replicate and checkpoint t:
 
 Cell columns add ``levels`` (L, for Algs 4–6), ``coordinate_epsilon`` (ε₀), ``prior`` (μ̃) and
 ``prior_assumption`` (whether |μ̃ − μ| <= 1/√m).
+
+The options validate without the compiled kernels: preparing a cell computes each
+method's parameters (:mod:`.parameters`, which takes the kernel's mode codes and the
+tree's depth from the compiled modules), running it imports the rest and pandas.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from ..errors import ConfigError
 from ..results import PROPORTION, Metric, ResultSchema
-from .bounds import bound, conditions, lower_bound
 from .config import ContinualConfig
-from .parameters import Parameters, diversity_need, parameters
-from .simulate import replicate
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .parameters import Parameters
 
 METRICS = {"abs_error": Metric(), "error": Metric(), "max_count": Metric(),
            "n_users_seen": Metric(), "samples_used": Metric(), "clipped": Metric(),
@@ -69,6 +74,8 @@ class ContinualFamily:
         "prior_assumption": pa.bool_()})
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> ContinualCell:
+        from .parameters import diversity_need, parameters
+
         config = ContinualConfig.from_options(**options)
         if replicates < 1:
             raise ConfigError(f"replicates: must be an integer >= 1; got {replicates!r}")
@@ -103,12 +110,19 @@ class ContinualFamily:
 
     def run(self, prepared: ContinualCell, seeds: Sequence[np.random.SeedSequence],
             replicate_ids: Sequence[int], analytic: bool) -> pd.DataFrame:
+        import pandas as pd
+
         blocks = [self._rows(prepared, seed, r) for seed, r in zip(seeds, replicate_ids,
                                                                    strict=True)]
         return pd.concat(blocks, ignore_index=True)
 
     def _rows(self, cell: ContinualCell, seed: np.random.SeedSequence,
               replicate_id: int) -> pd.DataFrame:
+        import pandas as pd
+
+        from .bounds import bound, conditions, lower_bound
+        from .simulate import replicate
+
         config, p, times = cell.config, cell.parameters, cell.times
         run = replicate(config, p, cell.need, times, seed, replicate_id)
         abs_error = np.abs(run.estimates - config.mu).max(axis=0)

@@ -22,7 +22,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..components.tree import depth
 from . import kernel
@@ -74,6 +73,8 @@ def coordinate_epsilon(config: ContinualConfig) -> float:
     d, epsilon = config.dimension, config.epsilon
     if d == 1 or config.composition == "basic":
         return epsilon / d
+    from scipy.optimize import brentq  # here: only d > 1 with advanced composition needs it
+
     root = math.sqrt(2 * d * math.log(1 / config.composition_delta))
     # At ε/root the first term alone is ε: the root lies in [0, ε/root].
     advanced = brentq(lambda e: root * e + d * e * math.expm1(e) - epsilon, 0.0,

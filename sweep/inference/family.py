@@ -22,24 +22,29 @@ Cell columns add ``rounds_k`` K and ``iterations_t`` T (the rounds and iteration
 ``sensitivity_bound`` Δ, ``noise_scale`` b, ``a_star`` (the SLEM of (A + I)/2) and
 ``mle_set`` (Θ*, of the data for the survival models, of the expected log-likelihoods
 otherwise).
+
+The family's options validate without its data or runs: :mod:`.simulate` (pandas, the
+data sets, the graph) is imported to prepare a cell, the Sec. 2 toy to tabulate it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from ..errors import ConfigError
 from ..results import PROPORTION, Metric, ResultSchema
-from . import toy
 from .config import TOY_METHODS, InferenceConfig
 from .parameters import two_threshold_bound
-from .simulate import Cell, Metrics, prepare, run
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .simulate import Cell, Metrics
 
 METRICS = {
     "type_i_error": Metric(PROPORTION), "type_ii_error": Metric(PROPORTION),
@@ -79,8 +84,10 @@ class InferenceFamily:
         "noise_scale": pa.float64(), "a_star": pa.float64(), "mle_set": pa.string()})
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> InferenceCell:
+        from . import simulate
+
         config = InferenceConfig.from_options(**options)
-        cell = prepare(config)
+        cell = simulate.prepare(config)
         if replicates < 1 and not self.has_analytic(InferenceCell(config, cell)):
             raise ConfigError("replicates: must be an integer >= 1 (this method has no "
                               f"replicate-free rows); got {replicates!r}")
@@ -114,10 +121,14 @@ class InferenceFamily:
 
     def run(self, prepared: InferenceCell, seeds: Sequence[np.random.SeedSequence],
             replicate_ids: Sequence[int], analytic: bool) -> pd.DataFrame:
+        import pandas as pd
+
+        from . import simulate
+
         cell = prepared.cell
         frames = []
         if seeds:
-            frames += _simulated(cell, run(cell, seeds, replicate_ids), replicate_ids)
+            frames += _simulated(cell, simulate.run(cell, seeds, replicate_ids), replicate_ids)
         if analytic:
             frames.append(_references(cell))
         frame = pd.concat(frames, ignore_index=True)
@@ -132,6 +143,8 @@ def _simulated(cell: Cell, metrics: Metrics, replicate_ids: Sequence[int]
                ) -> list[pd.DataFrame]:
     """The simulated rows (one per replicate and checkpoint) and the belief rows (one per
     replicate, checkpoint and state)."""
+    import pandas as pd
+
     method = cell.config.method
     times = cell.times if method not in ("test", *TOY_METHODS) else np.array(
         [cell.iterations])
@@ -168,6 +181,10 @@ def _guaranteed(config: InferenceConfig) -> bool:
 def _references(cell: Cell) -> pd.DataFrame:
     """The replicate-free rows: the theorems' guarantees (``bound``) and, for the Sec. 2
     toy, the exact power and critical budget (``exact``)."""
+    import pandas as pd
+
+    from . import toy
+
     config, method = cell.config, cell.config.method
     row: dict[str, Any] = {"method": method, "replicate": pd.NA, "t": cell.iterations,
                            "state": ""}

@@ -10,6 +10,9 @@ Random streams: a replicate's signals (synthetic models) and its Cox patients' a
 order (online learning) come from the root seed and the data options only, so every
 method and ε of a sweep sees the same data (common random numbers); the DP noise comes
 from the cell's stream.
+
+Preparing reads the data and builds the graph; the compiled belief kernels, scipy.stats
+and the Sec. 2 toy are imported by the runs that use them, so a dry run needs none.
 """
 
 from __future__ import annotations
@@ -23,12 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..components import graphs
 from ..errors import ConfigError
-from . import survival, toy
-from .beliefs import beliefs, mixing, online, point_mass, propagate
+from . import survival
 from .config import ARMS, MLE_METHODS, InferenceConfig
 from .models import (
     bernoulli_loglik,
@@ -252,6 +253,8 @@ def _sensitivity(config: InferenceConfig, states: np.ndarray, largest: int) -> f
     neighbouring data sets, for the adjacency ``sensitivity`` names (``largest``: the
     most patients one likelihood is computed on)."""
     if config.method in ("rr", "laplace"):
+        from . import toy
+
         return float(toy.laplace_sensitivity(states[1]))
     if config.model in ("cox", "treatments"):
         if config.sensitivity == "printed":
@@ -450,6 +453,8 @@ def run_mle(cell: Cell, seeds: Sequence[np.random.SeedSequence],
             replicate_ids: Sequence[int]) -> Metrics:
     """Algs 1, 2 and 4: K rounds of T iterations from noisy log-likelihoods, the
     method's aggregate and set at each checkpoint, next to Alg. 4 on the same data."""
+    from .beliefs import beliefs, mixing, propagate
+
     config, method = cell.config, cell.config.method
     loglik, star = replicate_data(cell, seeds, replicate_ids)
     noise = _noise(seeds, (cell.rounds, cell.n, len(cell.states)), cell.scale)
@@ -499,6 +504,8 @@ def run_online(cell: Cell, seeds: Sequence[np.random.SeedSequence],
                replicate_ids: Sequence[int]) -> Metrics:
     """Algs 3 and 5, one replicate at a time in compiled code (:func:`beliefs.online`),
     its rounds fed in chunks."""
+    from .beliefs import online
+
     config, times = cell.config, cell.times
     truth = int(np.argmax(cell.star)) if config.model == "cox" else int(
         np.argmin(np.abs(cell.states - config.truth)))
@@ -535,6 +542,8 @@ def test_statistics(cell: Cell, scaled: np.ndarray) -> tuple[np.ndarray, np.ndar
 def _null_tail(cell: Cell, value: np.ndarray, pooled: bool = False) -> np.ndarray:
     """P[statistic >= value] under the null: χ²_n (χ²_1 pooled) by Wilks for the
     composite test, the exact law of 2Λ(θ₁, θ₀) for the simple one."""
+    from scipy import stats
+
     config = cell.config
     if config.test == "composite":
         return stats.chi2.sf(value, 1 if pooled else cell.n)
@@ -559,6 +568,8 @@ def run_test(cell: Cell, seeds: Sequence[np.random.SeedSequence],
              replicate_ids: Sequence[int]) -> Metrics:
     """The distributed test of Prop. 4.6 (simple) or Sec. 10.2 (composite, Wilks): the GM
     algorithm at level α/2 on the two states, rejecting when S > ϱ_d = ϱ_c − 1."""
+    from .beliefs import mixing, propagate
+
     config = cell.config
     loglik = _test_data(cell, seeds, replicate_ids)
     noise = _noise(seeds, (cell.rounds, cell.n, 2), cell.scale)
@@ -642,6 +653,10 @@ def run_rizk(cell: Cell, seeds: Sequence[np.random.SeedSequence],
     from θ_{i,0} = 0, next to the same iteration without noise. Its output belief is the
     point mass on the state of Θ nearest θ_{i,t}; its test statistic is
     2[log ℓ_i(θ_{i,T}) − log ℓ_i(0)] with the p-value of χ²₁."""
+    from scipy import stats
+
+    from .beliefs import point_mass
+
     config, times = cell.config, cell.times
     count, n = len(seeds), cell.n
     clip = 2 * config.bound_theta * config.bound_x
@@ -687,6 +702,8 @@ def run_toy(cell: Cell, seeds: Sequence[np.random.SeedSequence],
     randomized response (reject when Σy > τ_RR, eq. (1)) or with Laplace noise on their
     log-likelihood ratios (reject above the empirical (1 − α)-quantile of ``null_draws``
     null statistics, drawn from a stream of the cell's own, Fig. 2)."""
+    from . import toy
+
     config, n = cell.config, cell.n
     p = float(cell.states[1])
     theta = int(config.truth == cell.states[1])

@@ -43,7 +43,7 @@ the proof does not cover it.
 from __future__ import annotations
 
 import functools
-import importlib.resources
+import importlib.util
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,7 +52,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy import optimize
 
 from ..options import choice, fail, integer, real
 
@@ -72,8 +71,10 @@ Patient = tuple[float, bool | int, float]
 
 @functools.cache
 def _actg175() -> pd.DataFrame:
-    with (importlib.resources.files("lifelines.datasets") / "ACTG175.csv").open() as file:
-        return pd.read_csv(file, index_col=0)
+    # Found without importing lifelines (a dependency), which takes a second: only its
+    # data file is read.
+    package = Path(importlib.util.find_spec("lifelines").origin).parent
+    return pd.read_csv(package / "datasets" / "ACTG175.csv", index_col=0)
 
 
 def actg175() -> pd.DataFrame:
@@ -342,6 +343,8 @@ def profile_maximum(patients: Patients, low: float, high: float,
     elif ends[1] >= 0:
         theta = float(high)
     else:
+        from scipy import optimize  # here: reading a data set needs no optimizer
+
         theta = optimize.brentq(lambda t: float(partial_score(patients, t, ties)),
                                 low, high, xtol=1e-14, rtol=4 * np.finfo(float).eps)
     return theta, float(partial_loglik(patients, theta, ties))

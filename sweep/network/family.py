@@ -8,6 +8,9 @@ Theorem 3.1 / 4.1 / 4.2 bounds on the three (for ``mvue`` and ``ol``), and
 ``source = "exact"``, the exact root-mean-square cost of privacy √E‖ν_t − μ_t‖²
 (:func:`~sweep.network.algorithms.exact_privacy_cost`). Cell columns add the graph's
 ``n_edges``, ``beta_star`` (β*) and ``max_weight`` (a = max_{i≠j} a_ij).
+
+Preparing a cell builds its graph (networkx, scipy's sparse and dense linear algebra);
+the compiled noise, scipy.stats and pandas are imported when a cell runs.
 """
 
 from __future__ import annotations
@@ -15,20 +18,20 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-from scipy import stats
 
-from ..components import dynamic, graphs
+from ..components import graphs
 from ..components.calibration import Calibration, calibrate, rizk_calibration
-from ..components.noise import draw_unit, kind_code
 from ..errors import ConfigError
 from ..results import Metric, ResultSchema
 from .algorithms import Dynamics, bounds, exact_privacy_cost, simulate
 from .budgets import HeterogeneousCalibration
 from .config import NetworkConfig
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 METRICS = ("total_error", "cost_of_privacy", "cost_of_decentralization")
 # Seconds per node and round of one replicate (two sparse products, the draws and
@@ -83,6 +86,8 @@ def statistic_mean(config: NetworkConfig) -> float:
     """m_θ = E[ξ(s)], the online target: the mean of ξ(s), or with a floor the mean of
     log max(s, s_min), a normal censored below at c = log s_min:
     μ + σφ(α) + (c − μ)Φ(α) with α = (c − μ)/σ."""
+    from scipy import stats
+
     if config.signal != "lognormal" or config.signal_floor is None:
         return config.signal_mean
     mu, sigma = config.signal_mean, config.signal_sigma
@@ -134,6 +139,8 @@ class NetworkFamily:
         replicate_ids: Sequence[int],
         analytic: bool,
     ) -> pd.DataFrame:
+        import pandas as pd
+
         times = prepared.config.checkpoint_times()
         blocks = []
         if seeds:
@@ -155,6 +162,9 @@ class NetworkFamily:
 
     def _simulate(self, cell: NetworkCell, seeds: Sequence[np.random.SeedSequence],
                   times: np.ndarray) -> np.ndarray:
+        from ..components import dynamic
+        from ..components.noise import draw_unit, kind_code
+
         config, network, dynamics = cell.config, cell.network, cell.dynamics
         draw, statistic = _signal_draws(config)
         streams = [seed.spawn(2) for seed in seeds]  # signals, noise: separate streams
@@ -215,6 +225,8 @@ class NetworkFamily:
 
 
 def _reference(source: str, times: np.ndarray, *metrics: Any) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame({"source": source, "replicate": pd.NA, "t": times,
                          **dict(zip(METRICS, metrics, strict=True))})
 
