@@ -73,7 +73,7 @@ class CliRun:
         return self.wall - self.startup
 
 
-def _overrides(options: dict[str, Any]) -> list[str]:
+def overrides(options: dict[str, Any]) -> list[str]:
     """``key=value`` arguments of the command line (lists in Hydra's ``[a,b]`` syntax)."""
     def text(value: Any) -> str:
         if isinstance(value, list | tuple):
@@ -194,7 +194,7 @@ def planning(cells: int) -> float:
         context = HydraContext(config_loader=hydra.config_loader, callbacks=None)
         config = hydra.compose_config("config", overrides=[], run_mode=RunMode.MULTIRUN)
         grid = Grid(CellComposer(context, config), [f"seed=range(0,{cells})",
-                                                    *_overrides(TINY)])
+                                                    *overrides(TINY)])
         plan(list(grid)[:10])  # imports the family
         start = time.perf_counter()
         plan(grid)
@@ -238,7 +238,7 @@ def main() -> None:
     args = parser.parse_args()
     sizes = (1000, 10_000) if args.quick else (10_000, 100_000)
     heavy, heavy_cells = (HEAVY_QUICK, 4) if args.quick else (HEAVY, 8)
-    tiny = _overrides(TINY)
+    tiny = overrides(TINY)
 
     # Fills numba's on-disk cache (and the OS page cache of Ray and the libraries), so that
     # neither the command nor the plain loop below pays for compilation.
@@ -274,7 +274,7 @@ def main() -> None:
     scaling = {}
     for cpus in (1, 2):
         scaling[cpus] = cli(
-            ["-m", f"seed=range(0,{heavy_cells})", *_overrides(heavy), "executor=ray",
+            ["-m", f"seed=range(0,{heavy_cells})", *overrides(heavy), "executor=ray",
              f"ray.num_cpus={cpus}"],
             expected=heavy_cells,
         )

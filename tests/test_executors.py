@@ -179,10 +179,10 @@ def test_auto_states_the_compilation_of_kernels_not_cached_yet(
     for cost, executor in ((0.05, "serial"), (30.0, "processes")):
         name, reason = choose_executor(two, cost, ["inference"])
         assert name == executor
-        assert reason.endswith("; before that, about 5 s compiling the numba kernels of "
+        assert reason.endswith("; before that, about 8 s compiling the numba kernels of "
                                "inference, not yet in numba's cache")
     name, reason = choose_executor(Execution(executor="serial"), 1.0, ["colme", "continual"])
-    assert reason == ("executor=serial; before that, about 10 s compiling the numba kernels "
+    assert reason == ("executor=serial; before that, about 16 s compiling the numba kernels "
                       "of colme, continual, not yet in numba's cache")
 
 
