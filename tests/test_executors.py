@@ -175,15 +175,16 @@ def test_auto_states_the_compilation_of_kernels_not_cached_yet(
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     monkeypatch.setattr(sweep.execute, "uncached", lambda families: sorted(families))
     two = Execution(processes=ProcessSettings(workers=2))
+    one, both = (f"{n * sweep.execute.COMPILE_SECONDS:.2g}" for n in (1, 2))
     # It adds about as much to either executor: it does not change the choice.
     for cost, executor in ((0.05, "serial"), (30.0, "processes")):
         name, reason = choose_executor(two, cost, ["inference"])
         assert name == executor
-        assert reason.endswith("; before that, about 8 s compiling the numba kernels of "
-                               "inference, not yet in numba's cache")
+        assert reason.endswith(f"; before that, about {one} s compiling the numba kernels "
+                               "of inference, not yet in numba's cache")
     name, reason = choose_executor(Execution(executor="serial"), 1.0, ["colme", "continual"])
-    assert reason == ("executor=serial; before that, about 16 s compiling the numba kernels "
-                      "of colme, continual, not yet in numba's cache")
+    assert reason == (f"executor=serial; before that, about {both} s compiling the numba "
+                      "kernels of colme, continual, not yet in numba's cache")
 
 
 #: Prints which of the families numba's cache leaves to compile, after planning a cell of
@@ -218,22 +219,6 @@ def test_numba_cache_is_seen_cold_until_a_family_has_run(tmp_path: Path) -> None
     assert listed() == "['colme']"
     assert listed("run a cell") == "[]"  # that run compiled and cached the kernels
     assert listed() == "[]"  # and a new process finds them
-
-
-@pytest.mark.parametrize(("arguments", "key"), [
-    (["processes.workers=0"], "processes.workers"),
-    (["processes.workers=many"], "processes.workers"),
-    (["processes.unknown=1"], "processes.unknown"),
-    (["executor=threads"], "executor"),
-])
-def test_bad_process_settings_are_one_line_before_any_work(
-    tmp_path: Path, arguments: list[str], key: str
-) -> None:
-    done = run_cli([*arguments, "n_agents=3", "t_max=10"], tmp_path)
-    assert done.returncode == 2
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"error: {key}: "), done.stderr
-    assert list(tmp_path.iterdir()) == []
 
 
 def test_process_settings_are_validated_in_the_python_api() -> None:

@@ -210,6 +210,10 @@ def test_failing_cell_is_recorded_and_others_finish(tmp_path: Path) -> None:
     (["n_agents=1"], "n_agents"),
     (["mechanism=pm3"], "mechanism"),
     (["delta=2"], "delta"),
+    # The pool's settings.
+    (["processes.workers=0"], "processes.workers"),
+    (["processes.workers=many"], "processes.workers"),
+    (["processes.unknown=1"], "processes.unknown"),
 ])
 def test_bad_values_are_rejected_before_any_work(
     tmp_path: Path, arguments: list[str], key: str
