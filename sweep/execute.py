@@ -1,22 +1,30 @@
-"""Running planned cells: tasks on Ray or in this process, results into the store.
+"""Running planned cells: tasks in this process, on worker processes or on Ray, results
+into the store.
 
 Cells stream through the driver: the plan builds them one at a time, they are packed
-into tasks as they come, at most ``ray.max_in_flight`` tasks are out at once, gathered
-in completion order (``ray.wait``), and the cells a task completes are stored together,
-in one file per family version, as soon as it is in. So the driver holds only what is in
-flight, whatever the sweep's size. Workers return tables and never touch the results
-directory, so it may live on the driver's disk while the workers run on a cluster.
+into tasks as they come, a bounded number of tasks is out at once (2 per worker, or
+``ray.max_in_flight`` on Ray), gathered in completion order, and the cells a task
+completes are stored together, in one file per family version, as soon as it is in. So
+the driver holds only what is in flight, whatever the sweep's size. Workers return
+tables and never touch the results directory, so it may live on the driver's disk while
+the workers run on a cluster, and a worker that dies leaves nothing half written.
 """
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import itertools
 import math
+import multiprocessing
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +32,17 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from .family import get_family
-from .plan import Cell, Execution, Piece, Plan, RaySettings, make_cell, pieces, tasks
+from .plan import (
+    Cell,
+    Execution,
+    Piece,
+    Plan,
+    ProcessSettings,
+    RaySettings,
+    make_cell,
+    pieces,
+    tasks,
+)
 from .results import cell_table, option_columns, roles
 from .store import ResultsStore, family_directory, format_error, library_versions, provenance
 
@@ -97,10 +115,12 @@ def run_task(task: Task) -> list[PieceResult]:
 
 
 def run_task_remotely(task: Task) -> tuple[list[tuple[Any, ...]], list[pa.Table], dict[str, Any]]:
-    """:func:`run_task` on a Ray worker, shaped for the trip back: each piece's error and
-    timing, its rows in as few tables as there are runs of pieces with one schema (a
-    table each would cost the driver a millisecond a tiny cell to unpickle), and the
-    worker's library versions. The pieces stay behind: the driver has them."""
+    """:func:`run_task` in a worker process (Ray's or the pool's), shaped for the trip
+    back: each piece's error and timing, its rows in as few tables as there are runs of
+    pieces with one schema, each column in one chunk (pickling costs per table and per
+    chunk: a table, or a chunk, per piece would cost a tiny cell about a millisecond each
+    way), and the worker's library versions. The pieces stay behind: the driver has
+    them."""
     results = run_task(task)
     tables: list[list[pa.Table]] = []
     for result in results:
@@ -112,7 +132,8 @@ def run_task_remotely(task: Task) -> tuple[list[tuple[Any, ...]], list[pa.Table]
             tables.append([result.table])
     outcomes = [(0 if r.table is None else r.table.num_rows, r.error, r.started, r.seconds)
                 for r in results]
-    return outcomes, [pa.concat_tables(run) for run in tables], library_versions()
+    return (outcomes, [pa.concat_tables(run).combine_chunks() for run in tables],
+            library_versions())
 
 
 def _unpack(task: Task, outcomes: list[tuple[Any, ...]], tables: list[pa.Table],
@@ -146,6 +167,133 @@ class SerialExecutor:
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, list[PieceResult] | str]]:
         for task in tasks:
             yield task, run_task(task)
+
+
+#: How worker processes start. A fork (Linux) hands every worker the driver's imports,
+#: the families and numba included, in milliseconds. The driver's threads at that point
+#: are native libraries' pools with fork handlers (OpenBLAS, Arrow): no family uses
+#: numba's threading layer (``parallel=True``), the one that does not survive a fork,
+#: and the pool is forked before the progress bar starts its thread. Elsewhere (macOS,
+#: whose system libraries are not fork-safe), a fork server started clean forks them.
+START_METHOD = "fork" if sys.platform == "linux" else "forkserver"
+
+
+def pool_size(settings: ProcessSettings) -> int:
+    """The worker processes of ``executor=processes``: ``processes.workers``, or one per
+    CPU this process may run on."""
+    if settings.workers:
+        return settings.workers
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS has no CPU affinity
+        return os.cpu_count() or 1
+
+
+def _watch_parent(parent: int) -> None:
+    """End this worker once its parent is gone: a driver killed outright cannot stop
+    its workers, and an idle one would wait for work forever."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
+
+
+def _start_worker(families: Sequence[str]) -> None:
+    """Set up a worker process: the families imported once, before its first task (a
+    no-op after a fork), and Ctrl-C left to the driver, which stops its workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    for family in families:
+        get_family(family)
+
+
+#: The last line of a failure record when a task killed its worker process alone.
+WORKER_DIED = ("BrokenProcessPool: the worker process computing this cell's task died, "
+               "then again running it alone (killed, out of memory or a crash in compiled "
+               "code)")
+
+
+class ProcessExecutor:
+    """Runs tasks on a pool of worker processes on this machine.
+
+    A worker imports the families once and keeps the kernels it compiles or loads for
+    every task it runs; at most two tasks per worker are out at once. A worker that dies
+    (killed, out of memory, a crash in compiled code) breaks the whole pool, and every
+    task then in flight comes back lost: the pool starts again and runs the lost tasks
+    again one at a time, so that a task that kills its worker again, alone, is the
+    cause. Its cells are recorded as failed (the next run computes them again); the
+    other tasks' cells are stored as usual.
+    """
+
+    def __init__(self, workers: int, families: Iterable[str]) -> None:
+        self.workers = workers
+        self.families = sorted(families)
+        self.pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    def _start(self) -> None:
+        self.pool = concurrent.futures.ProcessPoolExecutor(
+            self.workers, multiprocessing.get_context(START_METHOD),
+            initializer=_start_worker, initargs=(self.families,))
+        # A forking pool forks all its workers at its first submission: here, before
+        # the progress bar starts its thread.
+        self.pool.submit(int)
+
+    def __enter__(self) -> ProcessExecutor:
+        self._start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is not None:  # interrupted or failed: the tasks in flight are not waited for
+            # concurrent.futures stops busy workers itself only from Python 3.14 on.
+            for process in list((self.pool._processes or {}).values()):
+                process.kill()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, list[PieceResult] | str]]:
+        pending = iter(tasks)
+        lost: collections.deque[Task] = collections.deque()  # in flight when the pool broke
+        in_flight: dict[concurrent.futures.Future, Task] = {}
+        alone: concurrent.futures.Future | None = None  # a lost task, running by itself
+        broken = False
+        while True:
+            # Lost tasks run one at a time, on an idle pool; the others two per worker.
+            while not broken and alone is None and (
+                    not in_flight if lost else len(in_flight) < 2 * self.workers):
+                again = bool(lost)
+                task = lost.popleft() if again else next(pending, None)
+                if task is None:
+                    break
+                try:
+                    future = self.pool.submit(run_task_remotely, task)
+                except BrokenProcessPool:  # broken meanwhile: the task never started
+                    lost.appendleft(task)
+                    broken = True
+                else:
+                    in_flight[future] = task
+                    alone = future if again else None
+            if not in_flight and not broken:
+                return
+            done, _ = concurrent.futures.wait(
+                in_flight, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                task = in_flight.pop(future)
+                try:
+                    returned = future.result()
+                except BrokenProcessPool as error:
+                    broken = True
+                    if future is alone:
+                        yield task, f"{format_error(error)}{WORKER_DIED}\n"
+                    else:
+                        lost.append(task)
+                except Exception as error:  # the task or its rows did not pickle
+                    yield task, format_error(error)
+                else:
+                    yield task, _unpack(task, *returned)
+                if future is alone:
+                    alone = None
+            if broken and not in_flight:
+                self.pool.shutdown(wait=True)
+                self._start()
+                broken = False
 
 
 def ray_address(settings: RaySettings) -> str | None:
@@ -232,19 +380,88 @@ class RayExecutor:
             del ref  # Ray frees the result once no reference is left
 
 
-def choose_executor(execution: Execution, cost: float) -> tuple[str, str]:
+#: Seconds a pool of worker processes costs beyond the work it shares out: forking the
+#: workers and the tasks' trips to them and back (0.05 to 0.1 s to the first result on 2
+#: cores), and the share of the cores the driver takes while it stores.
+POOL_SECONDS = 0.3
+#: Seconds of numba compilation the first run of a family pays on an install whose
+#: cache holds none of its kernels (measured on 2 cores, under load: the quick starts
+#: took 5 s longer cold than warm for inference, 7 s for continual, 10 s for
+#: Private-ColME, whose every scheme has kernels of its own; the network family has none).
+COMPILE_SECONDS = 8.0
+
+
+def uncached(families: Iterable[str]) -> list[str]:
+    """The families, of ``families``, none of whose numba kernels is in numba's on-disk
+    cache: their first run on this install compiles them.
+
+    A family's kernels are the cached numba functions of the modules it has imported, in
+    the packages of its class and its base classes. It has run here since its source last
+    changed if numba's cache holds an index of one of them (or of a function defined in
+    one of them, such as Private-ColME's per-scheme kernels) at least as recent as its
+    source file, leaving aside the kernels this process compiled itself while planning
+    (Private-ColME's ``schedule_variances``). A few milliseconds, with nothing imported:
+    a family whose modules have not imported numba has no kernels.
+    """
+    if "numba" not in sys.modules:
+        return []
+    import inspect
+
+    from numba.core.dispatcher import Dispatcher
+
+    cold = []
+    for name in sorted(set(families)):
+        packages = {cls.__module__.rpartition(".")[0] or cls.__module__
+                    for cls in type(get_family(name)).__mro__ if cls is not object}
+        prefixes = tuple(f"{package}." for package in packages)
+        kernels = [value for module_name, module in list(sys.modules.items())
+                   if module_name in packages or module_name.startswith(prefixes)
+                   for value in list(vars(module).values())
+                   if isinstance(value, Dispatcher) and value.stats.cache_path
+                   and value.py_func.__module__ == module_name]
+        planned = tuple(f"{Path(inspect.getfile(k.py_func)).stem}.{k.py_func.__qualname__}-"
+                        for k in kernels if k.signatures)
+        sources = {inspect.getfile(k.py_func): k.stats.cache_path for k in kernels}
+        if sources and not any(
+                index.stat().st_mtime >= os.stat(source).st_mtime
+                for source, cache in sources.items()
+                for index in Path(cache).glob(f"{Path(source).stem}.*.nbi")
+                if not index.name.startswith(planned)):
+            cold.append(name)
+    return cold
+
+
+def choose_executor(execution: Execution, cost: float, families: Iterable[str] = ()
+                    ) -> tuple[str, str]:
     """The executor ``execution`` asks for, and why; ``cost`` is the CPU-seconds of the
-    cells to compute."""
+    cells to compute, ``families`` theirs.
+
+    ``auto`` takes Ray when a cluster address is set (``ray.address`` or
+    ``RAY_ADDRESS``). Otherwise it compares the cells' time in this process, ``cost``,
+    with their time on the pool's worker processes, :data:`POOL_SECONDS` + ``cost`` /
+    workers, and takes the shorter. It never starts a local Ray: that runs the same tasks
+    on the same cores as the pool, after a start-up of seconds rather than a tenth of
+    one. A family's first run compiles its numba kernels (:func:`uncached`): that adds
+    about as much to every executor's time on one machine (each worker compiles what it
+    meets, at the same time as the others), so it is stated, not weighed.
+    """
+    cluster = ray_address(execution.ray)
+    cold = [] if cluster else uncached(families)
+    compiling = (f"; before that, about {COMPILE_SECONDS * len(cold):.2g} s compiling the "
+                 f"numba kernels of {', '.join(cold)}, not yet in numba's cache"
+                 if cold else "")
+    workers = pool_size(execution.processes)
     if execution.executor != "auto":
-        return execution.executor, f"executor={execution.executor}"
-    if ray_address(execution.ray):
+        size = f", {workers} workers" if execution.executor == "processes" else ""
+        return execution.executor, f"executor={execution.executor}{size}{compiling}"
+    if cluster:
         return "ray", "a Ray cluster address is set"
-    startup = execution.ray.startup_seconds
-    if cost < startup:
-        return "serial", (f"about {cost:.2g} CPU-seconds to compute, less than Ray's start-up "
-                          f"of about {startup:g} s; executor=ray to force Ray")
-    return "ray", (f"about {cost:.3g} CPU-seconds to compute, more than Ray's start-up of "
-                   f"about {startup:g} s; executor=serial to stay in this process")
+    pooled = POOL_SECONDS + cost / workers
+    estimate = (f"about {cost:.2g} CPU-seconds to compute: about {pooled:.2g} s on "
+                f"{workers} worker processes against {cost:.2g} s in this process")
+    if pooled < cost:
+        return "processes", f"{estimate}{compiling}"
+    return "serial", f"{estimate}; executor=processes to use them anyway{compiling}"
 
 
 @dataclass
@@ -392,7 +609,7 @@ def execute(cells: Plan, execution: Execution, progress: bool = True) -> Summary
     summary = Summary(str(execution.results_dir), len(cells), skipped=len(cells) - todo,
                       damaged=len(store.damaged), replaced=len(replaced))
     summary.families = sorted({family_directory(family) for family in cells.families})
-    name, reason = choose_executor(execution, cost)
+    name, reason = choose_executor(execution, cost, cells.families)
     summary.executor = f"{name} ({reason})"
     if execution.dry_run:
         summary.estimate = cost
@@ -401,7 +618,9 @@ def execute(cells: Plan, execution: Execution, progress: bool = True) -> Summary
     elif todo:
         print(f"executor: {summary.executor}", flush=True)
         collector = _Collector(store, replaced, summary)
-        executor = SerialExecutor() if name == "serial" else RayExecutor(execution.ray)
+        executor = (ProcessExecutor(pool_size(execution.processes), cells.families)
+                    if name == "processes" else RayExecutor(execution.ray) if name == "ray"
+                    else SerialExecutor())
         with executor, tqdm(total=todo, unit="cell", desc="sweep", file=sys.stderr,
                             disable=not progress or None) as bar:
             missing = collector.expect((c for c, s in zip(cells, states, strict=True) if s),

@@ -37,15 +37,18 @@ FORMAT_VERSION = 2
 STREAM_VERSION = 1
 
 #: Keys of a configuration that say how to run, not what: they are not part of a cell.
-EXECUTION_KEYS = ("results_dir", "executor", "dry_run", "recompute", "ray")
-EXECUTORS = ("auto", "ray", "serial")
+EXECUTION_KEYS = ("results_dir", "executor", "dry_run", "recompute", "processes", "ray")
+EXECUTORS = ("auto", "processes", "ray", "serial")
 #: The engine's keys of a cell, next to its family's option columns.
 CELL_KEYS = ("family", "replicates", "seed")
 
 
 @dataclass(frozen=True)
 class RaySettings:
-    """How to reach Ray. ``address`` None starts a local Ray inside the process."""
+    """How to reach Ray. ``address`` None starts a local Ray inside the process.
+
+    ``task_seconds`` sizes the tasks of every executor, not only Ray's.
+    """
 
     address: str | None = None
     num_cpus: int | None = None
@@ -53,9 +56,14 @@ class RaySettings:
     task_seconds: float = 2.0
     runtime_env: dict[str, Any] = field(default_factory=dict)
     dashboard: bool = False  # a local Ray's dashboard, bound to 127.0.0.1
-    #: Seconds a local Ray takes to start on this machine (measured on 2 cores): with
-    #: ``executor=auto``, missing cells that need fewer CPU-seconds run serially.
-    startup_seconds: float = 5.0
+
+
+@dataclass(frozen=True)
+class ProcessSettings:
+    """The worker processes of ``executor=processes``, on this machine."""
+
+    #: How many (None: one per CPU this process may run on).
+    workers: int | None = None
 
 
 @dataclass(frozen=True)
@@ -63,14 +71,18 @@ class Execution:
     """Settings shared by every cell of one command."""
 
     results_dir: str = "results"
-    #: ``auto``: serial when the missing cells need less CPU time than Ray's start-up
-    #: (``ray.startup_seconds``), Ray otherwise or whenever a cluster address is set.
+    #: ``processes`` (a pool of worker processes on this machine), ``serial`` (in this
+    #: process), ``ray`` (a private local Ray, or the cluster ``ray.address`` names), or
+    #: ``auto``: Ray when a cluster address is set (``ray.address`` or ``RAY_ADDRESS``);
+    #: otherwise ``processes``, unless the missing cells are too few CPU-seconds for a
+    #: pool to gain back its start-up, then ``serial`` (:func:`sweep.execute.choose_executor`).
     executor: str = "auto"
     dry_run: bool = False  # plan and list the cells, run nothing
     #: Recompute stored cells: ``true`` (all of the sweep's), or the cells matching
     #: ``{key: value or [values], ...}`` over the cell's columns; each replaces its
     #: stored rows in one transaction.
     recompute: bool | dict[str, Any] = False
+    processes: ProcessSettings = field(default_factory=ProcessSettings)
     ray: RaySettings = field(default_factory=RaySettings)
 
 
@@ -139,21 +151,28 @@ def _integer(name: str, value: Any, low: int) -> int:
     return value
 
 
+def _group(config: Mapping[str, Any], name: str, settings: type, counts: Iterable[str]
+           ) -> Any:
+    """The settings of the group ``name`` (``ray``, ``processes``), its counts ints >= 1."""
+    values = dict(config.get(name) or {})
+    unknown = set(values) - set(settings.__dataclass_fields__)
+    if unknown:
+        raise ConfigError(f"{name}.{sorted(unknown)[0]}: unknown option")
+    for key in counts:
+        if values.get(key) is not None:
+            values[key] = _integer(f"{name}.{key}", values[key], 1)
+    return settings(**values)
+
+
 def execution_of(config: Mapping[str, Any]) -> Execution:
     """The execution settings of a resolved configuration, validated."""
-    ray = dict(config.get("ray") or {})
-    unknown = set(ray) - {f for f in RaySettings.__dataclass_fields__}
-    if unknown:
-        raise ConfigError(f"ray.{sorted(unknown)[0]}: unknown option")
-    for name in ("num_cpus", "max_in_flight"):
-        if ray.get(name) is not None:
-            ray[name] = _integer(f"ray.{name}", ray[name], 1)
     settings = Execution(
         results_dir=config.get("results_dir", "results"),
         executor=config.get("executor", "auto"),
         dry_run=config.get("dry_run", False),
         recompute=config.get("recompute", False),
-        ray=RaySettings(**ray),
+        processes=_group(config, "processes", ProcessSettings, ["workers"]),
+        ray=_group(config, "ray", RaySettings, ["num_cpus", "max_in_flight"]),
     )
     if not isinstance(settings.results_dir, str | os.PathLike) or not str(settings.results_dir):
         raise ConfigError(f"results_dir: must be a directory path; got {settings.results_dir!r}")
@@ -168,12 +187,9 @@ def execution_of(config: Mapping[str, Any]) -> Execution:
         raise ConfigError(f"ray.dashboard: must be true or false; got {settings.ray.dashboard!r}")
     if not isinstance(settings.dry_run, bool):
         raise ConfigError(f"dry_run: must be true or false; got {settings.dry_run!r}")
-    for name in ("task_seconds", "startup_seconds"):
-        seconds = getattr(settings.ray, name)
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 0:
-            raise ConfigError(f"ray.{name}: must be a number >= 0; got {seconds!r}")
-    if settings.ray.task_seconds == 0:
-        raise ConfigError("ray.task_seconds: must be a number > 0; got 0")
+    seconds = settings.ray.task_seconds
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds > 0:
+        raise ConfigError(f"ray.task_seconds: must be a number > 0; got {seconds!r}")
     if not isinstance(settings.recompute, bool | Mapping):
         raise ConfigError("recompute: must be true, false or {key: value or [values], ...}; "
                           f"got {settings.recompute!r}")

@@ -2,7 +2,8 @@
 
 Acceptance of issue 4: a small grid's dataset (cells, rows, columns, reference values),
 resume after a normal run and after SIGKILL, determinism across worker counts and
-between a cell alone and in a grid, failure recording, and rejection of bad input.
+executors and between a cell alone and in a grid, failure recording, and rejection of bad
+input.
 """
 
 from __future__ import annotations
@@ -61,9 +62,9 @@ def _cells(directory: Path) -> int:
 
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The regression grid, run once with two workers."""
+    """The regression grid, run once on a local Ray of two workers."""
     cwd = tmp_path_factory.mktemp("grid")
-    _ok(run_cli(["-m", *GRID, "results_dir=two", "ray.num_cpus=2"], cwd))
+    _ok(run_cli(["-m", *GRID, "results_dir=two", "executor=ray", "ray.num_cpus=2"], cwd))
     return cwd
 
 
@@ -101,12 +102,18 @@ def test_rerun_computes_nothing(grid: Path) -> None:
     assert _files(grid / "two") == before
 
 
-def test_one_and_two_workers_and_serial_give_identical_datasets(grid: Path) -> None:
-    _ok(run_cli(["-m", *GRID, "results_dir=one", "ray.num_cpus=1"], grid))
-    _ok(run_cli(["-m", *GRID, "results_dir=serial", "executor=serial"], grid))
+def test_one_and_two_workers_serial_and_worker_processes_give_identical_datasets(
+    grid: Path,
+) -> None:
+    runs = {"one": ["executor=ray", "ray.num_cpus=1"], "serial": ["executor=serial"],
+            "processes": ["executor=processes", "processes.workers=2"],
+            "three": ["executor=processes", "processes.workers=3", "ray.task_seconds=0.001"]}
+    for name, arguments in runs.items():
+        out = _ok(run_cli(["-m", *GRID, f"results_dir={name}", *arguments], grid))
+        assert out.startswith(f"executor: {arguments[0].removeprefix('executor=')} (")
     two = _dataset(grid / "two")
-    pd.testing.assert_frame_equal(_dataset(grid / "one"), two, check_exact=True)
-    pd.testing.assert_frame_equal(_dataset(grid / "serial"), two, check_exact=True)
+    for name in runs:
+        pd.testing.assert_frame_equal(_dataset(grid / name), two, check_exact=True)
 
 
 def test_cell_alone_equals_cell_in_grid(grid: Path) -> None:
@@ -120,17 +127,6 @@ def test_cell_alone_equals_cell_in_grid(grid: Path) -> None:
     in_grid = _dataset(grid / "two")
     in_grid = in_grid[in_grid.cell_id == alone.cell_id[0]].reset_index(drop=True)
     pd.testing.assert_frame_equal(alone, in_grid, check_exact=True)
-
-
-def test_another_hydra_launcher_runs_the_same_cells(grid: Path) -> None:
-    # Hydra's basic launcher: one job per cell, each computing its cell in its process.
-    cells = ["epsilon=0.5", "mechanism=pm1", "weights=last,mom", *GRID[len(KEYS):]]
-    out = _ok(run_cli(["-m", "hydra/launcher=basic", *cells, "results_dir=basic"], grid))
-    assert out.count("1 cells: 1 done") == 2
-    basic = _dataset(grid / "basic")
-    in_grid = _dataset(grid / "two")
-    in_grid = in_grid[in_grid.cell_id.isin(basic.cell_id)].reset_index(drop=True)
-    pd.testing.assert_frame_equal(basic, in_grid, check_exact=True)
 
 
 def test_damaged_files_are_set_aside_and_recomputed(grid: Path) -> None:
@@ -214,6 +210,10 @@ def test_failing_cell_is_recorded_and_others_finish(tmp_path: Path) -> None:
     (["n_agents=1"], "n_agents"),
     (["mechanism=pm3"], "mechanism"),
     (["delta=2"], "delta"),
+    # The pool's settings.
+    (["processes.workers=0"], "processes.workers"),
+    (["processes.workers=many"], "processes.workers"),
+    (["processes.unknown=1"], "processes.unknown"),
 ])
 def test_bad_values_are_rejected_before_any_work(
     tmp_path: Path, arguments: list[str], key: str

@@ -5,10 +5,15 @@
 (``hydra.sweeper.grids``: a list of key-value maps, each crossed with ``params`` and the
 command line), composes every cell cheaply, validates all of them, and then:
 
-* with the ``dpsweep`` launcher, runs them all as one sweep (Ray, resume, progress);
-* with any other launcher, hands it one Hydra job per cell, as the basic sweeper would;
-  every job runs its cell through the same results store, so caching and resume still
-  hold.
+* with the ``dpsweep`` launcher, runs them all as one sweep (resume, progress, the
+  executor of its choice);
+* with another launcher (submitit, joblib, ...), hands it one Hydra job per cell, as the
+  basic sweeper would; every job runs its cell through the same results store, so
+  caching and resume still hold. Hydra's basic launcher is refused before any work: it
+  would run those jobs one after the other in this process, each composing its
+  configuration again (about 0.1 s a cell) and scanning the results, and the first
+  failed cell would stop the rest; the platform's launcher with ``executor=serial`` does
+  the same work as one sweep.
 
 ``DpsweepLauncher`` also serves other sweepers (Optuna, Ax, ...): each batch of jobs it
 receives runs as one sweep.
@@ -35,6 +40,7 @@ from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig
 
 from sweep.cli import CellsFailed, raise_for_failures, run_configs
+from sweep.errors import ConfigError
 
 from .compose import CellComposer
 
@@ -145,6 +151,13 @@ class DpsweepSweeper(Sweeper):
         self.launcher = Plugins.instance().instantiate_launcher(
             hydra_context=hydra_context, task_function=task_function, config=config
         )
+        from hydra._internal.core_plugins.basic_launcher import BasicLauncher
+
+        if isinstance(self.launcher, BasicLauncher):
+            raise ConfigError(
+                "hydra/launcher: basic is not supported: it would compose, run and store "
+                "the cells one Hydra job at a time, and stop at the first failed cell; "
+                "leave hydra/launcher out (executor=serial runs the sweep in this process)")
 
     def sweep(self, arguments: list[str]) -> Any:
         from sweep.plan import plan  # the engine loads when a sweep runs, not on import

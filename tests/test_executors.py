@@ -1,0 +1,286 @@
+"""The pool of worker processes (``executor=processes``) against serial, for any worker
+count and task cut; its failure records, workers killed mid-task, Ctrl-C and a killed
+driver; what ``executor=auto`` chooses; numba's cache as the choice sees it; bad
+settings; and the Hydra launcher the platform refuses."""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import psutil
+import pytest
+
+import sweep.execute
+from sweep.colme.family import ColmeCell, ColmeFamily
+from sweep.errors import ConfigError
+from sweep.execute import WORKER_DIED, Summary, choose_executor, execute
+from sweep.plan import Execution, ProcessSettings, RaySettings, plan
+from sweep.store import FAILURES, ResultsStore
+
+from .sweep_reference import ROOT, run_cli, start_cli
+
+SMALL = {"n_agents": 6, "t_max": 300, "replicates": 3, "checkpoints": 4, "seed": 7,
+         "baselines": ["local", "oracle"]}
+#: Eight cells of a few milliseconds: two ε, four schemes.
+GRID = [{**SMALL, "epsilon": e, "mechanism": m, "weights": w}
+        for e in (0.5, 1.0) for m in ("pm1", "pm2") for w in ("last", "mom")]
+
+
+class KillerFamily(ColmeFamily):
+    """Private-ColME, except that in a worker process a cell with ε = 0.25 kills its
+    process outright (SIGKILL, as the out-of-memory killer does), and one with ε = 0.75
+    does so once: while the file that ``KILL_ONCE`` names does not exist."""
+
+    name = "killer"
+
+    def run(self, prepared: ColmeCell, seeds: Sequence[np.random.SeedSequence],
+            replicate_ids: Sequence[int], analytic: bool) -> pd.DataFrame:
+        epsilon, once = prepared.config.epsilon, os.environ.get("KILL_ONCE", "")
+        if multiprocessing.parent_process() is not None and (
+                epsilon == 0.25 or (epsilon == 0.75 and once and not os.path.exists(once))):
+            if epsilon == 0.75:
+                Path(once).touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().run(prepared, seeds, replicate_ids, analytic)
+
+
+KILLER = KillerFamily()
+
+
+def _run(directory: Path, configs: list[dict[str, Any]], **settings: Any) -> Summary:
+    cells, _ = plan(configs)
+    return execute(cells, Execution(results_dir=str(directory), **settings), progress=False)
+
+
+def _dataset(directory: Path) -> pd.DataFrame:
+    """The rows of a directory, cell by cell (files hold the cells of one task each)."""
+    frame = pd.read_parquet(directory)
+    return frame.sort_values("cell_id", kind="stable").reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def serial(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The grid, computed in this process (which then holds the kernels its forked
+    workers inherit)."""
+    directory = tmp_path_factory.mktemp("serial")
+    assert not _run(directory, GRID, executor="serial").failed
+    return directory
+
+
+@pytest.mark.parametrize(("workers", "task_seconds"), [(1, 2.0), (2, 2.0), (3, 2.0),
+                                                       (2, 1e-6)])
+def test_any_worker_count_and_task_cut_give_the_serial_dataset(
+    serial: Path, tmp_path: Path, workers: int, task_seconds: float
+) -> None:
+    # task_seconds=1e-6: every replicate and the analytic rows are a task of their own.
+    summary = _run(tmp_path, GRID, executor="processes",
+                   processes=ProcessSettings(workers=workers),
+                   ray=RaySettings(task_seconds=task_seconds))
+    assert (summary.done, summary.failed) == (len(GRID), [])
+    assert summary.executor == f"processes (executor=processes, {workers} workers)"
+    pd.testing.assert_frame_equal(_dataset(tmp_path), _dataset(serial), check_exact=True)
+
+
+def test_failing_cells_are_recorded_as_serially(tmp_path: Path) -> None:
+    faulty = [{**SMALL, "family": "tests.faulty_family:FAMILY", "epsilon": e}
+              for e in (0.5, 1.0)]
+    results = {}
+    for executor in ("serial", "processes"):
+        summary = _run(tmp_path / executor, faulty, executor=executor)
+        assert len(summary.failed) == 1 and summary.done == 1
+        results[executor] = ResultsStore(tmp_path / executor).failures()
+    assert results["processes"].error[0] == "RuntimeError: injected failure at epsilon = 0.5"
+    columns = ["cell_id", "epsilon", "error"]
+    pd.testing.assert_frame_equal(results["processes"][columns], results["serial"][columns])
+    pd.testing.assert_frame_equal(_dataset(tmp_path / "processes"),
+                                  _dataset(tmp_path / "serial"), check_exact=True)
+
+
+def _killer(epsilons: Sequence[float]) -> list[dict[str, Any]]:
+    return [{**SMALL, "family": "tests.test_executors:KILLER", "epsilon": e, "seed": seed}
+            for e in epsilons for seed in (1, 2)]
+
+
+def test_a_worker_killed_once_loses_nothing(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KILL_ONCE", str(tmp_path / "killed"))
+    cells = _killer([0.5, 0.75, 1.0])
+    assert not _run(tmp_path / "serial", cells, executor="serial").failed
+    summary = _run(tmp_path / "processes", cells, executor="processes",
+                   processes=ProcessSettings(workers=2))
+    assert (tmp_path / "killed").exists()  # a worker did die
+    assert (summary.done, summary.failed) == (len(cells), [])
+    assert not (tmp_path / "processes" / FAILURES).exists()
+    pd.testing.assert_frame_equal(_dataset(tmp_path / "processes"),
+                                  _dataset(tmp_path / "serial"), check_exact=True)
+
+
+def test_a_cell_that_kills_its_worker_is_recorded_and_the_others_are_stored(
+    tmp_path: Path,
+) -> None:
+    cells = _killer([0.25, 0.5, 1.0])
+    assert not _run(tmp_path / "serial", cells, executor="serial").failed
+    # Every replicate a task of its own: no other cell shares a task with a killer.
+    summary = _run(tmp_path / "processes", cells, executor="processes",
+                   processes=ProcessSettings(workers=2), ray=RaySettings(task_seconds=1e-6))
+    assert summary.done == 4 and len(summary.failed) == 2
+    failures = ResultsStore(tmp_path / "processes").failures()
+    assert sorted(failures.epsilon) == [0.25, 0.25]
+    assert set(failures.error) == {WORKER_DIED}
+    assert failures.traceback.str.contains("BrokenProcessPool").all()
+    serial = _dataset(tmp_path / "serial")
+    pd.testing.assert_frame_equal(
+        _dataset(tmp_path / "processes"),
+        serial[serial.epsilon != 0.25].reset_index(drop=True), check_exact=True)
+
+
+def test_auto_takes_ray_for_a_cluster_the_pool_for_work_and_serial_for_little(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setattr(sweep.execute, "uncached", lambda families: [])
+    two = Execution(processes=ProcessSettings(workers=2))
+    name, reason = choose_executor(two, 30.0)
+    assert name == "processes"
+    pooled = f"{sweep.execute.POOL_SECONDS + 15:.2g}"
+    assert reason == (f"about 30 CPU-seconds to compute: about {pooled} s on 2 worker "
+                      "processes against 30 s in this process")
+    assert choose_executor(two, 1e6)[0] == "processes"  # never a local Ray
+    name, reason = choose_executor(two, 0.05)  # the pool would not gain its start-up
+    assert name == "serial" and reason.endswith("; executor=processes to use them anyway")
+    one = Execution(processes=ProcessSettings(workers=1))
+    assert choose_executor(one, 1e6)[0] == "serial"  # one worker gains nothing
+    cluster = Execution(ray=RaySettings(address="10.0.0.1:6379"))
+    assert choose_executor(cluster, 0.0) == ("ray", "a Ray cluster address is set")
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
+    assert choose_executor(two, 1e6)[0] == "ray"
+    for forced in ("serial", "processes", "ray"):
+        assert choose_executor(Execution(executor=forced), 1.0)[0] == forced
+
+
+def test_auto_states_the_compilation_of_kernels_not_cached_yet(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setattr(sweep.execute, "uncached", lambda families: sorted(families))
+    two = Execution(processes=ProcessSettings(workers=2))
+    one, both = (f"{n * sweep.execute.COMPILE_SECONDS:.2g}" for n in (1, 2))
+    # It adds about as much to either executor: it does not change the choice.
+    for cost, executor in ((0.05, "serial"), (30.0, "processes")):
+        name, reason = choose_executor(two, cost, ["inference"])
+        assert name == executor
+        assert reason.endswith(f"; before that, about {one} s compiling the numba kernels "
+                               "of inference, not yet in numba's cache")
+    name, reason = choose_executor(Execution(executor="serial"), 1.0, ["colme", "continual"])
+    assert reason == (f"executor=serial; before that, about {both} s compiling the numba "
+                      "kernels of colme, continual, not yet in numba's cache")
+
+
+#: Prints which of the families numba's cache leaves to compile, after planning a cell of
+#: each, as the driver does before it chooses; with an argument, first runs a colme cell.
+UNCACHED = """
+import sys
+from sweep.execute import simulate, uncached
+from sweep.plan import make_cell
+cells = [{"family": "colme", "n_agents": 4, "t_max": 20, "replicates": 1},
+         {"family": "network", "rounds": 5, "checkpoints": 1, "replicates": 1}]
+for cell in cells:
+    make_cell(cell)
+if sys.argv[1:]:
+    simulate(**cells[0])
+print(uncached(["colme", "network"]))
+"""
+
+
+def test_numba_cache_is_seen_cold_until_a_family_has_run(tmp_path: Path) -> None:
+    # A cache of its own (NUMBA_CACHE_DIR): the one of the checkout may be warm already.
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+           "PYTHONPATH": str(ROOT)}
+
+    def listed(*arguments: str) -> str:
+        done = subprocess.run([sys.executable, "-c", UNCACHED, *arguments], env=env,
+                              capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    # Planning compiles a helper of colme's into the cache: still cold. The network
+    # family has no numba kernels: never listed.
+    assert listed() == "['colme']"
+    assert listed("run a cell") == "[]"  # that run compiled and cached the kernels
+    assert listed() == "[]"  # and a new process finds them
+
+
+def test_process_settings_are_validated_in_the_python_api() -> None:
+    for workers, message in ((0, "must be an integer >= 1; got 0"),
+                             (1.5, "must be an integer >= 1; got 1.5")):
+        with pytest.raises(ConfigError, match=rf"^processes.workers: {message}$"):
+            plan([{**SMALL, "processes": {"workers": workers}}])
+    with pytest.raises(ConfigError, match=r"^processes.threads: unknown option$"):
+        plan([{**SMALL, "processes": {"threads": 2}}])
+    assert plan([{**SMALL, "processes": {"workers": 3.0}}])[1].processes.workers == 3
+
+
+def test_the_basic_launcher_is_refused_in_one_line_before_any_work(tmp_path: Path) -> None:
+    done = run_cli(["-m", "hydra/launcher=basic", "seed=1,2", "n_agents=3", "t_max=10"],
+                   tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: hydra/launcher: basic is not supported: it would compose, run and store the "
+        "cells one Hydra job at a time, and stop at the first failed cell; leave "
+        "hydra/launcher out (executor=serial runs the sweep in this process)"]
+    assert list(tmp_path.iterdir()) == []
+
+
+#: Six cells of a second or so each: the driver is interrupted with tasks in flight.
+SLOW = ["-m", "seed=range(0,6)", "n_agents=100", "t_max=50000", "replicates=8",
+        "checkpoints=5", "baselines=[]", "executor=processes", "processes.workers=2"]
+
+
+def _workers_once_running(driver: subprocess.Popen, results: Path) -> list[psutil.Process]:
+    """The driver's worker processes, once it has stored a cell."""
+    deadline = time.monotonic() + 300
+    while not (results.exists() and ResultsStore(results).scan()):
+        assert time.monotonic() < deadline and driver.poll() is None
+        time.sleep(0.05)
+    workers = psutil.Process(driver.pid).children()
+    assert len(workers) == 2
+    return workers
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL])
+def test_a_stopped_driver_leaves_no_worker_and_its_rerun_completes(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it): the driver stops its
+    workers and exits 130. SIGKILL of the driver alone: its workers notice and exit."""
+    driver = start_cli([*SLOW, "results_dir=results"], tmp_path, start_new_session=True)
+    try:
+        workers = _workers_once_running(driver, tmp_path / "results")
+        if stop == signal.SIGINT:
+            os.killpg(driver.pid, signal.SIGINT)
+        else:
+            driver.send_signal(signal.SIGKILL)
+        driver.communicate(timeout=120)
+        assert driver.returncode == (130 if stop == signal.SIGINT else -signal.SIGKILL)
+        _, alive = psutil.wait_procs(workers, timeout=60)
+        assert alive == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # what this test started, if left
+            os.killpg(driver.pid, signal.SIGKILL)
+    present = len(ResultsStore(tmp_path / "results").scan())
+    assert 1 <= present < 6
+    done = run_cli([*SLOW, "results_dir=results"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"6 cells: {6 - present} done, {present} skipped" in done.stdout
+    assert not list((tmp_path / "results").glob("**/.*.tmp"))
