@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import hashlib
 import itertools
 import math
 import multiprocessing
@@ -395,40 +396,46 @@ def uncached(families: Iterable[str]) -> list[str]:
     """The families, of ``families``, none of whose numba kernels is in numba's on-disk
     cache: their first run on this install compiles them.
 
-    A family's kernels are the cached numba functions of the modules it has imported, in
+    A family's kernels are the functions compiled with ``cache=True`` in the modules of
     the packages of its class and its base classes. It has run here since its source last
-    changed if numba's cache holds an index of one of them (or of a function defined in
-    one of them, such as Private-ColME's per-scheme kernels) at least as recent as its
-    source file, leaving aside the kernels this process compiled itself while planning
-    (Private-ColME's ``schedule_variances``). A few milliseconds, with nothing imported:
-    a family whose modules have not imported numba has no kernels.
+    changed if numba's cache holds an index (``.nbi``) of one of them at least as recent
+    as the module's source. Read from the file system alone, without importing numba or
+    the family's kernels, so that a dry run stays light (a few milliseconds).
     """
-    if "numba" not in sys.modules:
-        return []
-    import inspect
-
-    from numba.core.dispatcher import Dispatcher
+    import importlib.util
 
     cold = []
     for name in sorted(set(families)):
         packages = {cls.__module__.rpartition(".")[0] or cls.__module__
                     for cls in type(get_family(name)).__mro__ if cls is not object}
-        prefixes = tuple(f"{package}." for package in packages)
-        kernels = [value for module_name, module in list(sys.modules.items())
-                   if module_name in packages or module_name.startswith(prefixes)
-                   for value in list(vars(module).values())
-                   if isinstance(value, Dispatcher) and value.stats.cache_path
-                   and value.py_func.__module__ == module_name]
-        planned = tuple(f"{Path(inspect.getfile(k.py_func)).stem}.{k.py_func.__qualname__}-"
-                        for k in kernels if k.signatures)
-        sources = {inspect.getfile(k.py_func): k.stats.cache_path for k in kernels}
-        if sources and not any(
-                index.stat().st_mtime >= os.stat(source).st_mtime
-                for source, cache in sources.items()
-                for index in Path(cache).glob(f"{Path(source).stem}.*.nbi")
-                if not index.name.startswith(planned)):
+        sources = [source for package in packages
+                   for directory in _package_directories(importlib.util.find_spec(package))
+                   for source in sorted(Path(directory).glob("*.py"))
+                   if "cache=True" in source.read_text(encoding="utf-8")]
+        if sources and not any(index.stat().st_mtime >= source.stat().st_mtime
+                               for source in sources
+                               for cache in _numba_cache_directories(source)
+                               for index in cache.glob(f"{source.stem}.*.nbi")):
             cold.append(name)
     return cold
+
+
+def _package_directories(spec: Any) -> list[str]:
+    """The directories of a package's modules (none for a plain module or nothing)."""
+    return list(spec.submodule_search_locations or []) if spec is not None else []
+
+
+def _numba_cache_directories(source: Path) -> list[Path]:
+    """Where numba keeps the cache of ``source``'s kernels: ``NUMBA_CACHE_DIR``, laid out
+    as numba's ``_UserProvidedCacheLocator`` lays it out (the source's directory name and
+    the SHA-1 of its absolute path), when it is set; otherwise ``__pycache__`` beside the
+    source (``_InTreeCacheLocator``). numba falls back to a per-user directory where
+    ``__pycache__`` cannot be written; such an install is always seen as cold."""
+    directory = os.path.dirname(os.path.abspath(source))
+    if root := os.environ.get("NUMBA_CACHE_DIR"):
+        digest = hashlib.sha1(directory.encode()).hexdigest()
+        return [Path(os.path.abspath(root)) / f"{os.path.basename(directory)}_{digest}"]
+    return [Path(directory) / "__pycache__"]
 
 
 def choose_executor(execution: Execution, cost: float, families: Iterable[str] = ()
