@@ -2,7 +2,7 @@
 
 Usage::
 
-    python3 tasks.py quickstart      # install into .venv, run the quickstart sweep
+    python3 tasks.py quickstart      # install into .venv, run the quick start, draw it
     python3 tasks.py test [--quick] [PYTEST_ARGS...]
     python3 tasks.py lint
 
@@ -19,6 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 PY = VENV / "bin" / "python"
+#: Where the quick start draws its figure (PNG and PDF), relative to the repository root.
+QUICKSTART_FIGURE = "figures/quickstart"
 
 
 def run(cmd: list[str]) -> int:
@@ -37,10 +39,26 @@ def ensure_env() -> int:
     return run([str(PY), "-m", "pip", "install", "-q", "-e", ".[test]"])
 
 
+def quickstart() -> int:
+    """Run the quick start sweep, draw its overview figure and say what to do next."""
+    code = run([str(PY), "-m", "sweep", "-m", "+experiment=quickstart"])
+    if code == 0:
+        code = run([str(PY), "-m", "analysis", "figure", "overview", "results",
+                    "--out", QUICKSTART_FIGURE])
+    if code == 0:
+        print(f"""
+Results: results/colme (pandas.read_parquet("results/colme"), or analysis.load("results")).
+Figure:  {QUICKSTART_FIGURE}.png (and .pdf): the 8 cells' curves with their baselines.
+Next, activate the environment and draw every figure these results allow:
+  source .venv/bin/activate
+  python -m analysis report results --out report""")
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="task", required=True)
-    sub.add_parser("quickstart", help="install and run the quickstart sweep (about a minute)")
+    sub.add_parser("quickstart", help="install, run the quick start sweep and draw its figure")
     test = sub.add_parser("test", help="install and run the test suite (slow tests included)")
     test.add_argument("--quick", action="store_true", help="skip tests marked slow")
     sub.add_parser("lint", help="install and run ruff")
@@ -51,11 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     if (code := ensure_env()) != 0:
         return code
     if args.task == "quickstart":
-        code = run([str(PY), "-m", "sweep", "-m", "+experiment=quickstart"])
-        if code == 0:
-            print("Results: the Parquet dataset in results/colme "
-                  "(pandas.read_parquet('results/colme') gives the tidy table).")
-        return code
+        return quickstart()
     if args.task == "test":
         marker = "not slow" if args.quick else "slow or not slow"
         return run([str(PY), "-m", "pytest", "-m", marker, *extra])
