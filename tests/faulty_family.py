@@ -10,24 +10,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 
-from sweep.colme.family import ColmeCell, ColmeFamily
+from sweep.colme.family import ColmeCell
+
+from .hooked_family import HookedFamily
 
 
-class FaultyFamily(ColmeFamily):
+class FaultyFamily(HookedFamily):
     name = "faulty"
 
-    def run(
-        self,
-        prepared: ColmeCell,
-        seeds: Sequence[np.random.SeedSequence],
-        replicate_ids: Sequence[int],
-        analytic: bool,
-    ) -> pd.DataFrame:
+    def before(self, prepared: ColmeCell, seeds: Sequence[np.random.SeedSequence]) -> None:
         if seeds and prepared.config.epsilon == 0.5:
             raise RuntimeError("injected failure at epsilon = 0.5")
-        return super().run(prepared, seeds, replicate_ids, analytic)
 
 
 FAMILY = FaultyFamily()

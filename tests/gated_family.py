@@ -16,29 +16,23 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from sweep.colme.family import ColmeCell, ColmeFamily
+from sweep.colme.family import ColmeCell
+
+from .hooked_family import HookedFamily
 
 GATE = "GATED_FAMILY_GATE"  # the environment variable naming the gate's file
 
 
-class GatedFamily(ColmeFamily):
+class GatedFamily(HookedFamily):
     name = "gated"
 
-    def run(
-        self,
-        prepared: ColmeCell,
-        seeds: Sequence[np.random.SeedSequence],
-        replicate_ids: Sequence[int],
-        analytic: bool,
-    ) -> pd.DataFrame:
+    def before(self, prepared: ColmeCell, seeds: Sequence[np.random.SeedSequence]) -> None:
         gate = Path(os.environ[GATE])
         if not gate.exists():
             gate.with_name(f"{gate.name}.waiting.{os.getpid()}").touch()
             while not gate.exists():
                 time.sleep(0.1)
-        return super().run(prepared, seeds, replicate_ids, analytic)
 
 
 FAMILY = GatedFamily()
