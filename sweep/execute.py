@@ -497,7 +497,7 @@ class Summary:
             return (
                 f"{self.cells} cells: {self.skipped + self.replaced} present, "
                 f"{self.cells - self.skipped} to compute{again} (about {self.estimate:.2g} "
-                f"CPU-seconds; executor {self.executor}){damaged}; results in {where}"
+                f"CPU-seconds){damaged}; results in {where}"
             )
         return (
             f"{self.cells} cells: {self.done} done, {self.skipped} skipped (already present), "
@@ -622,6 +622,7 @@ def execute(cells: Plan, execution: Execution, progress: bool = True) -> Summary
         summary.estimate = cost
         for line in listing(cells, (STATES[s] for s in states)):
             print(line)
+        print(f"executor: {summary.executor}")  # the one a run would take, and why
     elif todo:
         print(f"executor: {summary.executor}", flush=True)
         collector = _Collector(store, replaced, summary)

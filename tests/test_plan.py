@@ -296,7 +296,7 @@ def test_dry_run_lists_each_cell_with_its_swept_keys_and_state(tmp_path: Path) -
     for extra, state in (([], "present"), (["recompute={seed:1}"], "recompute")):
         listed = run_cli([*grid, *extra], tmp_path)
         assert listed.returncode == 0, listed.stderr
-        header, *rows, summary = listed.stdout.strip().splitlines()
+        header, *rows, executor, summary = listed.stdout.strip().splitlines()
         assert header.split() == ["seed", "epsilon", "cell_id", "state"]
         cells = [row.split() for row in rows]
         assert [(c[0], c[1], c[3]) for c in cells] == [
@@ -305,7 +305,7 @@ def test_dry_run_lists_each_cell_with_its_swept_keys_and_state(tmp_path: Path) -
         again = ", 1 of them present" if state == "recompute" else ""
         assert summary.startswith(f"4 cells: 1 present, {3 + bool(again)} to compute{again} "
                                   "(about "), summary
-        assert "; executor serial (about" in summary
+        assert executor.startswith("executor: serial (about"), executor
     # A dry run writes nothing, not even the directory.
     assert run_cli([*grid, "results_dir=elsewhere"], tmp_path).returncode == 0
     assert not (tmp_path / "elsewhere").exists()
@@ -330,7 +330,7 @@ def test_sub_grids_are_the_union_of_their_products_with_the_command_line(
     listed = run_cli(["-m", "+experiment=inference_actg", "replicates=2", "epsilon=1,2",
                       "dry_run=true"], tmp_path)
     assert listed.returncode == 0, listed.stderr
-    header, *rows, summary = listed.stdout.strip().splitlines()
+    header, *rows, _, summary = listed.stdout.strip().splitlines()
     assert {"model", "method", "epsilon"} <= set(header.split())
     cells = [dict(zip(header.split(), row.split(), strict=True)) for row in rows]
     parts = [(c["model"], c["method"], c["epsilon"]) for c in cells]
