@@ -55,6 +55,7 @@ from sweep.continual.config import ORDERS
 from .claims import markdown_table
 from .labels import axis, name
 from .load import load, summarize
+from .order_statistics import LEVEL, Ranks, quantile_ranks
 from .plot import GREY, MissingData, curves, derived, finish, panel_grid
 from .reproduce import (
     Preset,
@@ -72,8 +73,6 @@ from .reproduce import (
 )
 
 FAMILY = "continual"
-#: Confidence of the order-statistic interval of a quantile, and of the slopes' intervals.
-LEVEL = 0.95
 #: Bootstrap resamples of the replicates behind a slope's interval.
 DRAWS = 2000
 #: A slope agrees with the paper's prediction when it is within this distance of it.
@@ -92,45 +91,6 @@ DERIVED = ("levels", "coordinate_epsilon", "prior", "prior_assumption")
 
 
 # -- Statistics across replicates --------------------------------------------------------
-
-@dataclass(frozen=True)
-class Ranks:
-    """1-based ranks of order statistics X_(1) <= ... <= X_(n) of n replicates: the
-    quantile's estimate X_(point) and its interval [X_(low), X_(high)], which holds the
-    quantile with probability at least ``coverage`` whatever the distribution."""
-
-    point: int
-    low: int
-    high: int
-    coverage: float
-
-
-@functools.cache
-def quantile_ranks(n: int, q: float, level: float = LEVEL) -> Ranks:
-    """The order statistics that estimate the q-quantile ξ_q of n i.i.d. values, and a
-    distribution-free interval for it.
-
-    The estimate is X_(⌈nq⌉), the inverse of the empirical distribution function. With
-    B ~ Binomial(n, q) the number of values at or below ξ_q, X_(j) <= ξ_q exactly when
-    B >= j, so P(X_(j) <= ξ_q < X_(k)) = P(j <= B <= k − 1) for any continuous
-    distribution (at least that for any other). ``low`` is the largest j with
-    P(B < j) <= (1 − level)/2 and ``high`` the smallest k with P(B >= k) <= (1 − level)/2;
-    where no rank is that far out (few replicates for a quantile near 0 or 1: with n = 50
-    the 0.95-quantile is above X_(50) with probability 0.95⁵⁰ = 0.077), the sample's
-    extreme is taken and ``coverage``, the exact P(low <= B <= high − 1), says what the
-    interval holds.
-    """
-    if n < 1:
-        raise ValueError(f"n: must be at least 1; got {n}")
-    if not 0.0 < q < 1.0:
-        raise ValueError(f"q: must be in (0, 1); got {q}")
-    cdf = stats.binom.cdf(np.arange(n + 1), n, q)  # cdf[i] = P(B <= i)
-    tail = (1.0 - level) / 2
-    point = min(n, max(1, math.ceil(n * q - 1e-9)))  # n·q integral up to rounding: its rank
-    low = max((j for j in range(1, point + 1) if cdf[j - 1] <= tail), default=1)
-    high = min((k for k in range(point, n + 1) if 1.0 - cdf[k - 1] <= tail), default=n)
-    return Ranks(point, low, high, float(cdf[high - 1] - cdf[low - 1]))
-
 
 def quantiles(rows: pd.DataFrame, y: str = "abs_error", level: float = LEVEL) -> pd.DataFrame:
     """Per cell, method and checkpoint of the simulated rows: the (1 − δ) quantile of

@@ -53,6 +53,7 @@ from sweep.store import ResultsStore, cell_records
 
 from .labels import axis, name
 from .load import Z95, load, present, wilson
+from .order_statistics import quantile_ranks
 from .plot import (
     GREY,
     MissingData,
@@ -996,8 +997,6 @@ def pvalues_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Per method of the test cells (``test``, ``centralized``) from every run's rows
     (:func:`analysis.load.load`): the median p-value over runs, its order-statistic 95%
     interval, the share of runs below 10⁻⁵ and the rejection rate at α, with the runs."""
-    from .continual import quantile_ranks
-
     found = []
     for method, part in rows[(rows.source == "simulated") & rows.p_value.notna()].groupby(
             "method", sort=False):

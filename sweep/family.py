@@ -114,9 +114,8 @@ def check_family(spec: str, family: Family) -> None:
         raise FamilyError(f"family {spec}: version must be an integer; got "
                           f"{family.version!r}")
     # Imported here: this module is read by every Hydra start (the platform's config
-    # source names the families), which needs neither Arrow nor the planner.
-    from .plan import EXECUTION_KEYS  # plan imports this module
-    from .results import check_schema, option_columns
+    # source names the families), which needs no Arrow.
+    from .results import EXECUTION_KEYS, check_schema, option_columns
 
     check_schema(spec, family.schema)
 

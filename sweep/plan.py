@@ -29,15 +29,13 @@ import numpy as np
 
 from .errors import ConfigError
 from .family import Family, get_family
-from .results import option_columns
+from .results import EXECUTION_KEYS, option_columns
 
 #: Version of the results format and of the cell-id recipe; part of every cell id.
 FORMAT_VERSION = 2
 #: Version of the recipe of the random streams; changing it moves every result.
 STREAM_VERSION = 1
 
-#: Keys of a configuration that say how to run, not what: they are not part of a cell.
-EXECUTION_KEYS = ("results_dir", "executor", "dry_run", "recompute", "processes", "ray")
 EXECUTORS = ("auto", "processes", "ray", "serial")
 #: The engine's keys of a cell, next to its family's option columns.
 CELL_KEYS = ("family", "replicates", "seed")

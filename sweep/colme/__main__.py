@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..cli import CONF, reported
 from ..execute import simulate
-from ..plan import EXECUTION_KEYS
+from ..results import EXECUTION_KEYS
 
 #: The small scenario run without arguments; any argument overrides it.
 QUICKSTART = {"replicates": "8", "seed": "1", "n_agents": "30", "t_max": "5000",
