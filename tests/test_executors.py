@@ -242,8 +242,8 @@ def test_the_basic_launcher_is_refused_in_one_line_before_any_work(tmp_path: Pat
     assert list(tmp_path.iterdir()) == []
 
 
-#: Six cells of a second or so each: the driver is interrupted with tasks in flight.
-SLOW = ["-m", "seed=range(0,6)", "n_agents=100", "t_max=50000", "replicates=8",
+#: Six cells of about three seconds each: the driver is interrupted with tasks in flight.
+SLOW = ["-m", "seed=range(0,6)", "n_agents=100", "t_max=50000", "replicates=24",
         "checkpoints=5", "baselines=[]", "executor=processes", "processes.workers=2"]
 
 
