@@ -264,7 +264,11 @@ def test_a_stopped_driver_leaves_no_worker_and_its_rerun_completes(
 ) -> None:
     """Ctrl-C (SIGINT to the process group, as a terminal sends it): the driver stops its
     workers and exits 130. SIGKILL of the driver alone: its workers notice and exit."""
-    driver = start_cli([*SLOW, "results_dir=results"], tmp_path, start_new_session=True)
+    # SIGINT at its default, as in a terminal: a shell that runs the tests in the
+    # background without job control starts them with SIGINT ignored, and the driver
+    # would inherit that.
+    driver = start_cli([*SLOW, "results_dir=results"], tmp_path, start_new_session=True,
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         workers = _workers_once_running(driver, tmp_path / "results")
         if stop == signal.SIGINT:
