@@ -10,13 +10,15 @@ path does not exist; 4 a directory holds no results; 5 a results file is damaged
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")  # the command writes files; it never opens a window
 
-from . import continual, inference, reproduce
+from . import continual, inference
+from .document import DOCUMENTS, command
 from .figures import FIGURES, VIEWS
 from .load import ResultsError, summaries
 from .plot import MissingData, save
@@ -27,7 +29,7 @@ from .report import drawers, report
 FIGURE_NAMES = ["overview", *FIGURES, *VIEWS, *continual.VIEWS, *inference.views(".")]
 #: The commands whose own parser reads every argument after their name (argparse's
 #: REMAINDER would not take a leading option such as --help).
-DELEGATED = {"reproduce": reproduce.main, "continual": continual.main}
+DELEGATED = {name: functools.partial(command, name=name) for name in DOCUMENTS}
 
 
 def main(argv: list[str] | None = None) -> int:

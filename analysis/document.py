@@ -1,0 +1,423 @@
+"""Documents rendered from the stored results of presets: the reproduction of the papers.
+
+``python -m analysis reproduce ROOT --out docs`` writes ``docs/reproduction.md`` and
+``python -m analysis continual ROOT --out docs`` writes ``docs/continual.md``
+(:data:`DOCUMENTS`). A document's frame (``analysis/templates/<name>``) holds its own
+prose and names the studies whose sections it shows, ``{{>colme}}``; each section
+(:class:`~analysis.study.Section`) brings its template, the presets it reads (one results
+directory each under ``ROOT``, as ``python -m sweep -m +experiment=<preset>
+results_dir=ROOT/<preset>`` writes it), the figures it draws into ``OUT/figures/`` and the
+values that fill it.
+
+Templates are Markdown with four kinds of tags, a subset of Mustache's:
+
+- ``{{name}}`` is replaced by the text computed under ``name``;
+- ``{{#name}}...{{/name}}`` keeps its content when ``name`` is true (``True`` or a
+  non-empty text), ``{{^name}}...{{/name}}`` when it is false: prose whose conclusion
+  depends on the numbers is chosen by the comparison, never typed;
+- a block tag alone on its line takes the line's break with it;
+- ``{{>family}}``, alone on its line, is the section of that family's study.
+
+A tag naming no computed value, a value missing where a tag is kept, and a figure the
+document shows but that was not drawn are errors, so the document cannot silently keep
+a stale number.
+
+By default only runs of the presets' sizes are read: those the preset's file
+(``sweep/conf/experiment/<preset>.yaml``) sets, never repeated in code (:class:`Preset`);
+``any_size=True`` reads whatever sizes the directories hold (e.g. small test runs), and
+the document then says so at its top (``{{#other_sizes}}``, ``{{sizes_found}}``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import itertools
+import math
+import re
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from .claims import Claim, claims_table, markdown_table
+from .load import load, summaries, summarize
+from .numbers import duration
+from .plot import MissingData
+from .study import Section, Source, Study, get_study
+
+#: The documents, by command: the frame template each renders.
+DOCUMENTS: dict[str, str] = {"reproduce": "reproduction.md", "continual": "continual.md"}
+Values = dict[str, Any]
+
+
+# -- Presets ----------------------------------------------------------------------------
+
+@functools.cache
+def _composed(name: str, choices: tuple[str, ...], column: str) -> Any:
+    """``column`` of the preset's configuration with the config-group ``choices``, as
+    Hydra composes it (a size that a config group, such as a scenario, sets)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    conf = resources.files("sweep") / "conf"
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(conf), version_base="1.3"):
+        config = compose("config", overrides=[f"+experiment={name}", *choices])
+    value: Any = config
+    for key in column.split("."):
+        value = value[key]
+    return value
+
+
+def _listed(text: Any) -> list[Any]:
+    """The values of a sweep parameter (``200,30`` → ``[200, 30]``)."""
+    return [yaml.safe_load(part) for part in str(text).split(",")]
+
+
+def _one_or_all(values: list[Any]) -> Any:
+    unique = list(dict.fromkeys(values))
+    return unique[0] if len(unique) == 1 else unique
+
+
+@functools.cache
+def preset_sizes(name: str, columns: tuple[str, ...]) -> dict[str, Any]:
+    """The values the preset ``sweep/conf/experiment/<name>.yaml`` gives ``columns`` and
+    ``replicates``: a value, or the list it sweeps. A column the file does not set is
+    read from the configuration Hydra composes for each choice of the config groups the
+    file sweeps (``+scenario: german,power_grid``)."""
+    path = resources.files("sweep") / "conf" / "experiment" / f"{name}.yaml"
+    config = yaml.safe_load(path.read_text("utf-8"))
+    params = ((config.get("hydra") or {}).get("sweeper") or {}).get("params") or {}
+    groups = [[f"{key}={value}" for value in _listed(text)]
+              for key, text in params.items() if key.startswith("+")]
+    sizes = {}
+    for column in (*columns, "replicates"):
+        if column in params:
+            sizes[column] = _one_or_all(_listed(params[column]))
+        elif column in config:
+            sizes[column] = config[column]
+        else:
+            sizes[column] = _one_or_all([_composed(name, choice, column)
+                                         for choice in itertools.product(*groups)])
+    return sizes
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A preset whose results a document reads from ``ROOT/<name>``, as written by
+    ``python -m sweep -m +experiment=<name> results_dir=ROOT/<name>``.
+
+    ``columns`` are the options that set its runs' sizes; their values (:attr:`sizes`),
+    and the number of runs (:attr:`replicates`), are the preset file's. ``figures`` are
+    the names of the study's figures drawn from it.
+    """
+
+    name: str
+    columns: tuple[str, ...]
+    figures: tuple[str, ...] = ()
+
+    @property
+    def sizes(self) -> dict[str, Any]:
+        """The sizes of the preset's runs: the paper's, required unless ``any_size``."""
+        return {c: v for c, v in preset_sizes(self.name, self.columns).items()
+                if c != "replicates"}
+
+    @property
+    def replicates(self) -> int:
+        return preset_sizes(self.name, self.columns)["replicates"]
+
+    def command(self, root: Path) -> str:
+        return f"python -m sweep -m +experiment={self.name} results_dir={root / self.name}"
+
+
+# -- Reading ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Results:
+    """The summaries (mean ± one standard error per checkpoint) of the presets' results
+    under one root, by preset name; and the rows of the presets whose section reads
+    them (:attr:`~analysis.study.Section.reads`)."""
+
+    root: Path
+    summaries: dict[str, pd.DataFrame]
+    runs: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, root: str | Path, studies: Iterable[Study], any_size: bool = False
+             ) -> Results:
+        """Read the presets' directories of the studies' sections; :class:`MissingData`
+        naming the command to run if one is absent or holds no runs of the preset's
+        sizes (unless ``any_size``)."""
+        root = Path(root)
+        found = cls(root, {})
+        for study in studies:
+            section = study.section
+            names = {**section.sizes, "replicates": "runs"}
+            for preset in section.presets:
+                path = root / preset.name
+                if not path.is_dir():
+                    raise MissingData(f"no results directory {path}: run {preset.command(root)}")
+                sizes = {} if any_size else preset.sizes
+                if section.reads == "rows":
+                    rows = load(path, family=study.family, **sizes)
+                    summary = summarize(rows) if not rows.empty else rows
+                    found.runs[preset.name] = rows
+                else:
+                    summary = summaries(path, **sizes)
+                if summary.empty:
+                    wanted = ", ".join(f"{names[c]} = {v}" for c, v in preset.sizes.items())
+                    raise MissingData(f"{path} holds no runs of the preset's sizes ({wanted}): "
+                                      f"run {preset.command(root)}, or render from other "
+                                      "sizes with --any-size")
+                found.summaries[preset.name] = summary
+        return found
+
+    def source(self, preset: str, family: str | None, paper: bool = True) -> Source:
+        """What a figure of ``preset`` draws from."""
+        return Source(self.summaries[preset], (self.root / preset,), family, paper=paper,
+                      preloaded=self.runs.get(preset))
+
+    def rows(self, preset: str, **match: Any) -> pd.DataFrame:
+        """The rows, ordered by t, of the one series (cell, method and source) of
+        ``preset`` whose columns equal ``match`` (``source`` defaults to simulated).
+
+        :class:`MissingData` unless exactly one series matches: a number of the document
+        must never be a silent pick among several.
+        """
+        summary = self.summaries[preset]
+        match = {"source": "simulated", **match}
+        absent = [c for c, v in match.items() if c not in summary and v is not None]
+        if absent:
+            raise MissingData(f"{preset}: the results have no column {absent[0]!r}")
+        rows = summary[matching(summary, match)]
+        series = len(rows.groupby(["cell_id", "method", "source"]))
+        if series != 1 or not rows.t.is_unique:
+            described = ", ".join(f"{c}={v}" for c, v in match.items())
+            raise MissingData(f"{preset}: {series} series match {described}; the document "
+                              "needs exactly one (rerun the commands of the document)")
+        return rows.sort_values("t")
+
+    def curve(self, preset: str, metric: str, **match: Any) -> pd.Series:
+        """``metric`` of the series :meth:`rows` selects, indexed by t."""
+        return self.rows(preset, **match).set_index("t")[metric]
+
+
+def matching(frame: pd.DataFrame, match: Mapping[str, Any]) -> np.ndarray:
+    """Which rows of ``frame`` have every column of ``match`` equal to its value; ``None``
+    matches a missing value (an option left at its default, recorded only when set)."""
+    return np.logical_and.reduce([
+        (frame[c].isna() if c in frame else np.ones(len(frame), bool)) if v is None
+        else frame[c] == v for c, v in match.items()])
+
+
+def checkpoint(curve: pd.Series, t: float | None = None) -> int:
+    """The checkpoint of ``curve`` nearest ``t`` on a log scale (default: the last)."""
+    times = curve.index.to_numpy()
+    return int(times[-1] if t is None else times[np.abs(np.log(times / t)).argmin()])
+
+
+def at(curve: pd.Series, t: float | None = None) -> float:
+    """The value of ``curve`` at the checkpoint nearest ``t`` (default: the last)."""
+    return float(curve[checkpoint(curve, t)])
+
+
+# -- What every document states ---------------------------------------------------------
+
+def busy(intervals: Iterable[tuple[float, float]]) -> float:
+    """The length of the union of ``intervals`` (start, end): the time some cell was being
+    computed, without the gaps between runs that added cells to a directory later."""
+    total, reached = 0.0, -math.inf
+    for start, end in sorted(intervals):
+        if end > reached:
+            total += end - max(start, reached)
+            reached = end
+    return total
+
+
+def provenance_values(results: Results) -> Values:
+    """The runs' provenance: cells, compute time, elapsed time and the code's version."""
+    import pyarrow.parquet as pq
+
+    from sweep.store import ResultsStore, cell_records
+
+    table = []
+    for preset, summary in results.summaries.items():
+        cells = set(summary.cell_id.unique())
+        store = ResultsStore(results.root / preset)
+        store.scan()
+        records = [record for path in store.files
+                   for cell, record in cell_records(pq.read_schema(path).metadata).items()
+                   if cell in cells]
+        commits = sorted({(r.get("git_commit") or "unknown")[:10] for r in records})
+        versions = sorted({r.get("version", "unknown") for r in records})
+        table.append([f"`{preset}`", str(len(records)),
+                      duration(sum(r["wall_seconds"] for r in records)),
+                      duration(busy((r["started"], r["finished"]) for r in records)),
+                      ", ".join(versions), ", ".join(commits)])
+    return {"provenance": markdown_table(
+        ["results", "cells", "compute time", "elapsed", "dpsweep", "commit"], table)}
+
+
+def size_values(results: Results, sections: Iterable[Section]) -> Values:
+    """The sizes of the runs read, and whether they are other than the presets'."""
+    found, other = [], False
+    for section in sections:
+        names = {**section.sizes, "replicates": "runs"}
+        for preset in section.presets:
+            summary = results.summaries[preset.name]
+            parts = []
+            for column, wanted in {**preset.sizes, "replicates": preset.replicates}.items():
+                present = sorted(summary[column].dropna().unique())
+                allowed = wanted if isinstance(wanted, list) else [wanted]
+                other |= not set(present) <= set(allowed)
+                parts.append(f"{names[column]} = {'/'.join(f'{v:,}' for v in present)}")
+            found.append(f"{preset.name}: {', '.join(parts)}")
+    return {"other_sizes": other, "sizes_found": "; ".join(found)}
+
+
+def claim_values(values: Mapping[str, Any]) -> Values:
+    """``values`` with each list of claims rendered as its table, and counted under
+    ``<stem>_agreed`` (``<stem>_claims`` → "5 of 7")."""
+    rendered = dict(values)
+    for key, value in values.items():
+        if isinstance(value, list) and all(isinstance(c, Claim) for c in value):
+            rendered[key] = claims_table(value)
+            agreed = sum(c.agrees for c in value)
+            rendered[f"{key.removesuffix('_claims')}_agreed"] = f"{agreed} of {len(value)}"
+    return rendered
+
+
+# -- Templates ----------------------------------------------------------------------------
+
+TAG = re.compile(r"\{\{\s*([#^/]?)\s*(\w+)\s*\}\}")
+BLOCK = re.compile(r"\{\{([#^])(\w+)\}\}(.*?)\{\{/\2\}\}", re.S)
+STANDALONE = re.compile(r"^[ \t]*(\{\{[#^/]\w+\}\})[ \t]*\n", re.M)
+PARTIAL = re.compile(r"^[ \t]*\{\{>\s*([\w.:]+)\s*\}\}[ \t]*\n", re.M)
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+class TemplateError(ValueError):
+    """The template names a value that was not computed, or a tag was left unfilled."""
+
+
+def fill(template: str, values: Mapping[str, str | bool]) -> str:
+    """The template with its blocks resolved and its placeholders replaced."""
+    unknown = sorted({tag for _, tag in TAG.findall(template)} - set(values))
+    if unknown:
+        raise TemplateError(f"no value computed for {', '.join(unknown)}")
+    text = STANDALONE.sub(r"\1", template)
+    while block := BLOCK.search(text):
+        kind, key, content = block.groups()
+        kept = bool(values[key]) == (kind == "#")
+        text = text[:block.start()] + (content if kept else "") + text[block.end():]
+
+    def replace(tag: re.Match[str]) -> str:
+        value = values[tag[2]]
+        if tag[1] or not isinstance(value, str):
+            raise TemplateError(f"{tag[0]} is not a text placeholder, or has no value here")
+        return value
+
+    text = TAG.sub(replace, text)
+    if "{{" in text or "}}" in text:
+        raise TemplateError(f"unfilled tag near {text[text.find('{{'):][:60]!r}")
+    return text
+
+
+def frame(name: str) -> str:
+    """The frame template ``analysis/templates/<name>``, shipped with the package."""
+    return (resources.files("analysis") / "templates" / name).read_text("utf-8")
+
+
+def sections_of(text: str) -> list[Study]:
+    """The studies whose sections the frame ``text`` shows, in order; :class:`TemplateError`
+    for a family without a study or a study without a section."""
+    found = []
+    for family in PARTIAL.findall(text):
+        study = get_study(family)
+        if study is None or study.section is None:
+            raise TemplateError(f"{{{{>{family}}}}}: the family {family} has no study with a "
+                                "document section")
+        found.append(study)
+    return found
+
+
+def write(text: str, figures: Iterable[tuple[str, Callable[[], Any]]], out_dir: Path,
+          name: str) -> Path:
+    """Draw each ``(figure, draw)`` into ``out_dir/figures/<figure>.png``, then write
+    ``text`` to ``out_dir/<name>``; returns its path. :class:`TemplateError` if the text
+    shows an image that was not drawn."""
+    from .plot import save
+
+    for figure, draw in figures:
+        save(draw(), out_dir / "figures" / figure, formats=("png",))
+    missing = [image for image in IMAGE.findall(text) if not (out_dir / image).is_file()]
+    if missing:
+        raise TemplateError(f"the document shows {', '.join(missing)}, which was not drawn")
+    path = out_dir / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def render(name: str, root: str | Path, out_dir: str | Path = "docs", any_size: bool = False,
+           text: str | None = None) -> Path:
+    """Render the document ``name`` (``reproduction.md``) from the presets' results under
+    ``root``: the frame ``text`` (default: the shipped ``analysis/templates/<name>``) with
+    its sections.
+
+    Draws the sections' figures into ``out_dir/figures/`` (PNG) and writes
+    ``out_dir/<name>``; returns its path. :class:`MissingData` if a preset's results are
+    absent or lack a series the document states, :class:`TemplateError` if a placeholder
+    stays unfilled.
+    """
+    text = frame(name) if text is None else text
+    studies = sections_of(text)
+    sections = [study.section for study in studies]
+    results = Results.read(root, studies, any_size)
+    values: Values = {**size_values(results, sections), **provenance_values(results),
+                      "root": str(root), "out": str(out_dir)}
+    for section in sections:
+        values.update(claim_values(section.values(results)))
+    whole = PARTIAL.sub(lambda tag: get_study(tag[1]).section.text(), text)
+    figures = ((figure, functools.partial(_figure, study, results, preset, figure,
+                                          not any_size))
+               for study in studies for preset in study.section.presets
+               for figure in preset.figures)
+    return write(fill(whole, values), figures, Path(out_dir), name)
+
+
+def _figure(study: Study, results: Results, preset: Preset, figure: str, paper: bool) -> Any:
+    return study.figures[figure](results.source(preset.name, study.family, paper))
+
+
+def command(argv: Sequence[str], name: str) -> int:
+    """``python -m analysis NAME ROOT [--out DIR] [--any-size]``: render the document of
+    :data:`DOCUMENTS` ``[NAME]`` from the results of its presets under ROOT."""
+    document = DOCUMENTS[name]
+    studies = sections_of(frame(document))
+    presets = [p.name for study in studies for p in study.section.presets]
+    parser = argparse.ArgumentParser(
+        prog=f"python -m analysis {name}",
+        description=f"Render {document} and its figures from the presets' results.")
+    parser.add_argument("root", help="directory holding one results directory per preset: "
+                        + ", ".join(presets))
+    parser.add_argument("--out", default="docs", help="output directory (default: docs)")
+    parser.add_argument("--any-size", action="store_true",
+                        help="read runs of any size, not only the presets' (e.g. small test "
+                        "runs); the document says so at its top")
+    args = parser.parse_args(argv)
+    import matplotlib
+
+    matplotlib.use("Agg")  # the command writes files; it never opens a window
+    try:
+        print(render(document, args.root, args.out, args.any_size))
+    except MissingData as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0

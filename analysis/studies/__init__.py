@@ -1,0 +1,1 @@
+"""The built-in families' studies, one subpackage each (see :mod:`analysis.study`)."""
