@@ -8,18 +8,42 @@
 
 ``python -m analysis report RESULTS_DIR --out OUT_DIR`` draws everything the results
 allow; ``python -m analysis figure NAME RESULTS_DIR --out STEM`` draws one figure;
-``python -m analysis continual ROOT --out docs`` renders ``docs/continual.md``, the study
-of continual mean estimation (:mod:`analysis.continual`).
+``python -m analysis reproduce ROOT --out docs`` and ``python -m analysis continual ROOT
+--out docs`` render the documents (:mod:`analysis.document`). Each family's figures, views
+and document section are its study's (:mod:`analysis.study`, :mod:`analysis.studies`).
+
+Names are imported when first used: reading results (``load``, ``summaries``) does not
+import the plotting stack.
 """
 
-from .figures import FIGURES, VIEWS, class_errors, privacy_utility, ratio, time_to_target
-from .labels import add_scheme, name
-from .load import load, summaries, summarize, swept
-from .plot import MissingData, SharedCurve, curves, save
-from .report import report
+from __future__ import annotations
 
-__all__ = [
-    "FIGURES", "VIEWS", "MissingData", "SharedCurve", "add_scheme", "class_errors", "curves",
-    "load", "name", "privacy_utility", "ratio", "report", "save", "summaries", "summarize",
-    "swept", "time_to_target",
-]
+import importlib
+from typing import Any
+
+#: Where each public name lives.
+EXPORTS = {
+    "load": "analysis.load", "summaries": "analysis.load", "summarize": "analysis.load",
+    "swept": "analysis.load",
+    "MissingData": "analysis.plot", "SharedCurve": "analysis.plot", "curves": "analysis.plot",
+    "save": "analysis.plot",
+    "add_scheme": "analysis.labels", "name": "analysis.labels",
+    "FIGURES": "analysis.figures", "VIEWS": "analysis.figures",
+    "report": "analysis.report",
+    "register": "analysis.study",
+    "class_errors": "analysis.studies.colme.figures",
+    "privacy_utility": "analysis.studies.colme.figures",
+    "ratio": "analysis.studies.colme.figures",
+    "time_to_target": "analysis.studies.colme.figures",
+}
+__all__ = sorted(EXPORTS)
+
+
+def __getattr__(attribute: str) -> Any:
+    if attribute not in EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
+    return getattr(importlib.import_module(EXPORTS[attribute]), attribute)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *EXPORTS})

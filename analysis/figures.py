@@ -1,32 +1,27 @@
-"""The papers' figures (Private-ColME, Sec. VII; networks, Figs 3–7) and further views.
+"""Paper figures, and the figures and views of every study.
 
-Each figure is a :class:`Figure`: the rows it needs (``load`` filters, matching the
-``+experiment=`` preset that produces them) and how to draw them. ``draw(summary)``
-raises :class:`~analysis.plot.MissingData` with the reason when the results lack them.
+A paper figure is a :class:`Figure`: the rows it needs (``load`` filters, matching the
+``+experiment=`` preset that produces them), the paper's settings and sizes, and how to
+draw them. ``draw(summary)`` raises :class:`~analysis.plot.MissingData` with the reason
+when the results lack them. The studies declare theirs (:mod:`analysis.study`);
+:data:`FIGURES` and :data:`VIEWS` gather those of every known study, by name.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import seaborn as sns
 
-from sweep.colme.config import INFERRED_FORMS
+from .labels import name
+from .plot import MissingData
 
-from .appendix_c import budgets_vs_epsilon, dynamic_vs_round
-from .labels import axis, name
-from .network import error_vs_epsilon, error_vs_round
-from .plot import MissingData, curves, derived
+if TYPE_CHECKING:
+    from .study import Source, View
 
-PAPER = {"class_means": "0.2,0.4,0.8", "sigma": 0.5, "distribution": "uniform",
-         "epsilon": 1.0, "delta": 1e-6, "t_max": 30000}
-#: Options that set a run's size: a figure drawn at any size (``paper=False``) shows
-#: whatever sizes the results hold, as panels.
-SIZES = ("n_agents", "t_max", "graph.n_nodes", "rounds")
 #: Values listed in a reason before it abbreviates.
 SHOWN = 6
 
@@ -62,7 +57,9 @@ class Figure:
     ``filters`` select the figure's series; ``parameters`` are the paper's settings of the
     scenario (its sizes among them), also required unless ``draw(..., paper=False)``,
     which draws the same panels from runs of any size (e.g. in tests and notebooks).
-    ``requires`` are values each of which the figure must show.
+    ``requires`` are values each of which the figure must show; ``sizes`` are the options
+    that set a run's size: drawn at any size, the figure shows whatever sizes the results
+    hold, as panels.
     """
 
     name: str
@@ -70,7 +67,8 @@ class Figure:
     filters: dict[str, Any]
     draw_summary: Callable[[pd.DataFrame], sns.FacetGrid]
     requires: dict[str, set[Any]] = field(default_factory=dict)
-    parameters: dict[str, Any] = field(default_factory=lambda: dict(PAPER))
+    parameters: dict[str, Any] = field(default_factory=dict)
+    sizes: tuple[str, ...] = ()
 
     @property
     def preset(self) -> str:
@@ -86,7 +84,7 @@ class Figure:
         """The figure's rows of ``summary``; :class:`MissingData` names the filter that
         failed and the values the results hold instead."""
         wanted = {**self.parameters, **self.filters} if paper else {
-            c: v for c, v in self.filters.items() if c not in SIZES}
+            c: v for c, v in self.filters.items() if c not in self.sizes}
         family = wanted.get("family", None)
         if family and not _matches(summary, "family", family).any():
             raise MissingData(f"{self.name}: needs results of family {family}; the results "
@@ -101,13 +99,13 @@ class Figure:
         if failing:
             raise self._missing(", ".join(_wanted(c, wanted[c]) for c in failing),
                                 ", ".join(_present(summary, c) for c in failing),
-                                set(failing) <= set(SIZES))
+                                set(failing) <= set(self.sizes))
         rows, applied = summary, []
         for column, value in wanted.items():
             kept = rows[_matches(rows, column, value)]
             if kept.empty:
                 raise self._missing(f"{_wanted(column, value)} together with {', '.join(applied)}",
-                                    _present(rows, column) + " there", column in SIZES)
+                                    _present(rows, column) + " there", column in self.sizes)
             rows = kept
             applied.append(_wanted(column, value))
         for column, values in self.requires.items():
@@ -122,249 +120,31 @@ class Figure:
         the sizes its cells share."""
         rows = self.select(summary, paper)
         grid = self.draw_summary(rows)
-        sizes = [name(c, rows[c].iloc[0]) for c in SIZES if c in rows and rows[c].nunique() == 1]
+        sizes = [name(c, rows[c].iloc[0]) for c in self.sizes
+                 if c in rows and rows[c].nunique() == 1]
         title = grid.figure.get_suptitle() or self.caption.split("; ", 1)[1]
         grid.figure.suptitle(f"{title} ({', '.join(sizes)})" if sizes else title, y=1.02)
         return grid
 
-
-def _fig2_left(rows: pd.DataFrame) -> sns.FacetGrid:
-    return curves(rows, hue="scheme", style="schedule", parts=("mechanism", "weights"),
-                  title="Fig. 2 (left): simulation")
-
-
-#: Cells the product grids compute but the paper does not draw: PM-I with wMoM (the
-#: paper's wMoM is a PM-II scheme).
-NOT_IN_PAPER = {"mechanism": "pm1", "weights": "wmom"}
+    def __call__(self, source: Source) -> sns.FacetGrid:
+        """The figure as a study's view: drawn from the source's summary, at the paper's
+        sizes unless ``source.paper`` is false."""
+        return self.draw(source.summary, paper=source.paper)
 
 
-def _oracle(title: str) -> Callable[[pd.DataFrame], sns.FacetGrid]:
-    def draw(rows: pd.DataFrame) -> sns.FacetGrid:
-        return curves(rows, series=("oracle",), source="analytic", hue="scheme",
-                      parts=("noise", "mechanism", "weights"), band=False, title=title,
-                      note="The oracle is analytic (Prop. 3): exact curves, no bands.",
-                      extra=NOT_IN_PAPER)
-    return draw
+def _every(kind: str) -> dict[str, View]:
+    from .study import studies
+
+    return {name: view for study in studies() for name, view in getattr(study, kind).items()}
 
 
-def _fig3(xlim: tuple[float, float] | None) -> Callable[[pd.DataFrame], sns.FacetGrid]:
-    def draw(rows: pd.DataFrame) -> sns.FacetGrid:
-        # The grid is a product; the paper shows MoM with known variance only.
-        rows = rows[(rows.weights == "last") | (rows.variance == "known")]
-        return curves(rows, hue="scheme", parts=("weights", "variance"), xlim=xlim,
-                      title="Fig. 3: PM-I, RR" + ("" if xlim is None else f", t ≤ {xlim[1]:g}"))
-    return draw
+def __getattr__(attribute: str) -> dict[str, View]:
+    # Gathered when first asked: naming a study's module imports it.
+    if attribute == "FIGURES":
+        return _every("figures")
+    if attribute == "VIEWS":
+        return _every("views")
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
 
 
-def _fig3_forms(xlim: tuple[float, float] | None) -> Callable[[pd.DataFrame], sns.FacetGrid]:
-    """Sch-Var-2 and its Bayesian form (paper and Jeffreys priors) under each reading of
-    eq. (16) (``inferred_form``, a panel each), against known variance, non-MoM."""
-    def draw(rows: pd.DataFrame) -> sns.FacetGrid:
-        rows = rows[(rows.weights == "last")
-                    & rows.variance.isin(["known", "inferred", "inferred_bayes"])]
-        known = rows[rows.variance == "known"]
-        # The paper's reading first, then the options' order.
-        forms = [form for form in INFERRED_FORMS if form in set(rows.inferred_form)]
-        # Known variance has no reading of eq. (16): its curve is drawn in every panel.
-        rows = pd.concat([rows[rows.variance != "known"],
-                          *(known.assign(inferred_form=form) for form in forms)])
-        rows = rows.assign(inferred_form=pd.Categorical(rows.inferred_form, forms), scheme=[
-            name("variance", v) + (", Jeffreys prior" if p == "jeffreys" else "")
-            for v, p in zip(rows.variance.astype(str), rows.prior.astype(str), strict=True)])
-        zoom = "" if xlim is None else f", {xlim[0]:g} ≤ t ≤ {xlim[1]:g}"
-        return curves(rows, hue="scheme", col="inferred_form", xlim=xlim,
-                      title="Fig. 3, Sch-Var-2 under three readings of eq. (16): PM-I, "
-                            f"non-MoM, RR{zoom}")
-    return draw
-
-
-def _fig4_left(rows: pd.DataFrame) -> sns.FacetGrid:
-    return curves(rows, hue="scheme", parts=("noise", "mechanism"),
-                  title="Fig. 4 (left): non-MoM, RR")
-
-
-# n_agents selects as much as the schemes do: cells of other figures share the rest. It is
-# a size, so a figure drawn at any size (paper=False) does not require it.
-FIG2 = {"n_agents": 200, "noise": "gaussian", "variance": "known", "class_estimator": "test"}
-FIG2_ORACLE = {"noise": "gaussian", "variance": "known", "schedule": "rr"}
-FIG3 = {"n_agents": 200, "noise": "gaussian", "mechanism": "pm1", "schedule": "rr",
-        "class_estimator": "test"}
-# The figure as printed: eq. (16) and eq. (19) with the paper's prior.
-FIG3_PRINTED = {**FIG3, "inferred_form": "eq16", "prior": "paper"}
-FORMS = {"inferred_form": {"eq16", "weighted", "drop_first"}, "prior": {"paper", "jeffreys"}}
-FIG4 = {"n_agents": 15, "weights": "last", "schedule": "rr", "variance": "known"}
-NETWORK_PAPER = {"rounds": 100, "delta": 0.01, "noise": "laplace", "signal": "lognormal",
-                 "graph.n_nodes": [969, 4941]}
-
-
-FIGURES: dict[str, Figure] = {f.name: f for f in [
-    Figure("fig2_left", "+experiment=fig2_left; PM-I and PM-II, MoM and non-MoM, RR and rRR",
-           {**FIG2, "weights": ["last", "mom"]}, _fig2_left,
-           {"mechanism": {"pm1", "pm2"}, "schedule": {"rr", "rrr"}}),
-    Figure("fig2_middle", "+experiment=fig2_oracle; analytic oracle (Prop. 3), M = 200",
-           {**FIG2_ORACLE, "n_agents": 200}, _oracle("Fig. 2 (middle): oracle"),
-           {"mechanism": {"pm1", "pm2"}}),
-    Figure("fig2_right", "+experiment=fig2_oracle; analytic oracle (Prop. 3), M = 30",
-           {**FIG2_ORACLE, "n_agents": 30}, _oracle("Fig. 2 (right): oracle"),
-           {"mechanism": {"pm1", "pm2"}}),
-    Figure("fig3_left", "+experiment=fig3; known variance vs Sch-Var-1, Sch-Var-2",
-           FIG3_PRINTED, _fig3(None),
-           {"variance": {"known", "shared", "inferred", "inferred_bayes"}}),
-    Figure("fig3_right", "+experiment=fig3; the same up to t = 2000",
-           FIG3_PRINTED, _fig3((1, 2000)),
-           {"variance": {"known", "shared", "inferred", "inferred_bayes"}}),
-    Figure("fig3_forms", "+experiment=fig3; Sch-Var-2 under eq. (16), weighted, drop_first",
-           FIG3, _fig3_forms(None), FORMS),
-    Figure("fig3_forms_zoom", "+experiment=fig3; the same for 100 ≤ t ≤ 2000",
-           FIG3, _fig3_forms((100, 2000)), FORMS),
-    Figure("fig4_left", "+experiment=fig4; Gaussian vs Laplace noise, M = 15",
-           {**FIG4, "class_estimator": "test"}, _fig4_left, {"noise": {"gaussian", "laplace"}}),
-    Figure("fig4_right", "+experiment=fig4; analytic oracle with Laplace noise, M = 15",
-           {**FIG4, "noise": "laplace"}, _oracle("Fig. 4 (right): oracle, Laplace"),
-           {"mechanism": {"pm1", "pm2"}}),
-    Figure("fig7", "+experiment=fig7; Fig. 7: networks, error against ε, vs Rizk et al.",
-           {"family": "network", "method": ["mvue", "ol", "rizk", "rizk_ol"],
-            "epsilon": [0.125, 0.25, 0.5, 1.0, 2.0, 4.0], "rizk_start": [None, "zero"]},
-           error_vs_epsilon, {"method": {"mvue", "ol", "rizk"},
-                              "privacy": {"signal", "network"}}, NETWORK_PAPER),
-    Figure("sample_paths", "+experiment=sample_paths; Figs 3–6: networks, error against t",
-           {"family": "network", "method": ["mvue", "ol"], "epsilon": [1.0, 10.0]},
-           error_vs_round,
-           {"privacy": {"signal", "network"}}, NETWORK_PAPER),
-    Figure("appendix_c_budgets", "+experiment=appendix_c_budgets; App. C.3: heterogeneous "
-           "budgets, error against ε", {"family": "network", "method": ["mvue", "ol"]},
-           budgets_vs_epsilon, {"budgets": {"homogeneous", "centralized", "waterfilling"}},
-           NETWORK_PAPER),
-    Figure("appendix_c_dynamic", "+experiment=appendix_c_dynamic; App. C.1: time-varying "
-           "graphs, error against t", {"family": "network", "method": ["mvue", "ol"]},
-           dynamic_vs_round, {"method": {"mvue", "ol"}}, NETWORK_PAPER),
-]}
-
-
-def _algorithm(summary: pd.DataFrame, view: str, varied: str | None = None) -> pd.DataFrame:
-    """The summary, if it holds simulated rows of Algorithm 1 (over two values or more of
-    ``varied``)."""
-    rows = summary[(summary.method == "colme") & (summary.source == "simulated")]
-    if rows.empty:
-        raise MissingData(f"{view}: needs simulated rows of Algorithm 1 (family=colme, "
-                          "replicates > 0)")
-    if varied and rows[varied].nunique() < 2:
-        raise MissingData(f"{view}: needs a sweep over at least two values of {varied}; the "
-                          f"results have {varied} = {rows[varied].iloc[0]}")
-    return summary
-
-
-def privacy_utility(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
-                    ) -> sns.FacetGrid:
-    """MSE at the last checkpoint against ε, a curve per scheme through its cells, with
-    each cell's local and ideal baselines as reference marks: the trade-off."""
-    rows = _algorithm(summary, "privacy_utility", "epsilon")
-    return curves(rows, x="epsilon", y="mse", series=("colme",), source="simulated",
-                  aggregate=aggregate, ylabel="MSE at t = t_max",
-                  note="Each point is a cell's MSE at its last checkpoint t = t_max.")
-
-
-def _first_reach(rows: pd.DataFrame, column: str, target: float) -> pd.Series:
-    hit = rows[rows[column] <= target]
-    return hit.groupby(["cell_id", "method", "source"]).t.min()
-
-
-def time_to_target(summary: pd.DataFrame, target: float | None = None,
-                   aggregate: str | Sequence[str] = ()) -> sns.FacetGrid:
-    """First t at which a cell's mean MSE reaches ``target``, against M, a curve per
-    scheme, with the same time for the baselines.
-
-    The default target is ten times the smallest final MSE of Algorithm 1 over the
-    cells given, which every cell of the best scheme reaches. The error bars are the
-    first times the band's lower and upper edges reach the target; a cell that never
-    reaches it within its t_max is not drawn.
-    """
-    rows = _algorithm(summary, "time_to_target", "n_agents")
-    algorithm = rows[(rows.method == "colme") & (rows.source == "simulated")]
-    how = ""
-    if target is None:
-        final = algorithm[algorithm.t == algorithm.groupby("cell_id").t.transform("max")]
-        target = 10 * float(final.mse.min())
-        how = ", ten times the smallest final MSE of Algorithm 1 over these cells"
-    keys = ["cell_id", "method", "source"]
-    times = pd.DataFrame({"t_target": _first_reach(rows, "mse", target),
-                          # The lower edge reaches the target first.
-                          "t_target_low": _first_reach(rows, "mse_low", target),
-                          "t_target_high": _first_reach(rows, "mse_high", target)})
-    # The band's upper edge may never reach it: the time is then at least t_max.
-    times["t_target_high"] = times.t_target_high.fillna(
-        rows.groupby(keys).t.max().reindex(times.index))
-    cells = rows.drop_duplicates(keys).drop(columns=["t"]).merge(
-        times.reset_index(), on=keys)
-    missing = algorithm.cell_id.nunique() - cells[cells.method == "colme"].cell_id.nunique()
-    if missing == algorithm.cell_id.nunique():
-        raise MissingData(f"time_to_target: no cell of Algorithm 1 reaches MSE ≤ {target:.3g}")
-    cells = derived(cells, rows, "t_target")
-    note = (f"Target: MSE ≤ {target:.3g}{how}. The error bars are the first times the "
-            "band's edges reach it.")
-    if missing:
-        never = f"{missing} cells never reach" if missing > 1 else "1 cell never reaches"
-        note += f" {never} it within t_max and {'are' if missing > 1 else 'is'} not drawn."
-    return curves(cells, x="n_agents", y="t_target", at=None, series=("colme",),
-                  source="simulated", aggregate=aggregate,
-                  ylabel=f"first t with MSE ≤ {target:.3g}", note=note)
-
-
-def class_errors(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
-                 ) -> sns.FacetGrid:
-    """False-exclusion and false-inclusion rates of the class estimates against t: one
-    line style per error, a colour per scheme, Wilson bands."""
-    rows = _algorithm(summary, "class_errors")
-    rows = rows[(rows.method == "colme") & (rows.source == "simulated")]
-    errors = ("false_exclusion", "false_inclusion")
-    long = pd.concat([rows.drop(columns=[c for e in errors for c in (e, f"{e}_low",
-                                                                       f"{e}_high")])
-                      .assign(error=axis(e), rate=rows[e], rate_low=rows[f"{e}_low"],
-                              rate_high=rows[f"{e}_high"]) for e in errors],
-                     ignore_index=True)
-    long = derived(long, rows, "rate", "proportion")
-    return curves(long, y="rate", style="error", series=("colme",), baselines=(),
-                  aggregate=aggregate, log=(True, False), ylabel="rate over ordered pairs")
-
-
-def ratio(summary: pd.DataFrame, reference: str = "ideal",
-          aggregate: str | Sequence[str] = ()) -> sns.FacetGrid:
-    """MSE of Algorithm 1 divided by the reference's (``ideal`` or ``oracle``) at each t.
-
-    The reference is the analytic curve of the same cell (for ``oracle``, Prop. 3 for the
-    cell's own scheme), so the ratio tends to 1 where the scheme attains it; the band is
-    the MSE's, divided by the same exact value.
-    """
-    view = f"ratio_to_{reference}"
-    rows = _algorithm(summary, view)
-    rows = rows[(rows.method == "colme") & (rows.source == "simulated")]
-    references = summary[(summary.method == reference) & (summary.source == "analytic")]
-    if references.empty:
-        raise MissingData(f"{view}: needs the analytic {reference} baseline "
-                          f"(sweep with baselines=[...,{reference}])")
-    merged = rows.merge(references[["cell_id", "t", "mse"]], on=["cell_id", "t"],
-                        suffixes=("", "_reference"))
-    if merged.empty:
-        raise MissingData(f"{view}: no cell has both Algorithm 1 and the analytic {reference}")
-    for column in ("", "_low", "_high"):
-        merged[f"ratio{column}"] = merged[f"mse{column}"] / merged.mse_reference
-    grid = curves(derived(merged, rows, "ratio"), y="ratio", series=("colme",), baselines=(),
-                  aggregate=aggregate, ylabel=f"MSE / MSE of the {reference} (analytic)",
-                  note=f"Each curve is divided by the analytic {reference} of its own cell; "
-                       "the horizontal line marks 1.")
-    for ax in grid.axes.flat:
-        ax.axhline(1.0, color="0.3", lw=0.8)
-    return grid
-
-
-VIEWS: dict[str, Callable[[pd.DataFrame], sns.FacetGrid]] = {
-    "privacy_utility": privacy_utility,
-    "time_to_target": time_to_target,
-    "class_errors": class_errors,
-    "ratio_to_ideal": ratio,
-    "ratio_to_oracle": functools.partial(ratio, reference="oracle"),
-    "network_error_vs_epsilon": error_vs_epsilon,
-    "network_error_vs_round": error_vs_round,
-}
-__all__ = ["FIGURES", "VIEWS", "Figure", "class_errors", "privacy_utility", "ratio",
-           "time_to_target"]
+__all__ = ["Figure"]

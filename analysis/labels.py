@@ -1,56 +1,19 @@
-"""The papers' vocabulary for series and axes, one :class:`Vocabulary` per family.
+"""The papers' words for series and axes: each study's vocabulary
+(:attr:`analysis.study.Study.vocabulary`), over the words every family shares.
 
-Private-ColME (Secs. III-VII), DP distributed estimation on networks (Secs. 3-5),
-continual mean estimation under user-level DP (Secs. 3-5) and DP distributed inference
-(Secs. 2, 4, 5 and 14) have theirs in
-:data:`VOCABULARIES`; a family without one is drawn with its own column and
-value names. Lookups take the family (the ``family`` column of the results) so that the
-same value can mean different things in two families.
+A family without a study is drawn with its own column and value names. Lookups take the
+family (the ``family`` column of the results) so that the same value can mean different
+things in two families.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import pandas as pd
 
-
-@dataclass(frozen=True)
-class Vocabulary:
-    """How one family's results are named in its paper.
-
-    ``names`` label values (column → value → label), ``axes`` label columns on axes,
-    ``symbols`` name parameters in titles (``epsilon`` → ε). ``curves`` are the methods
-    drawn as curves by default, the family's algorithm; ``schemed`` the methods whose
-    series are named by their scheme (default: ``curves``); ``baselines`` those drawn as
-    grey reference lines; ``scheme`` the options that name a series; ``facets`` the
-    options drawn as panels before any other (numeric options are panels anyway);
-    ``references`` the sources of an algorithm's rows drawn as its reference lines
-    (e.g. a bound); ``metric`` the default quantity on the y axis.
-    """
-
-    names: dict[str, dict[str, str]] = field(default_factory=dict)
-    axes: dict[str, str] = field(default_factory=dict)
-    symbols: dict[str, str] = field(default_factory=dict)
-    curves: tuple[str, ...] = ()
-    schemed: tuple[str, ...] = ()
-    baselines: tuple[str, ...] = ()
-    scheme: tuple[str, ...] = ()
-    facets: tuple[str, ...] = ()
-    references: tuple[str, ...] = ()
-    metric: str | None = None
-
-    def __or__(self, other: Vocabulary) -> Vocabulary:
-        """This vocabulary, with ``other``'s entries taking precedence."""
-        names = {c: {**self.names.get(c, {}), **other.names.get(c, {})}
-                 for c in {**self.names, **other.names}}
-        return Vocabulary(names, {**self.axes, **other.axes}, {**self.symbols, **other.symbols},
-                          other.curves or self.curves, other.schemed or self.schemed,
-                          other.baselines or self.baselines, other.scheme or self.scheme,
-                          other.facets or self.facets, other.references or self.references,
-                          other.metric or self.metric)
-
+from .study import get_study, known
+from .vocabulary import Vocabulary
 
 #: Words every family shares.
 SHARED = Vocabulary(
@@ -59,129 +22,17 @@ SHARED = Vocabulary(
     axes={"t": "time t", "epsilon": "privacy level ε", "ratio": "MSE ratio"},
     symbols={"epsilon": "ε", "delta": "δ"},
 )
-COLME = Vocabulary(
-    names={
-        "mechanism": {"pm1": "PM-I", "pm2": "PM-II", "none": "no privacy"},
-        "weights": {"last": "non-MoM", "mom": "MoM", "wmom": "wMoM"},
-        "schedule": {"rr": "RR", "rrr": "rRR"},
-        "variance": {"known": "known variance", "shared": "Sch-Var-1",
-                     "inferred": "Sch-Var-2", "inferred_bayes": "Sch-Var-2 (Bayesian)"},
-        "method": {"colme": "Algorithm 1", "oracle": "oracle", "local": "local",
-                   "ideal": "ideal"},
-    },
-    axes={"mse": "average mean squared error", "n_agents": "number of agents M",
-          "false_exclusion": "false-exclusion rate (type I)",
-          "false_inclusion": "false-inclusion rate (type II)"},
-    symbols={"n_agents": "M", "t_max": "t_max", "sigma": "σ", "n_classes": "Γ"},
-    curves=("colme",),
-    # The oracle class estimator, simulated (class_estimator=oracle) or analytic (Prop. 3).
-    schemed=("colme", "oracle"),
-    baselines=("local", "ideal"),
-    scheme=("noise", "mechanism", "weights", "schedule", "variance"),
-    facets=("epsilon", "n_agents", "t_max", "sigma", "delta", "n_classes"),
-    metric="mse",
-)
-NETWORK = Vocabulary(
-    names={
-        "method": {"mvue": "MVUE", "ol": "OL", "mvue_fresh_noise": "MVUE, noise every round",
-                   "ol_alg4": "Alg. 4 under Network DP", "rizk": "Rizk et al. (MVUE)",
-                   "rizk_ol": "Rizk et al. (OL)"},
-        "privacy": {"none": "non-private", "signal": "Signal DP", "network": "Network DP"},
-        "source": {"bound": "bound (Thms 3.1, 4.1, 4.2)", "exact": "exact RMS cost of privacy"},
-        "graph.kind": {"geometric": "random geometric",
-                       "newman_watts_strogatz": "Newman–Watts–Strogatz",
-                       "watts_strogatz": "Watts–Strogatz", "erdos_renyi": "Erdős–Rényi",
-                       "barabasi_albert": "Barabási–Albert", "edgelist": "edge list"},
-    },
-    axes={"total_error": "total error E‖ν_t − m·1‖₂",
-          "cost_of_privacy": "cost of privacy E‖ν_t − μ_t‖₂",
-          "cost_of_decentralization": "cost of decentralization E‖μ_t − m·1‖₂"},
-    symbols={"graph.n_nodes": "n", "rounds": "T"},
-    curves=("mvue", "ol", "mvue_fresh_noise", "ol_alg4", "rizk", "rizk_ol"),
-    scheme=("method", "privacy", "noise"),
-    facets=("epsilon", "graph.kind", "graph.n_nodes", "rounds"),
-    references=("bound", "exact"),
-    metric="total_error",
-)
-CONTINUAL = Vocabulary(
-    names={
-        "method": {"non_private": "running mean", "naive_laplace": "per-step Laplace",
-                   "alg2": "Algorithm 2", "alg3": "Algorithm 3", "alg4": "Algorithm 4",
-                   "alg5": "Algorithm 5", "alg6": "Algorithm 6",
-                   "lower_bound": "lower bound (Sec. 5)"},
-        "source": {"bound": "bound", "lower_bound": "lower bound (Sec. 5)"},
-        "order": {"contiguous": "contiguous", "round_robin": "round robin",
-                  "uniform": "uniform", "zipf": "Zipf", "one_heavy": "one heavy user",
-                  "staggered": "staggered", "few_heavy": "few heavy users"},
-        "statistic": {"mean": "mean", "quantile": "1 − δ quantile"},
-    },
-    axes={"abs_error": "error |μ̂_t − μ|", "error": "signed error μ̂_t − μ (coordinate 0)",
-          "max_count": "largest user count M_t", "max_samples": "samples per user m = M_T",
-          "n_users_seen": "users seen", "samples_used": "samples used by μ̂_t",
-          "clipped": "elements clipped by the projection", "active_levels":
-          "active binary mechanisms (Alg. 6)", "diversity": "diversity condition (11) holds",
-          "within_bound": "error within the theorem's bound", "level": "level ℓ"},
-    symbols={"n_users": "n", "max_samples": "m", "t_max": "T", "mu": "μ",
-             "dimension": "d"},
-    curves=("non_private", "naive_laplace", "alg2", "alg3", "alg4", "alg5", "alg6"),
-    scheme=("method", "composition", "level_count"),
-    facets=("epsilon", "order", "max_samples", "n_users", "t_max", "delta", "dimension"),
-    # A method's bound; and Sec. 5's lower bound where analysis.continual files it under
-    # the cell's method (the results give it as method "lower_bound", source "bound").
-    references=("bound", "lower_bound"),
-    metric="abs_error",
-)
-INFERENCE = Vocabulary(
-    names={
-        "method": {"mle": "Alg. 4 (non-private)", "am": "AM (Alg. 1)", "gm": "GM (Alg. 1)",
-                   "threshold_1": "two thresholds, Θ̂^{thres,1} (Alg. 2)",
-                   "threshold_2": "two thresholds, Θ̂^{thres,2} (Alg. 2)",
-                   "ol": "Alg. 5 (non-private OL)", "private_ol": "private OL (Alg. 3)",
-                   "test": "distributed test (Prop. 4.6)", "rizk": "Rizk et al.",
-                   "centralized": "centralized (pooled)", "rr": "randomized response",
-                   "laplace": "Laplace", "individual": "individual test (β_IND)"},
-        "source": {"bound": "theorem's bound", "exact": "exact", "belief": "belief"},
-        "model": {"bernoulli": "Bernoulli", "gaussian": "Gaussian",
-                  "cox": "proportional hazards (Cox)", "treatments": "best treatment"},
-        "test": {"composite": "composite (Wilks)", "simple": "simple"},
-    },
-    axes={"type_i_error": "type I error P[Θ̂ ⊄ Θ*]",
-          "type_ii_error": "type II error P[Θ* ⊄ Θ̂]",
-          "exact_recovery": "exact recovery P[Θ̂ = Θ*]",
-          "tvd_truth": "TVD of the beliefs to the ground truth",
-          "tvd_private": "TVD of the beliefs to the non-private run",
-          "reject": "power (rejection rate)", "statistic": "test statistic",
-          "p_value": "p-value", "belief": "final belief", "state": "state",
-          "critical_epsilon": "critical budget ε*", "graph.n_nodes": "number of centres n",
-          "patients": "time points (patients)", "seconds": "time per run (s)"},
-    symbols={"graph.n_nodes": "n", "patients": "time points", "rounds_k": "K",
-             "iterations_t": "T", "alpha": "α", "beta": "β", "rho_am": "ϱ^AM",
-             "rho_gm": "ϱ^GM", "rho_threshold": "ϱ^thres", "arm": "arm",
-             "split_seed": "split seed"},
-    curves=("mle", "am", "gm", "threshold_1", "threshold_2", "ol", "private_ol", "test",
-            "rizk", "rr", "laplace"),
-    baselines=("centralized", "individual"),
-    scheme=("method",),
-    facets=("epsilon", "graph.n_nodes", "patients"),
-    # A method's theorem bound (Thms 4.2, 4.3, 4.7, Prop. 4.6) and, for the Sec. 2 toy,
-    # its exact power.
-    references=("bound", "exact"),
-    metric="tvd_truth",
-)
-#: The vocabularies of the families that have one, by family name.
-VOCABULARIES: dict[str, Vocabulary] = {"colme": COLME, "network": NETWORK,
-                                       "continual": CONTINUAL, "inference": INFERENCE}
 
 
 def vocabulary(family: str | Sequence[str] | None = None) -> Vocabulary:
     """The words of ``family`` (or of several, the first taking precedence), with the
-    shared ones; every family's when ``family`` is None."""
-    if family is None:
-        family = list(VOCABULARIES)
-    families = [family] if isinstance(family, str) else list(family)
+    shared ones; every known study's when ``family`` is None."""
+    families = known() if family is None else [family] if isinstance(family, str) else family
     merged = SHARED
-    for name in reversed(families):
-        merged = merged | VOCABULARIES.get(name, Vocabulary())
+    for name in reversed(list(families)):
+        study = get_study(name)
+        if study is not None:
+            merged = merged | study.vocabulary
     return merged
 
 

@@ -90,6 +90,11 @@ class Source:
 #: A view: a figure from a :class:`Source`; :class:`~analysis.plot.MissingData` (or
 #: ``ValueError``) says why the results cannot give it.
 View = Callable[[Source], "sns.FacetGrid"]
+def summary_view(draw: Callable[..., sns.FacetGrid]) -> View:
+    """The view that draws ``draw(summary, aggregate=...)`` from a source's summary."""
+    return lambda source: draw(source.summary, aggregate=source.aggregate)
+
+
 @dataclass(frozen=True)
 class Section:
     """A study's part of a document (:mod:`analysis.document`).
@@ -199,4 +204,4 @@ def from_path(spec: str) -> Study:
 
 
 __all__ = ["STUDIES", "Section", "Source", "Study", "View", "get_study", "known", "register",
-           "studies", "views_of"]
+           "studies", "summary_view", "views_of"]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import seaborn as sns
 
-from .network import _network, long_errors
-from .plot import MissingData, curves, derived
+from ...plot import MissingData, curves, derived
+from .views import _network, long_errors
 
 #: The budget rules in the document's words (:mod:`sweep.network.budgets`).
 BUDGET_NAMES = {"homogeneous": "homogeneous ε", "centralized": "Prop. C.3 (as printed)",

@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from sweep.network.config import LATER_OPTIONS, NetworkConfig
+from sweep.network.api import LATER_OPTIONS, NetworkConfig
 
-from .labels import axis
-from .plot import MissingData, curves, derived
+from ...labels import axis
+from ...plot import MissingData, curves, derived
 
 #: The errors the figures show, in the paper's words, and the reference each one has:
 #: the theorems bound the total error; the exact RMS cost of privacy is a cost of privacy.

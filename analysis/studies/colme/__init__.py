@@ -1,0 +1,55 @@
+"""Private-ColME's study (Yakimenka et al.): its words, the figures of Sec. VII, views of
+Algorithm 1's results against its baselines, and its section of the reproduction
+document."""
+
+from __future__ import annotations
+
+from ...document import Preset
+from ...study import Section, Study, summary_view
+from ...vocabulary import Vocabulary
+from . import document, figures
+
+VOCABULARY = Vocabulary(
+    names={
+        "mechanism": {"pm1": "PM-I", "pm2": "PM-II", "none": "no privacy"},
+        "weights": {"last": "non-MoM", "mom": "MoM", "wmom": "wMoM"},
+        "schedule": {"rr": "RR", "rrr": "rRR"},
+        "variance": {"known": "known variance", "shared": "Sch-Var-1",
+                     "inferred": "Sch-Var-2", "inferred_bayes": "Sch-Var-2 (Bayesian)"},
+        "method": {"colme": "Algorithm 1", "oracle": "oracle", "local": "local",
+                   "ideal": "ideal"},
+    },
+    axes={"mse": "average mean squared error", "n_agents": "number of agents M",
+          "false_exclusion": "false-exclusion rate (type I)",
+          "false_inclusion": "false-inclusion rate (type II)"},
+    symbols={"n_agents": "M", "t_max": "t_max", "sigma": "σ", "n_classes": "Γ"},
+    curves=("colme",),
+    # The oracle class estimator, simulated (class_estimator=oracle) or analytic (Prop. 3).
+    schemed=("colme", "oracle"),
+    baselines=("local", "ideal"),
+    scheme=("noise", "mechanism", "weights", "schedule", "variance"),
+    facets=("epsilon", "n_agents", "t_max", "sigma", "delta", "n_classes"),
+    metric="mse",
+)
+
+
+
+STUDY = Study(
+    family="colme",
+    vocabulary=VOCABULARY,
+    views={name: summary_view(view) for name, view in figures.VIEWS.items()},
+    figures=figures.FIGURES,
+    section=Section(
+        template=("analysis.studies.colme", "reproduction.md"),
+        presets=(
+            Preset("fig2_left", figures.SIZES, ("fig2_left",)),
+            Preset("fig2_oracle", figures.SIZES, ("fig2_middle", "fig2_right")),
+            Preset("fig3", figures.SIZES,
+                   ("fig3_left", "fig3_right", "fig3_forms", "fig3_forms_zoom")),
+            Preset("fig3_welch", figures.SIZES),
+            Preset("fig4", figures.SIZES, ("fig4_left", "fig4_right")),
+        ),
+        values=document.values,
+        sizes={"n_agents": "M", "t_max": "t_max"},
+    ),
+)
