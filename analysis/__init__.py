@@ -12,8 +12,8 @@ allow; ``python -m analysis figure NAME RESULTS_DIR --out STEM`` draws one figur
 --out docs`` render the documents (:mod:`analysis.document`). Each family's figures, views
 and document section are its study's (:mod:`analysis.study`, :mod:`analysis.studies`).
 
-Names are imported when first used: reading results (``load``, ``summaries``) does not
-import the plotting stack.
+Reading results (``load``, ``summaries``) does not import the plotting stack: the other
+names are imported when first used.
 """
 
 from __future__ import annotations
@@ -21,22 +21,23 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-#: Where each public name lives.
+# The data layer is what the package is for: imported with it (pandas and pyarrow).
+from .load import load, summaries, summarize, swept
+
+#: Where each name imported when first used lives.
 EXPORTS = {
-    "load": "analysis.load", "summaries": "analysis.load", "summarize": "analysis.load",
-    "swept": "analysis.load",
     "MissingData": "analysis.plot", "SharedCurve": "analysis.plot", "curves": "analysis.plot",
     "save": "analysis.plot",
     "add_scheme": "analysis.labels", "name": "analysis.labels",
     "FIGURES": "analysis.figures", "VIEWS": "analysis.figures",
-    "report": "analysis.report",
+    "report": "analysis.reporting",
     "register": "analysis.study",
     "class_errors": "analysis.studies.colme.figures",
     "privacy_utility": "analysis.studies.colme.figures",
     "ratio": "analysis.studies.colme.figures",
     "time_to_target": "analysis.studies.colme.figures",
 }
-__all__ = sorted(EXPORTS)
+__all__ = ["load", "summaries", "summarize", "swept", *EXPORTS]
 
 
 def __getattr__(attribute: str) -> Any:

@@ -17,16 +17,19 @@ import matplotlib
 
 matplotlib.use("Agg")  # the command writes files; it never opens a window
 
-from . import continual, inference
 from .document import DOCUMENTS, command
-from .figures import FIGURES, VIEWS
 from .load import ResultsError, summaries
 from .plot import MissingData, save
-from .report import drawers, report
+from .reporting import drawers, report
+from .study import from_path, studies, views_of
 
-#: What ``figure`` draws: the paper's figures, the views and the overview (of each
-#: family: ``overview_<family>`` in a directory of several).
-FIGURE_NAMES = ["overview", *FIGURES, *VIEWS, *continual.VIEWS, *inference.views(".")]
+
+def figure_names() -> list[str]:
+    """What ``figure`` draws: the overview (of each family: ``overview_<family>`` in a
+    directory of several), and every study's views and paper figures."""
+    return ["overview", *(name for study in studies() for name in views_of(study))]
+
+
 #: The commands whose own parser reads every argument after their name (argparse's
 #: REMAINDER would not take a leading option such as --help).
 DELEGATED = {name: functools.partial(command, name=name) for name in DOCUMENTS}
@@ -42,24 +45,29 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("results", nargs="+", help="results directories")
     rep.add_argument("--out", required=True, help="output directory")
     fig = sub.add_parser("figure", help="one figure as PNG and PDF")
-    fig.add_argument("name", help=f"one of {', '.join(FIGURE_NAMES)}")
+    fig.add_argument("name", help="a figure of a study, or overview (a wrong name lists them)")
     fig.add_argument("results", nargs="+", help="results directories")
     fig.add_argument("--out", required=True, help="output path without suffix")
     # Listed for the help; their own parsers read their arguments (DELEGATED).
-    sub.add_parser("reproduce", help="docs/reproduction.md and its figures from the presets' "
-                   "results")
-    sub.add_parser("continual", help="docs/continual.md and its figures from the continual "
-                   "presets' results")
-    for command in (rep, fig):
-        command.add_argument("--any-size", action="store_true",
+    for name, document in DOCUMENTS.items():
+        sub.add_parser(name, help=f"docs/{document} and its figures from the presets' results")
+    for parsed in (rep, fig):
+        parsed.add_argument("--any-size", action="store_true",
                              help="draw the paper's figures from runs of any size")
-        command.add_argument("--keep", choices=["newest", "all"], default="newest",
+        parsed.add_argument("--keep", choices=["newest", "all"], default="newest",
                              help="cells that differ only in replicates or family version: "
                                   "the newest and largest (default), or all")
+        parsed.add_argument("--study", action="append", default=[], metavar="MODULE:ATTR",
+                             help="the study of a family outside the package (repeatable)")
     args = parser.parse_args(argv)
-    if args.command == "figure" and args.name not in FIGURE_NAMES and not \
-            args.name.startswith("overview"):
-        parser.error(f"figure: unknown name {args.name!r}; one of {', '.join(FIGURE_NAMES)}")
+    try:
+        for spec in args.study:
+            from_path(spec)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.command == "figure" and not args.name.startswith("overview") and \
+            args.name not in (names := figure_names()):
+        parser.error(f"figure: unknown name {args.name!r}; one of {', '.join(names)}")
     try:
         if args.command == "report":
             done = report(args.results, args.out, paper=not args.any_size, keep=args.keep)

@@ -32,190 +32,28 @@ from __future__ import annotations
 
 import argparse
 import functools
-import itertools
 import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from .claims import Claim, claims_table, markdown_table
-from .load import load, summaries, summarize
+from .load import MissingData
 from .numbers import duration
-from .plot import MissingData
-from .study import Section, Source, Study, get_study
+from .study import Preset, Results, Section, Study, get_study, views_of
 
 #: The documents, by command: the frame template each renders.
 DOCUMENTS: dict[str, str] = {"reproduce": "reproduction.md", "continual": "continual.md"}
 Values = dict[str, Any]
 
 
-# -- Presets ----------------------------------------------------------------------------
-
-@functools.cache
-def _composed(name: str, choices: tuple[str, ...], column: str) -> Any:
-    """``column`` of the preset's configuration with the config-group ``choices``, as
-    Hydra composes it (a size that a config group, such as a scenario, sets)."""
-    from hydra import compose, initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-
-    conf = resources.files("sweep") / "conf"
-    GlobalHydra.instance().clear()
-    with initialize_config_dir(config_dir=str(conf), version_base="1.3"):
-        config = compose("config", overrides=[f"+experiment={name}", *choices])
-    value: Any = config
-    for key in column.split("."):
-        value = value[key]
-    return value
-
-
-def _listed(text: Any) -> list[Any]:
-    """The values of a sweep parameter (``200,30`` → ``[200, 30]``)."""
-    return [yaml.safe_load(part) for part in str(text).split(",")]
-
-
-def _one_or_all(values: list[Any]) -> Any:
-    unique = list(dict.fromkeys(values))
-    return unique[0] if len(unique) == 1 else unique
-
-
-@functools.cache
-def preset_sizes(name: str, columns: tuple[str, ...]) -> dict[str, Any]:
-    """The values the preset ``sweep/conf/experiment/<name>.yaml`` gives ``columns`` and
-    ``replicates``: a value, or the list it sweeps. A column the file does not set is
-    read from the configuration Hydra composes for each choice of the config groups the
-    file sweeps (``+scenario: german,power_grid``)."""
-    path = resources.files("sweep") / "conf" / "experiment" / f"{name}.yaml"
-    config = yaml.safe_load(path.read_text("utf-8"))
-    params = ((config.get("hydra") or {}).get("sweeper") or {}).get("params") or {}
-    groups = [[f"{key}={value}" for value in _listed(text)]
-              for key, text in params.items() if key.startswith("+")]
-    sizes = {}
-    for column in (*columns, "replicates"):
-        if column in params:
-            sizes[column] = _one_or_all(_listed(params[column]))
-        elif column in config:
-            sizes[column] = config[column]
-        else:
-            sizes[column] = _one_or_all([_composed(name, choice, column)
-                                         for choice in itertools.product(*groups)])
-    return sizes
-
-
-@dataclass(frozen=True)
-class Preset:
-    """A preset whose results a document reads from ``ROOT/<name>``, as written by
-    ``python -m sweep -m +experiment=<name> results_dir=ROOT/<name>``.
-
-    ``columns`` are the options that set its runs' sizes; their values (:attr:`sizes`),
-    and the number of runs (:attr:`replicates`), are the preset file's. ``figures`` are
-    the names of the study's figures drawn from it.
-    """
-
-    name: str
-    columns: tuple[str, ...]
-    figures: tuple[str, ...] = ()
-
-    @property
-    def sizes(self) -> dict[str, Any]:
-        """The sizes of the preset's runs: the paper's, required unless ``any_size``."""
-        return {c: v for c, v in preset_sizes(self.name, self.columns).items()
-                if c != "replicates"}
-
-    @property
-    def replicates(self) -> int:
-        return preset_sizes(self.name, self.columns)["replicates"]
-
-    def command(self, root: Path) -> str:
-        return f"python -m sweep -m +experiment={self.name} results_dir={root / self.name}"
-
-
-# -- Reading ----------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Results:
-    """The summaries (mean ± one standard error per checkpoint) of the presets' results
-    under one root, by preset name; and the rows of the presets whose section reads
-    them (:attr:`~analysis.study.Section.reads`)."""
-
-    root: Path
-    summaries: dict[str, pd.DataFrame]
-    runs: dict[str, pd.DataFrame] = field(default_factory=dict)
-
-    @classmethod
-    def read(cls, root: str | Path, studies: Iterable[Study], any_size: bool = False
-             ) -> Results:
-        """Read the presets' directories of the studies' sections; :class:`MissingData`
-        naming the command to run if one is absent or holds no runs of the preset's
-        sizes (unless ``any_size``)."""
-        root = Path(root)
-        found = cls(root, {})
-        for study in studies:
-            section = study.section
-            names = {**section.sizes, "replicates": "runs"}
-            for preset in section.presets:
-                path = root / preset.name
-                if not path.is_dir():
-                    raise MissingData(f"no results directory {path}: run {preset.command(root)}")
-                sizes = {} if any_size else preset.sizes
-                if section.reads == "rows":
-                    rows = load(path, family=study.family, **sizes)
-                    summary = summarize(rows) if not rows.empty else rows
-                    found.runs[preset.name] = rows
-                else:
-                    summary = summaries(path, **sizes)
-                if summary.empty:
-                    wanted = ", ".join(f"{names[c]} = {v}" for c, v in preset.sizes.items())
-                    raise MissingData(f"{path} holds no runs of the preset's sizes ({wanted}): "
-                                      f"run {preset.command(root)}, or render from other "
-                                      "sizes with --any-size")
-                found.summaries[preset.name] = summary
-        return found
-
-    def source(self, preset: str, family: str | None, paper: bool = True) -> Source:
-        """What a figure of ``preset`` draws from."""
-        return Source(self.summaries[preset], (self.root / preset,), family, paper=paper,
-                      preloaded=self.runs.get(preset))
-
-    def rows(self, preset: str, **match: Any) -> pd.DataFrame:
-        """The rows, ordered by t, of the one series (cell, method and source) of
-        ``preset`` whose columns equal ``match`` (``source`` defaults to simulated).
-
-        :class:`MissingData` unless exactly one series matches: a number of the document
-        must never be a silent pick among several.
-        """
-        summary = self.summaries[preset]
-        match = {"source": "simulated", **match}
-        absent = [c for c, v in match.items() if c not in summary and v is not None]
-        if absent:
-            raise MissingData(f"{preset}: the results have no column {absent[0]!r}")
-        rows = summary[matching(summary, match)]
-        series = len(rows.groupby(["cell_id", "method", "source"]))
-        if series != 1 or not rows.t.is_unique:
-            described = ", ".join(f"{c}={v}" for c, v in match.items())
-            raise MissingData(f"{preset}: {series} series match {described}; the document "
-                              "needs exactly one (rerun the commands of the document)")
-        return rows.sort_values("t")
-
-    def curve(self, preset: str, metric: str, **match: Any) -> pd.Series:
-        """``metric`` of the series :meth:`rows` selects, indexed by t."""
-        return self.rows(preset, **match).set_index("t")[metric]
-
-
-def matching(frame: pd.DataFrame, match: Mapping[str, Any]) -> np.ndarray:
-    """Which rows of ``frame`` have every column of ``match`` equal to its value; ``None``
-    matches a missing value (an option left at its default, recorded only when set)."""
-    return np.logical_and.reduce([
-        (frame[c].isna() if c in frame else np.ones(len(frame), bool)) if v is None
-        else frame[c] == v for c, v in match.items()])
-
+# -- Reading a curve -----------------------------------------------------------------------
 
 def checkpoint(curve: pd.Series, t: float | None = None) -> int:
     """The checkpoint of ``curve`` nearest ``t`` on a log scale (default: the last)."""
@@ -393,7 +231,7 @@ def render(name: str, root: str | Path, out_dir: str | Path = "docs", any_size: 
 
 
 def _figure(study: Study, results: Results, preset: Preset, figure: str, paper: bool) -> Any:
-    return study.figures[figure](results.source(preset.name, study.family, paper))
+    return views_of(study)[figure](results.source(preset.name, study.family, paper))
 
 
 def command(argv: Sequence[str], name: str) -> int:

@@ -101,6 +101,11 @@ KEEP = ("newest", "all")
 PathLike = str | os.PathLike[str]
 
 
+class MissingData(LookupError):
+    """The results hold nothing to draw for a figure, or to state in a document; the
+    message says what is needed."""
+
+
 class ResultsError(OSError):
     """Results that cannot be read; ``exit_code`` is the command line's exit code."""
 

@@ -28,7 +28,7 @@ import seaborn as sns
 from matplotlib.lines import Line2D
 
 from .labels import add_scheme, axis, families_of, name, vocabulary
-from .load import ROW_KEYS, summary_metrics
+from .load import ROW_KEYS, MissingData, summary_metrics
 
 DASHES = ["-", "--", ":", "-."]
 #: Line styles of reference curves, by method (baselines) or by source (a method's own
@@ -50,10 +50,6 @@ NOT_OPTIONS = ("cell_id", "n", "scheme", "panel", "family_version", "replicates"
 #: Columns whose values are labels already (a scheme, a row of panels, a derived quantity's
 #: name): shown as they are.
 LABELS = ("scheme", "panel", "error", "metric")
-
-
-class MissingData(LookupError):
-    """The results hold nothing to draw for a figure; the message says what is needed."""
 
 
 class SharedCurve(ValueError):

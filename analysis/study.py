@@ -22,20 +22,25 @@ from __future__ import annotations
 
 import functools
 import importlib
+import itertools
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import pandas as pd
+import yaml
+
+from .load import MissingData, load, summaries, summarize
 from .vocabulary import Vocabulary
 
 if TYPE_CHECKING:
-    import pandas as pd
     import seaborn as sns
 
     from .claims import Claim
-    from .document import Preset, Results
 
 #: Built-in studies by family name, as import paths so that naming one imports only it.
 STUDIES: dict[str, str] = {
@@ -69,8 +74,6 @@ class Source:
 
     @functools.cached_property
     def _rows(self) -> pd.DataFrame:
-        from .load import load
-
         return load(list(self.results), keep=self.keep, family=self.family)
 
     def rows(self) -> pd.DataFrame:
@@ -81,8 +84,6 @@ class Source:
     def directory(self) -> Path:
         """The one results directory (a view that reads provenance needs exactly one)."""
         if len(self.results) != 1:
-            from .plot import MissingData
-
             raise MissingData(f"this view reads one results directory; got {len(self.results)}")
         return self.results[0]
 
@@ -99,8 +100,8 @@ def summary_view(draw: Callable[..., sns.FacetGrid]) -> View:
 class Section:
     """A study's part of a document (:mod:`analysis.document`).
 
-    ``template`` is the section's Markdown, a resource of the study's package (``package``,
-    ``file name``); ``presets`` the sweeps it reads, one results directory each under the
+    ``template`` is the section's Markdown: a resource of the study's package (``package``,
+    ``file name``), or a file; ``presets`` the sweeps it reads, one results directory each under the
     document's root; ``reads`` whether it reads their summaries (``"summaries"``) or
     their rows (``"rows"``, summarized too); ``sizes`` names the size options of its
     presets (``n_agents`` → ``M``); ``values`` computes every placeholder of the template
@@ -109,7 +110,7 @@ class Section:
     renders as a table and counts (``{{<stem>_claims}}`` and ``{{<stem>_agreed}}``).
     """
 
-    template: tuple[str, str]
+    template: tuple[str, str] | Path
     presets: Sequence[Preset]
     values: Callable[[Results], Mapping[str, str | bool | list[Claim]]]
     sizes: Mapping[str, str]
@@ -118,6 +119,8 @@ class Section:
     def text(self) -> str:
         from importlib import resources
 
+        if isinstance(self.template, Path):
+            return self.template.read_text("utf-8")
         package, name = self.template
         return (resources.files(package) / name).read_text("utf-8")
 
@@ -131,6 +134,171 @@ class Study:
     views: Mapping[str, View] = field(default_factory=dict)
     figures: Mapping[str, View] = field(default_factory=dict)
     section: Section | None = None
+
+
+# -- The presets a section reads --------------------------------------------------------
+
+@functools.cache
+def _composed(name: str, choices: tuple[str, ...], column: str) -> Any:
+    """``column`` of the preset's configuration with the config-group ``choices``, as
+    Hydra composes it (a size that a config group, such as a scenario, sets)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    conf = resources.files("sweep") / "conf"
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(conf), version_base="1.3"):
+        config = compose("config", overrides=[f"+experiment={name}", *choices])
+    value: Any = config
+    for key in column.split("."):
+        value = value[key]
+    return value
+
+
+def _listed(text: Any) -> list[Any]:
+    """The values of a sweep parameter (``200,30`` → ``[200, 30]``)."""
+    return [yaml.safe_load(part) for part in str(text).split(",")]
+
+
+def _one_or_all(values: list[Any]) -> Any:
+    unique = list(dict.fromkeys(values))
+    return unique[0] if len(unique) == 1 else unique
+
+
+@functools.cache
+def preset_sizes(name: str, columns: tuple[str, ...], experiments: Path | None = None
+                 ) -> dict[str, Any]:
+    """The values the preset ``<experiments>/<name>.yaml`` (by default the platform's,
+    ``sweep/conf/experiment``) gives ``columns`` and ``replicates``: a value, or the list
+    it sweeps. A column the file does not set is read from the configuration Hydra
+    composes for each choice of the config groups the file sweeps (``+scenario:
+    german,power_grid``)."""
+    directory = experiments or resources.files("sweep") / "conf" / "experiment"
+    config = yaml.safe_load((directory / f"{name}.yaml").read_text("utf-8"))
+    params = ((config.get("hydra") or {}).get("sweeper") or {}).get("params") or {}
+    groups = [[f"{key}={value}" for value in _listed(text)]
+              for key, text in params.items() if key.startswith("+")]
+    sizes = {}
+    for column in (*columns, "replicates"):
+        if column in params:
+            sizes[column] = _one_or_all(_listed(params[column]))
+        elif column in config:
+            sizes[column] = config[column]
+        else:
+            sizes[column] = _one_or_all([_composed(name, choice, column)
+                                         for choice in itertools.product(*groups)])
+    return sizes
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A preset whose results a document reads from ``ROOT/<name>``, as written by
+    ``python -m sweep -m +experiment=<name> results_dir=ROOT/<name>``.
+
+    ``columns`` are the options that set its runs' sizes; their values (:attr:`sizes`),
+    and the number of runs (:attr:`replicates`), are the preset file's, in
+    ``experiments`` (a family outside the package keeps its presets beside its configs;
+    default: the platform's). ``figures`` are the names of the study's figures drawn from
+    it.
+    """
+
+    name: str
+    columns: tuple[str, ...]
+    figures: tuple[str, ...] = ()
+    experiments: Path | None = None
+
+    @property
+    def sizes(self) -> dict[str, Any]:
+        """The sizes of the preset's runs: the paper's, required unless ``any_size``."""
+        return {c: v for c, v in preset_sizes(self.name, self.columns, self.experiments).items()
+                if c != "replicates"}
+
+    @property
+    def replicates(self) -> int:
+        return preset_sizes(self.name, self.columns, self.experiments)["replicates"]
+
+    def command(self, root: Path) -> str:
+        return f"python -m sweep -m +experiment={self.name} results_dir={root / self.name}"
+
+
+
+@dataclass(frozen=True)
+class Results:
+    """The summaries (mean ± one standard error per checkpoint) of the presets' results
+    under one root, by preset name; and the rows of the presets whose section reads
+    them (:attr:`~analysis.study.Section.reads`)."""
+
+    root: Path
+    summaries: dict[str, pd.DataFrame]
+    runs: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, root: str | Path, studies: Iterable[Study], any_size: bool = False
+             ) -> Results:
+        """Read the presets' directories of the studies' sections; :class:`MissingData`
+        naming the command to run if one is absent or holds no runs of the preset's
+        sizes (unless ``any_size``)."""
+        root = Path(root)
+        found = cls(root, {})
+        for study in studies:
+            section = study.section
+            names = {**section.sizes, "replicates": "runs"}
+            for preset in section.presets:
+                path = root / preset.name
+                if not path.is_dir():
+                    raise MissingData(f"no results directory {path}: run {preset.command(root)}")
+                sizes = {} if any_size else preset.sizes
+                if section.reads == "rows":
+                    rows = load(path, family=study.family, **sizes)
+                    summary = summarize(rows) if not rows.empty else rows
+                    found.runs[preset.name] = rows
+                else:
+                    summary = summaries(path, **sizes)
+                if summary.empty:
+                    wanted = ", ".join(f"{names[c]} = {v}" for c, v in preset.sizes.items())
+                    raise MissingData(f"{path} holds no runs of the preset's sizes ({wanted}): "
+                                      f"run {preset.command(root)}, or render from other "
+                                      "sizes with --any-size")
+                found.summaries[preset.name] = summary
+        return found
+
+    def source(self, preset: str, family: str | None, paper: bool = True) -> Source:
+        """What a figure of ``preset`` draws from."""
+        return Source(self.summaries[preset], (self.root / preset,), family, paper=paper,
+                      preloaded=self.runs.get(preset))
+
+    def rows(self, preset: str, **match: Any) -> pd.DataFrame:
+        """The rows, ordered by t, of the one series (cell, method and source) of
+        ``preset`` whose columns equal ``match`` (``source`` defaults to simulated).
+
+        :class:`MissingData` unless exactly one series matches: a number of the document
+        must never be a silent pick among several.
+        """
+        summary = self.summaries[preset]
+        match = {"source": "simulated", **match}
+        absent = [c for c, v in match.items() if c not in summary and v is not None]
+        if absent:
+            raise MissingData(f"{preset}: the results have no column {absent[0]!r}")
+        rows = summary[matching(summary, match)]
+        series = len(rows.groupby(["cell_id", "method", "source"]))
+        if series != 1 or not rows.t.is_unique:
+            described = ", ".join(f"{c}={v}" for c, v in match.items())
+            raise MissingData(f"{preset}: {series} series match {described}; the document "
+                              "needs exactly one (rerun the commands of the document)")
+        return rows.sort_values("t")
+
+    def curve(self, preset: str, metric: str, **match: Any) -> pd.Series:
+        """``metric`` of the series :meth:`rows` selects, indexed by t."""
+        return self.rows(preset, **match).set_index("t")[metric]
+
+
+def matching(frame: pd.DataFrame, match: Mapping[str, Any]) -> np.ndarray:
+    """Which rows of ``frame`` have every column of ``match`` equal to its value; ``None``
+    matches a missing value (an option left at its default, recorded only when set)."""
+    return np.logical_and.reduce([
+        (frame[c].isna() if c in frame else np.ones(len(frame), bool)) if v is None
+        else frame[c] == v for c, v in match.items()])
+
 
 
 _registered: dict[str, str | Study] = {}

@@ -4,7 +4,9 @@ column and a proportion metric, and nothing in the engine or the analysis knows 
 
 from __future__ import annotations
 
+import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from analysis import load, report, summaries, summarize
+from analysis import load, report, study, summaries, summarize
+from analysis.document import render
 from analysis.load import wilson
 from sweep.errors import FamilyError
 from sweep.execute import execute, simulate
@@ -78,6 +81,50 @@ def test_the_report_draws_it(toy: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "drew overview" in done.stdout
     assert (toy / "report" / "overview.png").is_file()
+
+
+@pytest.fixture
+def toy_study(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The toy study registered for the toy family, as a user's script would; the
+    registry as it was afterwards."""
+    monkeypatch.syspath_prepend(str(EXTERNAL))
+    monkeypatch.setattr(study, "_registered", {})
+    study.register("toy_family:FAMILY", "toy_study:STUDY")
+    yield
+    study.get_study.cache_clear()
+
+
+def test_its_study_draws_its_view_in_the_report(toy: Path) -> None:
+    done = run_cli(["report", "results", "--out", "with_study", "--study", "toy_study:STUDY"],
+                   toy, module="analysis", path=[EXTERNAL])
+    assert done.returncode == 0, done.stderr
+    assert (toy / "with_study" / "toy_coverage.png").is_file()
+    # Without the study the report knows no view of the family: the overview only.
+    assert not (toy / "report" / "toy_coverage.png").exists()
+    done = run_cli(["figure", "toy_coverage", "results", "--out", "coverage", "--study",
+                    "toy_study:STUDY"], toy, module="analysis", path=[EXTERNAL])
+    assert done.returncode == 0, done.stderr
+    assert "nominal 95%" in done.stdout
+    done = run_cli(["report", "results", "--out", "x", "--study", "toy_study"], toy,
+                   module="analysis", path=[EXTERNAL])
+    assert done.returncode == 2 and "--study: must be module:attribute" in done.stderr
+
+
+def test_its_study_renders_its_document_section(toy_study: None, tmp_path: Path) -> None:
+    done = run_cli(["-m", SEARCHPATH, "+experiment=toy_coverage",
+                    "results_dir=root/toy_coverage"], tmp_path, path=[EXTERNAL])
+    assert done.returncode == 0, done.stderr
+    frame = ("# Toy\n\n{{#other_sizes}}Other sizes: {{sizes_found}}.\n{{/other_sizes}}"
+             "{{>toy_family:FAMILY}}\n{{provenance}}\n")
+    text = render("toy.md", tmp_path / "root", tmp_path / "docs", text=frame).read_text()
+    assert text.startswith("# Toy\n\n## Coin flips\n") and "Other sizes" not in text
+    assert "200 runs per cell, p ∈ {0.3, 0.5}" in text
+    # One claim, checked per cell and node, and counted.
+    rows = [line for line in text.splitlines() if line.startswith("| toy |")]
+    assert len(rows) == 1 and "p = 0.3, node 0" in rows[0]
+    assert re.search(r"^[01] of 1 claims agree\.$", text, re.M)
+    assert (tmp_path / "docs" / "figures" / "toy_coverage.png").is_file()
+    assert "`toy_coverage` | 2 |" in text  # the engine's provenance table
 
 
 def test_a_directory_with_another_family_keeps_both(toy: Path, tmp_path: Path,

@@ -4,8 +4,7 @@ document."""
 
 from __future__ import annotations
 
-from ...document import Preset
-from ...study import Section, Study, summary_view
+from ...study import Preset, Section, Study, summary_view
 from ...vocabulary import Vocabulary
 from . import document, figures
 

@@ -15,10 +15,11 @@ import pandas as pd
 from sweep.colme.api import ColmeConfig, member_variances, oracle_mse, sigma_dp
 
 from ...claims import Claim, markdown_table
-from ...document import Results, at, checkpoint
+from ...document import at, checkpoint
 from ...labels import name
 from ...load import load
 from ...numbers import number, percent, sci, span, versus, with_error
+from ...study import Results
 
 #: A ratio agrees with 1, and a point in time with the paper's, within this factor.
 TOLERANCE = 1.25

@@ -3,8 +3,7 @@ words, Figs 3–7 and Appendix C, and its section of the reproduction document."
 
 from __future__ import annotations
 
-from ...document import Preset
-from ...study import Section, Study, summary_view
+from ...study import Preset, Section, Study, summary_view
 from ...vocabulary import Vocabulary
 from . import document, figures
 

@@ -14,10 +14,11 @@ import pandas as pd
 from sweep.network.api import calibrate, centralized, waterfilling
 
 from ...claims import Claim, markdown_table
-from ...document import Results, at, matching
+from ...document import at
 from ...labels import name
 from ...numbers import number, percent, sci, span, with_error
 from ...plot import MissingData
+from ...study import Results, matching
 from . import views as network
 
 #: "≈ 1000× smaller error": every ratio within half an order of magnitude of 1000.

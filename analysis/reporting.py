@@ -13,17 +13,16 @@ import functools
 import html
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 import seaborn as sns
 
-from . import continual, inference
-from .figures import FIGURES, VIEWS
 from .labels import add_scheme, families_of
 from .load import ROW_KEYS, present, summaries, summary_metrics, swept
 from .plot import MissingData, curves, save
+from .study import PathLike, Source, View, get_study, views_of
 
 
 @dataclass
@@ -47,44 +46,58 @@ def overview(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()) -> sns.
                   title="All series")
 
 
-def _overview_of(summary: pd.DataFrame, family: str | None,
-                 aggregate: Sequence[str]) -> sns.FacetGrid:
-    # A summary of one family is drawn as it is: no copy of a large table.
+def _rows_of(summary: pd.DataFrame, family: str | None) -> pd.DataFrame:
+    # A summary of one family is taken as it is: no copy of a large table.
     one = family is None or not (summary.family != family).any()
-    rows = summary if one else present(summary[summary.family == family])
-    return overview(rows, aggregate)
+    return summary if one else present(summary[summary.family == family])
+
+
+def _drawer(view: View, summary: pd.DataFrame, source: Source
+            ) -> Callable[[pd.DataFrame], sns.FacetGrid]:
+    # The rows of the family are picked when the view is drawn, not before.
+    def draw(_: pd.DataFrame) -> sns.FacetGrid:
+        return view(replace(source, summary=_rows_of(summary, source.family)))
+    return draw
 
 
 def drawers(summary: pd.DataFrame, paper: bool = True,
-            results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+            results: PathLike | Sequence[PathLike] = (),
             keep: str = "newest") -> dict[str, Callable[[pd.DataFrame], sns.FacetGrid]]:
     """Every figure a report tries, by name: the overview of each family (``overview``,
-    or ``overview_<family>`` in a directory of several), the paper's figures (at the
-    paper's sizes unless ``paper`` is false) and the views; and, when ``results`` (the
-    directories of ``summary``) hold continual cells, the continual family's views
-    (:data:`analysis.continual.VIEWS`), which read their rows (``keep`` as the summary's),
-    and when they hold inference cells the inference family's
-    (:func:`analysis.inference.views`; its run times read the results' provenance).
+    or ``overview_<family>`` in a directory of several), and the views and paper figures
+    of the study of each family present (:mod:`analysis.study`), drawn from its rows
+    (paper figures at the paper's sizes unless ``paper`` is false); ``results`` are the
+    directories of ``summary`` (read by the views that need the replicates or the
+    provenance), ``keep`` the summary's.
 
     Cells that differ only in their seed are averaged in the overview and the views,
     and their captions say so; every other curve is one cell.
     """
-    seeds = ["seed"] if "seed" in summary and summary.seed.nunique() > 1 else []
+    seeds = ("seed",) if "seed" in summary and summary.seed.nunique() > 1 else ()
+    directories = tuple(Path(p) for p in ([results] if isinstance(results, str | os.PathLike)
+                                          else results))
     # One overview per family: families measure different things on their y axes.
     families = families_of(summary) or [None]
-    overviews = {"overview" if len(families) == 1 else f"overview_{family}":
-                 functools.partial(_overview_of, family=family, aggregate=seeds)
-                 for family in families}
-    figures = {n: functools.partial(f.draw, paper=paper) for n, f in FIGURES.items()}
-    views = {n: functools.partial(view, aggregate=seeds) for n, view in VIEWS.items()}
-    if results is not None and continual.FAMILY in families:
-        views.update(continual.views(results, keep))
-    if results is not None and inference.FAMILY in families:
-        views.update(inference.views(results))
-    return {**overviews, **figures, **views}
+    found: dict[str, Callable[[pd.DataFrame], sns.FacetGrid]] = {
+        "overview" if len(families) == 1 else f"overview_{family}":
+        functools.partial(_overview_of, family=family, aggregate=seeds)
+        for family in families}
+    for family in families:
+        study = get_study(family) if family is not None else None
+        if study is None:
+            continue
+        source = Source(summary, directories, family, keep, paper, seeds)
+        found.update({name: _drawer(view, summary, source)
+                      for name, view in views_of(study).items()})
+    return found
 
 
-def report(results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+def _overview_of(summary: pd.DataFrame, family: str | None,
+                 aggregate: Sequence[str]) -> sns.FacetGrid:
+    return overview(_rows_of(summary, family), aggregate)
+
+
+def report(results: PathLike | Sequence[PathLike],
            out: str | os.PathLike[str], paper: bool = True, keep: str = "newest") -> Report:
     """Draw every figure the results allow into ``out`` and write ``out/index.html``.
 
