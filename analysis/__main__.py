@@ -81,8 +81,9 @@ def main(argv: list[str] | None = None) -> int:
             available = drawers(summary, paper=not args.any_size, results=args.results,
                                 keep=args.keep)
             if args.name not in available:
+                owner = next((s.family for s in studies() if args.name in views_of(s)), None)
                 held = ("several families, an overview of each" if args.name == "overview"
-                        else "no such family")
+                        else f"no rows of family {owner}" if owner else "no such family")
                 raise MissingData(f"{args.name}: the results hold {held} "
                                   f"(figures: {', '.join(available)})")
             grid = available[args.name](summary)
