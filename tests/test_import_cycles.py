@@ -89,3 +89,21 @@ def test_a_cycle_through_a_late_import_is_found(tmp_path: Path) -> None:
     (package / "c.py").write_text("import pkg.a\n")
     (package / "d.py").write_text("from . import a\n")  # imports into the cycle: not in it
     assert cycles(tmp_path, ("pkg",)) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
+
+
+#: The engine modules of sweep that any reader of results may use.
+ENGINE = {"sweep.family", "sweep.results", "sweep.store", "sweep.errors"}
+
+
+def test_the_analysis_reads_a_family_only_through_its_api() -> None:
+    known = modules(ROOT, PACKAGES)
+    readers = {name: imports(name, path, known) for name, path in known.items()
+               if name.startswith("analysis")}
+    for name, targets in readers.items():
+        for target in targets:
+            if target.startswith("sweep"):
+                assert target in ENGINE or target.endswith(".api"), (name, target)
+    # The engine modules of the analysis name no study: the registry does, as paths.
+    for name, targets in readers.items():
+        if not name.startswith("analysis.studies"):
+            assert not any(t.startswith("analysis.studies") for t in targets), name
