@@ -9,7 +9,7 @@
 ``python -m analysis report RESULTS_DIR --out OUT_DIR`` draws everything the results
 allow; ``python -m analysis figure NAME RESULTS_DIR --out STEM`` draws one figure;
 ``python -m analysis continual ROOT --out docs`` renders ``docs/continual.md``, the study
-of continual mean estimation (:mod:`analysis.continual`).
+of continual mean estimation (:mod:`analysis.studies.continual`).
 """
 
 from .figures import FIGURES, VIEWS, class_errors, privacy_utility, ratio, time_to_target

@@ -17,16 +17,18 @@ import matplotlib
 
 matplotlib.use("Agg")  # the command writes files; it never opens a window
 
-from . import continual, inference
+from . import inference
 from .document import DOCUMENTS, command
 from .figures import FIGURES, VIEWS
 from .load import ResultsError, summaries
 from .plot import MissingData, save
 from .report import drawers, report
+from .study import get_study
 
 #: What ``figure`` draws: the paper's figures, the views and the overview (of each
 #: family: ``overview_<family>`` in a directory of several).
-FIGURE_NAMES = ["overview", *FIGURES, *VIEWS, *continual.VIEWS, *inference.views(".")]
+FIGURE_NAMES = ["overview", *FIGURES, *VIEWS, *get_study("continual").views,
+                *inference.views(".")]
 #: The commands whose own parser reads every argument after their name (argparse's
 #: REMAINDER would not take a leading option such as --help).
 DELEGATED = {name: functools.partial(command, name=name) for name in DOCUMENTS}

@@ -19,11 +19,12 @@ from pathlib import Path
 import pandas as pd
 import seaborn as sns
 
-from . import continual, inference
+from . import inference
 from .figures import FIGURES, VIEWS
 from .labels import add_scheme, families_of
 from .load import ROW_KEYS, present, summaries, summary_metrics, swept
 from .plot import MissingData, curves, save
+from .study import Source, get_study
 
 
 @dataclass
@@ -62,7 +63,8 @@ def drawers(summary: pd.DataFrame, paper: bool = True,
     or ``overview_<family>`` in a directory of several), the paper's figures (at the
     paper's sizes unless ``paper`` is false) and the views; and, when ``results`` (the
     directories of ``summary``) hold continual cells, the continual family's views
-    (:data:`analysis.continual.VIEWS`), which read their rows (``keep`` as the summary's),
+    (its study's views, :mod:`analysis.studies.continual`), which read their rows
+    (``keep`` as the summary's),
     and when they hold inference cells the inference family's
     (:func:`analysis.inference.views`; its run times read the results' provenance).
 
@@ -77,11 +79,22 @@ def drawers(summary: pd.DataFrame, paper: bool = True,
                  for family in families}
     figures = {n: functools.partial(f.draw, paper=paper) for n, f in FIGURES.items()}
     views = {n: functools.partial(view, aggregate=seeds) for n, view in VIEWS.items()}
-    if results is not None and continual.FAMILY in families:
-        views.update(continual.views(results, keep))
+    if results is not None and "continual" in families:
+        views.update(_study_views("continual", summary, results, keep))
     if results is not None and inference.FAMILY in families:
         views.update(inference.views(results))
     return {**overviews, **figures, **views}
+
+
+def _study_views(family: str, summary: pd.DataFrame,
+                 results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+                 keep: str) -> dict[str, Callable[[pd.DataFrame], sns.FacetGrid]]:
+    """The views of ``family``'s study, drawn from its rows in ``results`` (read once, when
+    the first is drawn)."""
+    paths = [results] if isinstance(results, str | os.PathLike) else results
+    source = Source(summary[summary.family == family], tuple(map(Path, paths)), family, keep)
+    return {name: (lambda _, view=view: view(source))
+            for name, view in get_study(family).views.items()}
 
 
 def report(results: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
