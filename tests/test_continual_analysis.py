@@ -14,18 +14,20 @@ import pandas as pd
 import pytest
 
 from analysis.__main__ import main
-from analysis.continual import (
-    PRESETS,
+from analysis.document import TemplateError, fill, render
+from analysis.load import load
+from analysis.order_statistics import quantile_ranks
+from analysis.studies.continual import STUDY
+from analysis.studies.continual.figures import (
+    APPLIES,
+    UPPER,
     error_vs_time,
     fit_slope,
-    quantile_ranks,
     quantiles,
-    render,
+    slope_figure,
     slopes,
-    template,
 )
-from analysis.load import load
-from analysis.reproduce import TemplateError, fill
+from analysis.study import get_study
 from sweep.execute import execute
 from sweep.plan import Execution, plan
 
@@ -129,24 +131,25 @@ def test_the_slope_fit_recovers_a_known_slope() -> None:
 
 def test_the_renderer_refuses_a_missing_value() -> None:
     with pytest.raises(TemplateError, match="no value computed for"):
-        fill(template(), {"other_sizes": False})
+        fill(STUDY.section.text(), {"other_sizes": False})
 
 
 def test_the_document_renders_from_tiny_runs_of_every_preset(root: Path,
                                                              tmp_path: Path) -> None:
-    path = render(root, tmp_path, any_size=True)
+    path = render("continual.md", root, tmp_path, any_size=True)
     text = path.read_text(encoding="utf-8")
     assert "{{" not in text and "}}" not in text
     assert text.index("Rendered from runs of other sizes") < text.index("## Commands")
     images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
-    assert len(images) == sum(len(p.figures) for p in PRESETS.values())
+    assert len(images) == sum(len(p.figures) for p in STUDY.section.presets)
     for image in images:
         assert (tmp_path / image).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", image
     # A number of the document is the results': Algorithm 2's mean error at T under
-    # round robin, as the orders table prints it.
-    rows = load(root / "continual_orders", method="alg2", order="round_robin",
+    # uniform arrivals, as the orders table prints it.
+    rows = load(root / "continual_orders", method="alg2", order="uniform",
                 source="simulated")
     mean = rows[rows.t == rows.t.max()].abs_error.mean()
+    assert np.isfinite(mean)
     assert re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{mean:.2e}") in text
 
 
@@ -162,3 +165,25 @@ def test_the_command_passes_its_arguments_to_its_own_parser(capsys: pytest.Captu
         main(["continual", "--help"])
     assert done.value.code == 0
     assert "python -m analysis continual" in capsys.readouterr().out
+
+
+def test_the_slopes_view_fits_over_the_ranges_of_m_where_the_theorems_apply(root: Path
+                                                                          ) -> None:
+    # The theorems apply at T for m = 2, 4 and not for m = 8, 16 (TINY): over m = 2..16
+    # the scaling preset's ranges; over m = 4..16, where they apply at one m only, the
+    # fit is over all cells.
+    rows = load(root / "continual_scaling")
+
+    def ranges(rows: pd.DataFrame) -> list[str]:
+        right = slope_figure(rows).axes.flat[1]
+        return [tick.get_text().split("\n(M_T")[0].replace("\n", " ")
+                for tick in right.get_xticklabels()]
+
+    assert ranges(rows) == [APPLIES, UPPER, "all cells"]
+    assert ranges(rows[rows.max_samples >= 4]) == ["all cells"]
+
+
+def test_the_study_is_registered_with_every_figure_its_section_draws() -> None:
+    assert get_study("continual") is STUDY
+    drawn = [f for preset in STUDY.section.presets for f in preset.figures]
+    assert sorted(drawn) == sorted(STUDY.figures)

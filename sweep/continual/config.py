@@ -43,6 +43,12 @@ LEVEL_COUNTS = ("ceil", "floor")
 USERS = 2**31 - 1
 
 
+def default_prior_offset(max_samples: int) -> float:
+    """μ̃ − μ of the methods that take a prior when ``prior_offset`` is unset: 1/(2√m),
+    half the distance the theorems allow."""
+    return 1.0 / (2.0 * math.sqrt(max_samples))
+
+
 @dataclass(frozen=True)
 class ContinualConfig:
     """One scenario of the continual family.
@@ -162,7 +168,7 @@ class ContinualConfig:
         composition (default 1e-6) and nothing for basic."""
         changes: dict[str, Any] = {}
         if self.method in PRIOR_METHODS and self.prior_offset is None:
-            changes["prior_offset"] = 1.0 / (2.0 * math.sqrt(self.max_samples))
+            changes["prior_offset"] = default_prior_offset(self.max_samples)
         if self.composition == "basic" or self.dimension == 1:
             changes.update(composition="basic", composition_delta=None)
         elif self.composition_delta is None:
@@ -194,4 +200,4 @@ class ContinualConfig:
 
 
 __all__ = ["COMPOSITIONS", "LEVEL_COUNTS", "METHODS", "ORDERS", "ORDER_PARAMETERS",
-           "PRIOR_METHODS", "ContinualConfig"]
+           "PRIOR_METHODS", "ContinualConfig", "default_prior_offset"]

@@ -1,0 +1,402 @@
+"""The continual study's section of ``docs/continual.md``: every number and verdict its
+template (``continual.md`` in this package) names, computed from the presets' rows.
+
+:func:`values` gathers them: the order statistics of each preset's quantiles and its
+setting in words, and the findings of each preset (:func:`orders_values`,
+:func:`scaling_values`, :func:`epsilon_values`, :func:`constants_values`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.claims import markdown_table
+from analysis.document import Results
+from analysis.labels import name
+from analysis.numbers import number, percent, sci, span
+from analysis.order_statistics import LEVEL, quantile_ranks
+from sweep.continual.api import METHODS, PRIVATE
+
+from .figures import (
+    APPLIES,
+    DRAWS,
+    FAMILY,
+    PREDICTED,
+    UPPER,
+    _orders_present,
+    activations,
+    at_end,
+    final,
+    local_ranges,
+    quantiles,
+    references,
+    scaling_ranges,
+    slopes,
+)
+
+#: A slope agrees with the paper's prediction when it is within this distance of it.
+SLOPE_TOLERANCE = 0.15
+#: A ratio of two errors counts as a loss when it is this many standard errors from 1.
+SIGNIFICANT = 2.0
+Values = dict[str, str | bool]
+
+
+def values(results: Results) -> Values:
+    """Every value of the section's template, from the rows of the presets' results."""
+    return {**quantile_values(results.runs), **setting_values(results.runs),
+            **orders_values(results), **scaling_values(results), **epsilon_values(results),
+            **constants_values(results), "level": percent(LEVEL)}
+
+
+def quantile_values(runs: Mapping[str, pd.DataFrame]) -> Values:
+    """The order statistics that estimate each preset's (1 − δ) quantiles, with their
+    intervals' coverage, and whether every upper rank is the sample's maximum."""
+    ranks, at_max = [], True
+    for preset, rows in runs.items():
+        cells = rows.drop_duplicates("cell_id")
+        for (n, delta), _ in cells.groupby(["replicates", "delta"]):
+            r = quantile_ranks(int(n), 1.0 - float(delta))
+            at_max &= r.high == n
+            ranks.append(f"`{preset}` ({n} runs, δ = {delta:g}): X_({r.point}) in "
+                         f"[X_({r.low}), X_({r.high})], coverage {percent(r.coverage)}")
+    return {"quantile_ranks": "; ".join(ranks), "quantile_at_max": at_max}
+
+
+def setting_values(runs: Mapping[str, pd.DataFrame]) -> Values:
+    """Each preset's setting in words, as ``<preset>_setting`` (``quickstart_setting``)."""
+    return {f"{preset.removeprefix('continual_')}_setting": setting(rows)
+            for preset, rows in runs.items()}
+
+
+#: The options a preset's setting names, with their symbols.
+SETTING = {"n_users": "n", "max_samples": "m", "t_max": "T", "order": "order",
+           "epsilon": "ε", "delta": "δ", "bound_constant": "c"}
+
+
+def setting(rows: pd.DataFrame) -> str:
+    """The options of a preset's cells in words: ``n = 10,000, m = 64, ..., ε ∈ {0.25,
+    ..., 16}``, and its runs and methods."""
+    cells = rows.drop_duplicates("cell_id")
+
+    def value(column: str, v: Any) -> str:
+        if column == "order":
+            return _order(v)
+        return f"{v:,}" if isinstance(v, int | np.integer) else f"{v:g}"
+
+    parts = []
+    for column, symbol in SETTING.items():
+        values = sorted(cells[column].dropna().unique(), key=str if column == "order" else None)
+        shown = [value(column, v) for v in values]
+        parts.append(f"{symbol} = {shown[0]}" if len(shown) == 1 else
+                     f"{symbol} ∈ {{{', '.join(shown)}}}")
+    simulated = rows[rows.source == "simulated"].method.unique()
+    methods = _list([_method(m) for m in sorted(simulated, key=METHODS.index)])
+    runs = "/".join(str(r) for r in sorted(cells.replicates.unique()))
+    return f"{', '.join(parts)}; {runs} runs per cell; {methods}"
+
+
+def _method(method: str) -> str:
+    return name("method", method, FAMILY)
+
+
+def _order(order: str) -> str:
+    return name("order", order, FAMILY)
+
+
+def _list(items: Sequence[str], none: str = "none") -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    items = list(items)
+    if not items:
+        return none
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _mean_se(cell: pd.Series) -> str:
+    return f"{sci(cell.mean_error)} ± {sci(cell.se)}"
+
+
+def _quantile(cell: pd.Series) -> str:
+    return f"{sci(cell.q_error)} [{sci(cell.q_low)}, {sci(cell.q_high)}]"
+
+
+def _times(x: float) -> str:
+    """A ratio of two errors, to two digits."""
+    return number(x, 2)
+
+
+def _span(values: pd.Series, fmt: Callable[[float], str] = _times) -> str:
+    """:func:`analysis.numbers.span` of the values, ``none`` if there are none."""
+    return span(values, fmt) if len(values) else "none"
+
+
+def _slope(row: pd.Series) -> str:
+    return f"{number(row.slope, 2)} [{number(row.ci_low, 2)}, {number(row.ci_high, 2)}]"
+
+
+def orders_values(results: Results) -> Values:
+    """The orders preset: every method's error at T per order (tables), where Algorithm 6
+    loses to Algorithm 2 and the candidate reasons (diversity, withheld samples, the
+    bounds' constants), and Algorithm 6's activations."""
+    rows = results.runs["continual_orders"]
+    cells = at_end(rows)
+    orders = _orders_present(rows)
+    methods = [m for m in METHODS if m in set(cells.method)]
+    by = cells.set_index(["order", "method"])
+    alg6, alg2 = by.xs("alg6", level="method"), by.xs("alg2", level="method")
+    header = ["order", "M_T (Alg. 6)", *map(_method, methods)]
+    values: Values = {
+        "orders_mean_table": markdown_table(header, [
+            [_order(o), f"{alg6.max_count[o]:.3g}", *(_mean_se(by.loc[(o, m)]) for m in methods)]
+            for o in orders]),
+        "orders_quantile_table": markdown_table(header, [
+            [_order(o), f"{alg6.max_count[o]:.3g}", *(_quantile(by.loc[(o, m)]) for m in methods)]
+            for o in orders]),
+        "orders_cells": str(rows.cell_id.nunique()),
+        "orders_coverage": percent(quantiles(final(rows)).coverage.min()),
+        "significant": number(SIGNIFICANT, 2),
+    }
+
+    # Algorithm 6 against Algorithm 2 at T: a loss (a win) when alg6's mean is SIGNIFICANT
+    # standard errors of the difference above (below) alg2's.
+    gap = (alg6.mean_error - alg2.mean_error) / np.hypot(alg6.se, alg2.se)
+    loses = [o for o in orders if gap[o] > SIGNIFICANT]
+    wins = [o for o in orders if gap[o] < -SIGNIFICANT]
+    ratio = (alg6.mean_error / alg2.mean_error)[orders]
+    worst, best = ratio.idxmax(), ratio.idxmin()
+    bound_ratio = (alg6.bound / alg2.bound)[orders]
+    values.update(
+        alg6_loses=_list([_order(o) for o in loses]), alg6_loses_all=len(loses) == len(orders),
+        alg6_wins=_list([_order(o) for o in wins]), alg6_wins_any=bool(wins),
+        alg6_ratio=_span(ratio), alg6_quantile_ratio=_span((alg6.q_error / alg2.q_error)[orders]),
+        alg6_worst=_order(worst), alg6_worst_ratio=_times(ratio[worst]),
+        alg6_worst_count=f"{alg6.max_count[worst]:.3g}",
+        alg6_best=_order(best), alg6_best_ratio=_times(ratio[best]),
+        alg6_best_count=f"{alg6.max_count[best]:.3g}",
+        # Spearman's ρ: does the loss grow with M_T, as √M_t-scaled noise makes it?
+        loss_rank=number(stats.spearmanr(alg6.max_count[orders], ratio).statistic, 2),
+        bound_ratio=_span(bound_ratio),
+        bounds_explain=bool(loses) and bool((bound_ratio[loses] > 1).all()),
+        alg6_used=_span(alg6.used[orders], percent),
+        withheld=bool((alg6.used[loses] < 1).any()),
+        withholding=_list([_order(o) for o in loses if alg6.used[o] < 1]),
+        diverse_at_end=bool((alg6.diversity[orders] == 1).all()),
+        not_diverse_at_end=_list([_order(o) for o in orders if alg6.diversity[o] < 1]),
+    )
+
+    # Over the checkpoints: how often alg6 is behind, and by how much while (11) fails
+    # (in the mean over replicates) and once it holds in every replicate.
+    summary = results.summaries["continual_orders"]
+    simulated = summary[summary.source == "simulated"]
+    error = simulated.pivot_table(index=["order", "t"], columns="method", values="abs_error",
+                                  observed=True)
+    diverse = simulated[simulated.method == "alg6"].set_index(["order", "t"]).diversity
+    behind = error.alg6 / error.alg2
+    share = diverse.groupby(level="order", observed=True).mean()
+    frozen = [f for f in (_frozen(error.alg6.xs(o, level="order"), _order(o)) for o in orders)
+              if f]
+    values.update(
+        alg6_behind_share=_span((behind > 1).groupby(level="order").mean()[orders], percent),
+        alg6_behind_always=bool((behind > 1).all()),
+        ratio_while_failing=_span(behind[diverse.reindex(behind.index) < 1]),
+        ratio_once_diverse=_span(behind[diverse.reindex(behind.index) == 1]),
+        once_diverse_any=bool((diverse == 1).any()),
+        diversity_share=_span(share[orders], percent),
+        frozen=_list(frozen), frozen_any=bool(frozen))
+
+    best_rows = []
+    for order in orders:
+        private = by.loc[order].loc[[m for m in PRIVATE if m in methods]].mean_error
+        top = private.idxmin()
+        best_rows.append([_order(order), _method(top), sci(private[top]),
+                          _times(private["alg6"] / private[top]), percent(share[order]),
+                          percent(alg6.used[order])])
+    values["best_table"] = markdown_table(
+        ["order", "best private method at T", "its mean error", "Algorithm 6 / best",
+         "checkpoints where (11) holds (Alg. 6's runs)", "samples Algorithm 6 uses at T"],
+        best_rows)
+
+    table = activations(rows)
+    levels = sorted(level for level in table.level.unique() if level >= 0)
+    keyed = table.set_index(["order", "level"])
+    values["activation_table"] = markdown_table(
+        ["order", "(11) holds from", *(f"level ℓ = {level}" for level in levels)],
+        [[_order(o), *(_time(keyed.loc[(o, level)]) for level in (-1, *levels))]
+         for o in orders])
+    return values
+
+
+def stretches(mask: pd.Series) -> list[tuple[int, int]]:
+    """The maximal runs of consecutive checkpoints at which ``mask`` holds, as
+    (first t, last t)."""
+    run = (mask != mask.shift()).cumsum()
+    return [(int(part.index[0]), int(part.index[-1]))
+            for _, part in mask.groupby(run) if part.iloc[0]]
+
+
+def _frozen(error: pd.Series, label: str) -> str:
+    """The longest stretch of checkpoints over which a mean error (indexed by t) does not
+    change at all, as ``label: e from t = a to b``: μ̂_t is frozen in every run, as while
+    Algorithm 6 releases nothing new; empty if it changes at every checkpoint."""
+    same = error.eq(error.shift(-1)) | error.eq(error.shift())
+    found = stretches(same)
+    if not found:
+        return ""
+    start, end = max(found, key=lambda s: math.log(s[1] / s[0]))
+    return f"{label} ({number(error[start])} from t = {start:,} to {end:,})"
+
+
+def _time(entry: pd.Series) -> str:
+    """A median time over replicates (``after T`` if beyond), and in how many replicates
+    it happened when not in all."""
+    if not np.isfinite(entry["median"]):
+        return f"after T ({entry.activated}/{entry.replicates} runs)"
+    text = f"{entry['median']:,.0f}"
+    return text if entry.activated == entry.replicates else (
+        f"{text} ({entry.activated}/{entry.replicates} runs)")
+
+def scaling_values(results: Results) -> Values:
+    """The scaling preset: the slopes against M_T (local and over ranges), where they
+    agree with the paper's 1 and ½, and where Algorithm 6 loses (11) and explodes."""
+    rows = results.runs["continual_scaling"]
+    cells = at_end(rows).set_index(["method", "max_samples"])
+    ranges = scaling_ranges(rows)
+    (held_low, held_high), (upper_low, upper_high) = ranges[APPLIES], ranges[UPPER]
+    fitted = slopes(rows, "max_count", ranges).set_index(["method", "range"])
+    local = slopes(rows, "max_count", local_ranges(rows, "max_count"))
+    methods = sorted(fitted.index.get_level_values("method").unique())
+    values: Values = {
+        "slope_table": markdown_table(["range", *map(_method, methods)], [
+            [f"{label} (M_T = {low:g}–{high:g})", *(
+                f"{_slope(fitted.loc[(m, label)])}; bound {number(fitted.loc[(m, label)].bound, 2)}"
+                for m in methods)] for label, (low, high) in ranges.items()]),
+        "local_slope_table": markdown_table(["M_T", *map(_method, methods)], [
+            [label, *(_slope(part.set_index("method").loc[m]) for m in methods)]
+            for label, part in local.groupby("range", sort=False)]),
+        "slope_tolerance": number(SLOPE_TOLERANCE, 2),
+        "held_range": f"{held_low:g}–{held_high:g}",
+        "upper_range": f"{upper_low:g}–{upper_high:g}",
+        "draws": f"{DRAWS:,}",
+    }
+    first = local.groupby("range", sort=False).ngroup() == 0
+    values["first_pair"] = local["range"][first].iloc[0]
+    for method, predicted in PREDICTED.items():
+        top = fitted.loc[(method, UPPER)]
+        values.update({f"{method}_slope": _slope(top),
+                       f"{method}_first_slope": _slope(local[first & (local.method == method)]
+                                                       .iloc[0]),
+                       f"{method}_bound_slope": number(top.bound, 2),
+                       f"{method}_agrees": abs(top.slope - predicted) <= SLOPE_TOLERANCE,
+                       f"{method}_covers_bound": bool(top.ci_low <= top.bound <= top.ci_high)})
+    # Algorithm 6 where (11) fails at T: its error against the last m where it holds.
+    alg6, alg2 = cells.loc["alg6"], cells.loc["alg2"]
+    broken = alg6.index[alg6.diversity < 1].sort_values()
+    values["alg6_breaks"] = bool(len(broken))
+    good = alg6.index[alg6.diversity == 1]
+    last_good, first_bad = (good.max(), broken.min()) if len(broken) and len(good) else (
+        alg6.index.max(), alg6.index.max())
+    table = activations(rows)
+    table = table[table.level >= 0].merge(rows.drop_duplicates("cell_id")[
+        ["cell_id", "max_samples", "levels"]], on="cell_id")
+
+    def active(m: float) -> str:
+        """Which of levels 2..L activate within T (in most runs) at m."""
+        mine = table[table.max_samples == m]
+        on = mine.level[np.isfinite(mine["median"])].astype(int).tolist()
+        top = int(mine.levels.iloc[0]) if len(mine) else 1
+        return f"m = {m:g}: {_list([f'ℓ = {v}' for v in on])} of ℓ = 2..{top}"
+
+    values.update(
+        broken_levels="; ".join(active(m) for m in broken),
+        broken_m=_list([f"{m:g}" for m in broken]), last_good_m=f"{last_good:g}",
+        first_bad_m=f"{first_bad:g}",
+        jump=_times(alg6.mean_error[first_bad] / alg6.mean_error[last_good]),
+        broken_used=_span(alg6.used[broken], percent),
+        broken_error=_span(alg6.mean_error[broken], number),
+        broken_alg2=_span(alg2.mean_error[broken], sci))
+    return values
+
+
+def epsilon_values(results: Results) -> Values:
+    """The epsilon preset: the slope of each method's mean error at T against ε over the
+    smallest three ε (where privacy dominates most) and over all, and where Algorithm 6
+    beats Algorithm 2."""
+    rows = results.runs["continual_epsilon"]
+    epsilons = np.sort(rows.epsilon.unique())
+    ranges = {"smallest three ε": (float(epsilons[0]), float(epsilons[:3][-1])),
+              "all ε": (float(epsilons[0]), float(epsilons[-1]))}
+    fitted = slopes(rows, "epsilon", ranges).set_index(["method", "range"])
+    present = set(fitted.index.get_level_values("method"))
+    methods = [m for m in METHODS if m in present]
+    private = [m for m in methods if m in PRIVATE]
+    first = next(iter(ranges))
+    near = [m for m in private if abs(fitted.loc[(m, first)].slope + 1) <= SLOPE_TOLERANCE]
+    cells = at_end(rows).set_index(["method", "epsilon"])
+    alg6, alg2 = cells.loc["alg6"], cells.loc["alg2"]
+    beats = [e for e in epsilons if alg6.mean_error[e] < alg2.mean_error[e]]
+    far = [m for m in private if m not in near]
+    return {
+        "epsilon_slope_table": markdown_table(
+            ["method", *(f"{r} ({a:g}–{b:g})" for r, (a, b) in ranges.items())],
+            [[_method(m), *(_slope(fitted.loc[(m, r)]) for r in ranges)] for m in methods]),
+        "epsilon_near_minus_one": _list(list(map(_method, near))),
+        "epsilon_all_near": not far, "epsilon_any_near": bool(near),
+        "epsilon_not_near": _list([f"{_method(m)} ({number(fitted.loc[(m, first)].slope, 2)})"
+                                   for m in far]),
+        "epsilon_alg6_beats": _list([f"{e:g}" for e in beats]),
+        "epsilon_alg6_beats_any": bool(beats),
+        "epsilon_ratio": _span(alg6.mean_error / alg2.mean_error),
+        "epsilon_used": _span(alg6.used, percent),
+        "per_user": f"{float((rows.t_max / rows.n_users).mean()):.3g}",
+        "half_m": f"{rows.max_samples.max() // 2:,}", "m": f"{rows.max_samples.max():,}",
+        "epsilon_diverse": bool((alg6.diversity == 1).all()),
+    }
+
+
+def constants_values(results: Results) -> Values:
+    """The cost of the constants, from the orders preset: per method, the (1 − δ)
+    quantile of the error over its bound at T and at every checkpoint where the theorem
+    applies; the share of (run, checkpoint) pairs within the bound; and Sec. 5's lower
+    bound against the running mean."""
+    rows = results.runs["continual_orders"]
+    index = ["cell_id", "method", "t"]
+    quantile = quantiles(rows).set_index(index).abs_error
+    bounds = references(results.summaries["continual_orders"])
+    bound = bounds[bounds.source == "bound"].set_index(index).abs_error
+    simulated = rows[rows.source == "simulated"]
+    applies = simulated.groupby(index).within_bound.count() > 0
+    ratio = (quantile / bound.reindex(quantile.index))[applies.reindex(quantile.index)]
+    cells = at_end(rows)
+    orders = _orders_present(rows)
+    table, within = [], {}
+    for method in [m for m in METHODS if m in set(cells.method)]:
+        mine = cells[(cells.method == method) & cells.applies]
+        if mine.empty:
+            continue
+        within[method] = simulated[simulated.method == method].within_bound.dropna().mean()
+        where = sorted(mine.order, key=orders.index)
+        table.append([_method(method), "all" if len(where) == len(orders) else _list(
+            list(map(_order, where))), _span(mine.q_error / mine.bound),
+                      _times(ratio.xs(method, level="method").max()),
+                      percent(within[method])])
+    theorems = [m for m in within if m.startswith("alg")]
+    largest = pd.Series([(cells.q_error / cells.bound)[(cells.method == m) & cells.applies].max()
+                         for m in theorems])
+    running = cells[cells.method == "non_private"]
+    strawmen = cells[cells.method.isin(["non_private", "naive_laplace"]) & cells.applies]
+    return {
+        "constants_table": markdown_table(
+            ["method", "orders where its theorem applies at T", "(1 − δ) quantile / bound at T",
+             "largest over checkpoints", "(run, checkpoint) pairs within the bound"], table),
+        "theorem_bounds_hold": all(within[m] == 1 for m in theorems),
+        "constants_ratio": _span(largest),
+        "constants_factor": _span(1 / largest),
+        "strawmen_ratio": _span(strawmen.q_error / strawmen.bound),
+        "lower_over_running": _span(running.mean_error / running.lower_bound),
+        "lower_above_running": bool((running.mean_error < running.lower_bound).all()),
+    }
