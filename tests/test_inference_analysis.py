@@ -1,11 +1,11 @@
-"""The inference family's views (analysis/inference.py) and the document's claims about the
-paper (analysis/reproduce.py): each figure draws from small runs of the family and says
-what it shows, each refuses results without inference rows, and each claim's verdict is
-the comparison of its numbers."""
+"""The inference family's study (analysis/studies/inference/): each figure draws from
+small runs of the family and says what it shows, each refuses results without inference
+rows, and each claim's verdict is the comparison of its numbers."""
 
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import matplotlib
@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import inference
-from analysis.claims import Claim
+from analysis.claims import Claim, claims_table
 from analysis.load import summaries, summarize
 from analysis.plot import MissingData, save
-from analysis.reproduce import (
+from analysis.studies.inference import STUDY
+from analysis.studies.inference.actg import centre_frames, hazard_ratios, survival_cell
+from analysis.studies.inference.document import (
     bound_claims,
-    claims_table,
     hospital_claims,
     pvalue_claims,
     rizk_claims,
@@ -27,6 +27,24 @@ from analysis.reproduce import (
     toy_claims,
     treatment_claims,
 )
+from analysis.studies.inference.figures import (
+    beliefs_figure,
+    error_rates,
+    km_figure,
+    power_figure,
+    runtime_figure,
+    tvd_figure,
+)
+from analysis.studies.inference.statistics import (
+    best_treatment,
+    critical_table,
+    crossing,
+    final_rates,
+    power_curves,
+    rizk_ratios,
+    runtimes,
+)
+from analysis.study import Source
 from sweep.execute import simulate
 from sweep.inference import survival
 from sweep.inference.config import InferenceConfig
@@ -98,16 +116,16 @@ def _drawn(grid, tmp_path: Path, name: str) -> str:
 # -- Figures ---------------------------------------------------------------------------
 
 def test_power_figures_mark_the_critical_budgets(toy: pd.DataFrame, tmp_path: Path) -> None:
-    caption = _drawn(inference.power_figure(toy, "rr"), tmp_path, "fig1")
+    caption = _drawn(power_figure(toy, "rr"), tmp_path, "fig1")
     assert "16 cells" in caption and "eq. (2)" in caption and "β_IND" in caption
-    caption = _drawn(inference.power_figure(toy, "laplace"), tmp_path, "fig2")
+    caption = _drawn(power_figure(toy, "laplace"), tmp_path, "fig2")
     assert "100 runs per cell" in caption and "Wilson" in caption
     with pytest.raises(ValueError, match="choose method"):
-        inference.power_figure(toy)
+        power_figure(toy)
 
 
 def test_critical_table_reads_the_results(toy: pd.DataFrame) -> None:
-    rr = inference.critical_table(toy, "rr")
+    rr = critical_table(toy, "rr")
     assert len(rr) == 4 and set(rr.n) == {25, 100} and set(rr.p) == {0.6, 0.7}
     exact = toy[(toy.method == "rr") & (toy.source == "exact")]
     for row in rr.itertuples():
@@ -117,21 +135,21 @@ def test_critical_table_reads_the_results(toy: pd.DataFrame) -> None:
     # eq. (2) is the crossing for Σy ≥ τ: never above eq. (1)'s power crossing.
     assert (rr.critical <= rr.exact_crossing + 1e-12).all()
     # The bands are of the runs (100 per cell), whatever the number of agents.
-    assert {c.replicates for c in inference.power_curves(toy, "laplace")} == {100}
-    laplace = inference.critical_table(toy, "laplace")
+    assert {c.replicates for c in power_curves(toy, "laplace")} == {100}
+    laplace = critical_table(toy, "laplace")
     assert (laplace.crossing_low <= laplace.crossing).all()
     assert (laplace.crossing <= laplace.crossing_high).all()
 
 
 def test_crossing_interpolates_in_log_epsilon() -> None:
     x = [0.1, 1.0, 10.0]
-    assert inference.crossing(x, [0.0, 0.5, 1.0], 0.75) == pytest.approx(math.sqrt(10))
-    assert inference.crossing(x, [0.6, 0.7, 0.8], 0.5) == 0.1
-    assert inference.crossing(x, [0.1, 0.2, 0.3], 0.5) == math.inf
+    assert crossing(x, [0.0, 0.5, 1.0], 0.75) == pytest.approx(math.sqrt(10))
+    assert crossing(x, [0.6, 0.7, 0.8], 0.5) == 0.1
+    assert crossing(x, [0.1, 0.2, 0.3], 0.5) == math.inf
 
 
 def test_km_figure_uses_the_runs_split(actg: pd.DataFrame, tmp_path: Path) -> None:
-    caption = _drawn(inference.km_figure(actg), tmp_path, "fig4")
+    caption = _drawn(km_figure(actg), tmp_path, "fig4")
     assert "Kaplan–Meier" in caption and "penalizer 0.05" in caption
     assert "n = 5 centres" in caption
 
@@ -139,8 +157,8 @@ def test_km_figure_uses_the_runs_split(actg: pd.DataFrame, tmp_path: Path) -> No
 def test_centre_frames_are_the_familys_centres(actg: pd.DataFrame) -> None:
     """The split the figure draws is the one the best-treatment runs score: each centre's
     log GLR of every arm against ZDV, recomputed from its frame, is the family's."""
-    cell = inference.survival_cell(actg)
-    frames = inference.centre_frames(cell)
+    cell = survival_cell(actg)
+    frames = centre_frames(cell)
     config = InferenceConfig.from_options(model="treatments", graph={**COMPLETE, "n_nodes": 5})
     local, _, _ = treatment_loglik(config, 5)
     for i, frame in enumerate(frames):
@@ -152,14 +170,14 @@ def test_centre_frames_are_the_familys_centres(actg: pd.DataFrame) -> None:
 
 
 def test_hazard_ratios_of_actg(actg: pd.DataFrame) -> None:
-    pooled = pd.concat(inference.centre_frames(inference.survival_cell(actg)))
-    table = inference.hazard_ratios(pooled).set_index("arm")
+    pooled = pd.concat(centre_frames(survival_cell(actg)))
+    table = hazard_ratios(pooled).set_index("arm")
     assert (table.coef < 0).all() and (table.p < 1e-3).all()
     assert table.coef.idxmin() == "ZDV+ddI"
 
 
 def test_beliefs_figure_and_best_treatment(actg: pd.DataFrame, tmp_path: Path) -> None:
-    caption = _drawn(inference.beliefs_figure(actg), tmp_path, "fig5")
+    caption = _drawn(beliefs_figure(actg), tmp_path, "fig5")
     assert "4 cells, one per algorithm" in caption and "20 runs" in caption
     assert "non-private" in caption
 
@@ -169,60 +187,71 @@ def test_best_treatment_counts_strict_winners() -> None:
         "cell_id": "c", "method": "gm", "source": "belief", "t": 3,
         "replicate": np.repeat([0, 1, 2], 2),
         "state": ["a", "b"] * 3, "belief": [0.7, 0.3, 0.5, 0.5, 0.2, 0.8]})
-    best = inference.best_treatment(rows).iloc[0]
+    best = best_treatment(rows).iloc[0]
     assert best.runs == 3 and best.share_a == pytest.approx(1 / 3)
     assert best.share_b == pytest.approx(1 / 3)  # the tie counts for neither
     assert best.best == "b"  # mean belief 0.533 against 0.467
 
 
 def test_tvd_figure(tvd: pd.DataFrame, tmp_path: Path) -> None:
-    caption = _drawn(inference.tvd_figure(tvd), tmp_path, "fig6")
+    caption = _drawn(tvd_figure(tvd), tmp_path, "fig6")
     assert "6 cells" in caption and "No jitter" in caption
-    ratios = inference.rizk_ratios(tvd)
+    ratios = rizk_ratios(tvd)
     assert set(ratios.method) == {"am", "gm"} and (ratios.rizk > 0.5).all()
 
 
 def test_error_rates_draw_the_bounds(tvd: pd.DataFrame, tmp_path: Path) -> None:
-    caption = _drawn(inference.error_rates(tvd), tmp_path, "errors")
+    caption = _drawn(error_rates(tvd), tmp_path, "errors")
     assert "theorem's bound" in caption and "Wilson" in caption
-    caption = _drawn(inference.error_rates(tvd[tvd.epsilon == 1.0], x="t"), tmp_path, "t")
+    caption = _drawn(error_rates(tvd[tvd.epsilon == 1.0], x="t"), tmp_path, "t")
     assert "drawn flat over t" in caption
-    rates = inference.final_rates(tvd)
+    rates = final_rates(tvd)
     assert set(rates.method) == {"am", "gm"}
     assert set(rates.metric) == {"type_i_error", "type_ii_error"}
 
 
 def test_runtime_figure_reads_the_provenance(runtime_dir: Path, tmp_path: Path) -> None:
-    table = inference.runtimes(runtime_dir)
+    table = runtimes(runtime_dir)
     assert len(table) == 8 and (table.per_run > 0).all()
     assert np.allclose(table.per_run * table.replicates, table.seconds)
-    caption = _drawn(inference.runtime_figure(table), tmp_path, "fig14_2")
+    caption = _drawn(runtime_figure(table), tmp_path, "fig14_2")
     assert "8 cells" in caption and "no interval" in caption
 
 
 def test_views_refuse_results_without_inference_rows(toy: pd.DataFrame, actg: pd.DataFrame,
                                                       tvd: pd.DataFrame) -> None:
     other = tvd.assign(family="colme")
-    for view in (inference.power_figure, inference.km_figure, inference.beliefs_figure,
-                 inference.tvd_figure, inference.error_rates):
+    for view in (power_figure, km_figure, beliefs_figure,
+                 tvd_figure, error_rates):
         with pytest.raises(MissingData, match="inference"):
             view(other)
     with pytest.raises(MissingData):
-        inference.power_figure(actg)  # no toy cells
+        power_figure(actg)  # no toy cells
     with pytest.raises(MissingData):
-        inference.km_figure(toy)  # no ACTG cells
+        km_figure(toy)  # no ACTG cells
     with pytest.raises(MissingData):
-        inference.beliefs_figure(toy)
+        beliefs_figure(toy)
     with pytest.raises(MissingData):
-        inference.tvd_figure(actg)  # one ε
+        tvd_figure(actg)  # one ε
     with pytest.raises(MissingData):
-        inference.runtime_figure(pd.DataFrame({"graph.n_nodes": [3]}))
+        runtime_figure(pd.DataFrame({"graph.n_nodes": [3]}))
 
 
 def test_report_views(tvd: pd.DataFrame, runtime_dir: Path) -> None:
-    views = inference.views(runtime_dir)
+    views = STUDY.views
     assert set(views) >= {"inference_tvd", "inference_runtime", "inference_error_rates"}
-    assert views["inference_runtime"](summaries(runtime_dir)).caption
+    source = Source(summaries(runtime_dir), (runtime_dir,))
+    assert views["inference_runtime"](source).caption
+    assert views["inference_tvd"](Source(tvd)).caption
+    with pytest.raises(MissingData, match="provenance"):
+        views["inference_runtime"](Source(tvd))  # no results directory to read it from
+
+
+def test_the_section_draws_every_figure_it_shows() -> None:
+    section = STUDY.section
+    shown = set(re.findall(r"figures/(\w+)\.png", section.text()))
+    drawn = {figure for preset in section.presets for figure in preset.figures}
+    assert shown == drawn and drawn <= set(STUDY.figures)
 
 
 # -- The claims' verdicts, on synthetic numbers ------------------------------------------

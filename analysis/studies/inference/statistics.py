@@ -1,0 +1,334 @@
+"""The numbers the inference study computes from the results, for its figures and claims.
+
+- Sec. 2: :func:`power_curves` (one :class:`Curve` per n and p of the toy) and
+  :func:`critical_table`, the critical budgets ε* (eq. (2)'s, the exact root, and where
+  the power curves first reach β_IND: :func:`crossing`);
+- Sec. 5: :func:`best_treatment` (each algorithm's winning arm, run by run),
+  :func:`pvalues_table` (the tests' p-values over runs), :func:`rizk_ratios` (Fig. 6:
+  Rizk et al.'s TVD over ours);
+- the theorems: :func:`final_rates`, each bounded error at T against its bound (a rate
+  and its 95% Wilson interval: :func:`share`);
+- Sec. 14.3: :func:`runtimes`, each cell's time per run, from the results' provenance.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from sweep.store import ResultsStore, cell_records
+
+from ...load import Z95, MissingData, summaries, wilson
+from ...order_statistics import quantile_ranks
+from ...plot import SharedCurve
+from .selection import (
+    BELIEF_METHODS,
+    ERRORS,
+    FAMILY,
+    PRIVATE_MLE,
+    SET_METHODS,
+    extra_options,
+    family_rows,
+    final_rows,
+    per_cell,
+)
+
+#: Sec. 2's toy: randomized response (Fig. 1) and Laplace noise (Fig. 2).
+TOY = ("rr", "laplace")
+#: The paper's run times (Sec. 5: "between ∼10⁻² and 10 seconds for n = 3 to 96";
+#: Sec. 14.3, Fig. 14.2: "from ∼10⁻² s to ∼1 s", n = 6 to 96), in seconds.
+PAPER_RUNTIME = (1e-2, 10.0)
+PAPER_RUNTIME_ACTG = (1e-2, 1.0)
+
+
+def share(successes: float, runs: float) -> tuple[float, float, float]:
+    """A share of runs with its 95% Wilson interval."""
+    low, high = wilson(pd.Series([successes]), pd.Series([float(runs)]), Z95)
+    return successes, float(low.iloc[0]), float(high.iloc[0])
+
+
+# -- Sec. 2: power against ε and the critical budget ε* ------------------------------------
+
+def crossing(x: Sequence[float], y: Sequence[float], level: float) -> float:
+    """The first x at which ``y`` reaches ``level``, interpolated linearly in log x between
+    the two grid points around it; ``x[0]`` if ``y`` is already at the level there (ε* is
+    then at most the grid's first value), ``inf`` if it never reaches it. ``x`` is
+    increasing."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    reached = np.flatnonzero(y >= level)
+    if not reached.size:
+        return math.inf
+    k = int(reached[0])
+    if k == 0:
+        return float(x[0])
+    share = (level - y[k - 1]) / (y[k] - y[k - 1])
+    return float(np.exp(np.log(x[k - 1]) + share * (np.log(x[k]) - np.log(x[k - 1]))))
+
+
+def _p(states: str) -> float:
+    """p of the Sec. 2 toy, from its states (1 − p, p) as the results write them."""
+    return float(str(states).split(",")[1])
+
+
+def toy_rows(summary: pd.DataFrame, method: str | None = None) -> pd.DataFrame:
+    """The rows of Sec. 2's toy (``method`` ``rr`` or ``laplace``, default the one present)
+    with ``p``, ``agents`` (n) and ``toy`` (the method) columns; :class:`MissingData` if there are
+    none, ``ValueError`` if both methods are present and none is chosen,
+    :class:`SharedCurve` if the cells differ in more than ε, n and p."""
+    rows = family_rows(summary, "power_figure")
+    present_methods = [m for m in TOY if (rows.method == m).any()]
+    if not present_methods:
+        raise MissingData("power_figure: needs cells of Sec. 2's toy (method=rr or laplace: "
+                          "+experiment=inference_fig1 or inference_fig2)")
+    if method is None:
+        if len(present_methods) > 1:
+            raise ValueError("power_figure: the results hold both toys; choose method=rr "
+                             "(Fig. 1) or method=laplace (Fig. 2)")
+        method = present_methods[0]
+    if method not in present_methods:
+        raise MissingData(f"power_figure: no cells of method={method}")
+    cells = rows[rows.method == method].cell_id.unique()
+    rows = rows[rows.cell_id.isin(cells)]
+    extra = extra_options(rows, ("epsilon", "graph.n_nodes", "states"))
+    if extra:
+        raise SharedCurve(extra, ["epsilon", "graph.n_nodes", "states"])
+    # ``states`` is categorical in a summary: p and n as plain numbers, in numeric order.
+    # (``n`` is the summary's count of rows: the agents are ``agents``.)
+    return rows.assign(p=rows.states.astype(str).map(_p).astype(float),
+                       agents=rows["graph.n_nodes"].astype(int), toy=method)
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One power curve of the toy: n, p, the ε grid, the power (simulated, with its
+    Wilson band at z = 1 and at 95%, or exact), the exact power, β_IND, eq. (2)'s ε*
+    (``critical``, from the results' ``critical_epsilon``; for Laplace the exact crossing)
+    and the crossings of β_IND by the curves."""
+
+    method: str
+    n: int
+    p: float
+    epsilon: np.ndarray
+    power: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    low95: np.ndarray
+    high95: np.ndarray
+    exact: np.ndarray
+    individual: float
+    critical: float
+    replicates: int
+
+    @property
+    def simulated(self) -> bool:
+        return self.replicates > 0
+
+    @property
+    def exact_crossing(self) -> float:
+        """Where the exact power curve first reaches β_IND (log-interpolated on the grid)."""
+        return crossing(self.epsilon, self.exact, self.individual)
+
+    @property
+    def crossings(self) -> tuple[float, float, float]:
+        """The simulated curve's crossing and the interval from its 95% Wilson band (the
+        upper edge crosses first); the exact curve's (three times) without runs."""
+        if not self.simulated:
+            value = self.exact_crossing
+            return value, value, value
+        return (crossing(self.epsilon, self.power, self.individual),
+                crossing(self.epsilon, self.high95, self.individual),
+                crossing(self.epsilon, self.low95, self.individual))
+
+
+def power_curves(summary: pd.DataFrame, method: str | None = None) -> list[Curve]:
+    """One :class:`Curve` per (n, p) of the toy's cells, over their ε."""
+    rows = toy_rows(summary, method)
+    method = str(rows.toy.iloc[0])
+    found = []
+    for (n, p), part in rows.groupby(["agents", "p"], sort=True):
+        exact = part[(part.method == method) & (part.source == "exact")].sort_values("epsilon")
+        individual = part[(part.method == "individual") & (part.source == "exact")]
+        simulated = part[(part.method == method) & (part.source == "simulated")
+                         ].sort_values("epsilon")
+        if exact.empty or individual.empty:
+            raise MissingData("power_figure: needs the toy's exact rows (the sweep computes "
+                              "them unless analytic=false)")
+        if not simulated.empty and len(simulated) != len(exact):
+            raise MissingData(f"power_figure: n = {n}, p = {p:g} has simulated rows at "
+                              f"{len(simulated)} values of ε and exact rows at {len(exact)}")
+        eps = exact.epsilon.to_numpy(float)
+        if simulated.empty:
+            power = low = high = low95 = high95 = exact.reject.to_numpy(float)
+            replicates = 0
+        else:
+            power = simulated.reject.to_numpy(float)
+            low, high = simulated.reject_low.to_numpy(float), simulated.reject_high.to_numpy(float)
+            counts = simulated.n.to_numpy(float)
+            low95, high95 = (np.asarray(b) for b in wilson(pd.Series(power),
+                                                           pd.Series(counts), Z95))
+            replicates = int(simulated.n.min())
+        found.append(Curve(method, int(n), float(p), eps, power, low, high, low95, high95,
+                           exact.reject.to_numpy(float), float(individual.reject.iloc[0]),
+                           float(exact.critical_epsilon.iloc[0]), replicates))
+    return found
+
+
+def critical_table(summary: pd.DataFrame, method: str | None = None) -> pd.DataFrame:
+    """ε* per (n, p): ``critical`` (eq. (2) for RR, the exact root for Laplace),
+    ``exact_crossing`` (of the exact power curve, on the grid), ``crossing`` with
+    ``crossing_low`` and ``crossing_high`` (the simulated curve's, from its 95% Wilson
+    band; the exact crossing without runs), ``individual`` β_IND and the grid's ends."""
+    table = []
+    for curve in power_curves(summary, method):
+        value, low, high = curve.crossings
+        table.append({"method": curve.method, "n": curve.n, "p": curve.p,
+                      "critical": curve.critical, "exact_crossing": curve.exact_crossing,
+                      "crossing": value, "crossing_low": low, "crossing_high": high,
+                      "individual": curve.individual, "replicates": curve.replicates,
+                      "epsilon_min": float(curve.epsilon.min()),
+                      "epsilon_max": float(curve.epsilon.max())})
+    return pd.DataFrame(table)
+
+
+def decreasing(values: Sequence[float]) -> bool:
+    """Whether ``values`` (in increasing n) strictly decrease."""
+    return all(b < a for a, b in itertools.pairwise(values))
+
+
+def largest_at(table: pd.DataFrame, column: str, p: float) -> dict[str, bool]:
+    """Per n: whether ``column`` is largest at ``p`` among the p of that n."""
+    return {f"n = {n}": bool(part.loc[part[column].idxmax(), "p"] == p)
+            for n, part in table.groupby("n")}
+
+
+# -- Sec. 5, Fig. 5: the best treatment ------------------------------------------------------
+
+def best_treatment(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per method, from the belief rows of every run (:func:`analysis.load.load`): the
+    state with the largest mean final belief (``best``) and the share of runs whose
+    agents' average final belief is largest, strictly, at each state (``share_<state>``),
+    with the runs counted (``runs``)."""
+    beliefs = final_rows(rows[(rows.source == "belief") & rows.method.isin(BELIEF_METHODS)])
+    if beliefs.empty:
+        raise MissingData("best_treatment: needs belief rows of every run")
+    found = []
+    for method, part in beliefs.groupby("method", sort=False):
+        wide = part.pivot_table(index="replicate", columns="state", values="belief",
+                                observed=True)
+        top = wide.max(axis=1)
+        unique = wide.eq(top, axis=0).sum(axis=1) == 1
+        winner = wide.idxmax(axis=1).where(unique)
+        row = {"method": method, "best": wide.mean().idxmax(), "runs": len(wide)}
+        row.update({f"share_{s}": float((winner == s).mean()) for s in wide.columns})
+        row.update({f"mean_{s}": float(wide[s].mean()) for s in wide.columns})
+        found.append(row)
+    return pd.DataFrame(found)
+
+
+# -- The theorems' bounds, Fig. 6 against Rizk et al., the tests of Sec. 5 ------------------
+
+def final_rates(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per cell with a bound row, the bounded metric at T: the simulated rate with its
+    Wilson 95% interval, the bound, and whether the rate is within it (``holds``: the
+    rate does not exceed an upper bound, or fall below a lower bound, by more than its
+    interval)."""
+    rows = family_rows(summary, "final_rates")
+    rows = rows[rows.method.isin(SET_METHODS)]
+    bounds = rows[rows.source == "bound"]
+    simulated = final_rows(rows[rows.source == "simulated"]).set_index("cell_id")
+    found = []
+    for row in bounds.itertuples(index=False):
+        metric = next((m for m in ERRORS if pd.notna(getattr(row, m))), None)
+        if metric is None or row.cell_id not in simulated.index:
+            continue
+        mine = simulated.loc[row.cell_id]
+        count = float(mine.n)
+        rate, low, high = share(float(mine[metric]), count)
+        bound = float(getattr(row, metric))
+        lower = metric == "exact_recovery"
+        holds = high >= bound if lower else low <= bound
+        found.append({"cell_id": row.cell_id, "method": row.method, "metric": metric,
+                      "rate": rate, "low": low, "high": high, "bound": bound,
+                      "lower": lower, "holds": holds, "epsilon": mine.epsilon,
+                      "n": int(mine["graph.n_nodes"]), "runs": int(count),
+                      "noise_scale": float(mine.noise_scale),
+                      "iterations_t": int(mine.iterations_t)})
+    return pd.DataFrame(found)
+
+
+def rizk_ratios(summary: pd.DataFrame, methods: Sequence[str] = PRIVATE_MLE) -> pd.DataFrame:
+    """Per n, ε and private MLE method: Rizk et al.'s mean TVD to the ground truth at T
+    over the method's, with each's standard error and that of the ratio (delta method),
+    and Rizk et al.'s TVD to their own noiseless run (``rizk_private``)."""
+    rows = family_rows(summary, "rizk_ratios")
+    final = final_rows(rows[rows.source == "simulated"])
+    keys = ["graph.n_nodes", "epsilon"]
+    rizk = final[final.method == "rizk"].set_index(keys)
+    if rizk.empty:
+        raise MissingData("rizk_ratios: needs cells of Rizk et al. (method=rizk)")
+    found = []
+    for method in methods:
+        ours = final[final.method == method].set_index(keys)
+        for key in ours.index.intersection(rizk.index):
+            theirs, mine = rizk.loc[key], ours.loc[key]
+            r, o = float(theirs.tvd_truth), float(mine.tvd_truth)
+            r_se = float(theirs.tvd_truth_high - theirs.tvd_truth)
+            o_se = float(mine.tvd_truth_high - mine.tvd_truth)
+            ratio = r / o if o > 0 else math.inf
+            se = ratio * math.hypot(r_se / r if r else 0.0, o_se / o) if o > 0 else math.nan
+            found.append({"n": int(key[0]), "epsilon": float(key[1]), "method": method,
+                          "rizk": r, "rizk_se": r_se, "ours": o, "ours_se": o_se,
+                          "ratio": ratio, "ratio_se": se,
+                          "rizk_private": float(theirs.tvd_private)})
+    return pd.DataFrame(found)
+
+
+def pvalues_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per method of the test cells (``test``, ``centralized``) from every run's rows
+    (:func:`analysis.load.load`): the median p-value over runs, its order-statistic 95%
+    interval, the share of runs below 10⁻⁵ and the rejection rate at α, with the runs."""
+    found = []
+    for method, part in rows[(rows.source == "simulated") & rows.p_value.notna()].groupby(
+            "method", sort=False):
+        values = np.sort(part.p_value.to_numpy(float))
+        ranks = quantile_ranks(len(values), 0.5)
+        found.append({"method": method, "median": float(np.median(values)),
+                      "low": float(values[ranks.low - 1]),
+                      "high": float(values[ranks.high - 1]),
+                      "below_1e5": float((values < 1e-5).mean()),
+                      "reject": float(part.reject.mean()), "runs": len(values),
+                      "alpha": float(part.alpha.iloc[0])})
+    return pd.DataFrame(found)
+
+
+# -- Sec. 14.3: run time per run --------------------------------------------------------------
+
+def runtimes(results: str | Path, summary: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per inference cell of the results directory: its options (from the
+    summary) and ``seconds``, its compute time (the provenance's ``wall_seconds``, summed
+    over its pieces: the runs, not the preparation of the data), and ``per_run``, that over
+    its replicates."""
+    store = ResultsStore(Path(results))
+    store.scan()
+    seconds = {cell: record["wall_seconds"] for path in store.files
+               for cell, record in cell_records(pq.read_schema(path).metadata).items()
+               if record.get("family", FAMILY) == FAMILY}
+    if summary is None:
+        summary = summaries(results, family=FAMILY)
+    rows = family_rows(summary, "runtime_figure")
+    cells = per_cell(rows[rows.source == "simulated"]).copy()
+    cells["seconds"] = cells.cell_id.map(seconds)
+    cells = cells[cells.seconds.notna() & (cells.replicates > 0)]
+    if cells.empty:
+        raise MissingData(f"runtime_figure: no provenance of simulated inference cells in "
+                          f"{results}")
+    cells["per_run"] = cells.seconds / cells.replicates
+    return cells
+

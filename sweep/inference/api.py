@@ -1,0 +1,25 @@
+"""What the analysis reads of the inference family (:mod:`analysis.studies.inference`).
+
+The study draws ACTG 175 as the runs split it (Kaplan–Meier curves and hazard ratios of
+one centre, Fig. 4) and states numbers the results do not hold (the centres' likelihood
+gap, the spread of their scores between arms): it rebuilds a cell's data from its
+options, through these names only.
+
+- :data:`ARMS`: ACTG 175's arms by code (0 is ZDV, the control), as the rows name the
+  states of the best-treatment model;
+- :class:`InferenceConfig`: a cell's options, validated
+  (:meth:`InferenceConfig.from_options`), from which the functions below split the data;
+- :func:`cox_centres`: each centre's patients of a Cox model cell (one arm against ZDV),
+  resampled and split by ``split_seed`` as the runs do;
+- :func:`treatment_frames`: ACTG 175's rows of each centre of a best-treatment cell;
+- :func:`treatment_loglik`: the centres' scores of the arms (log GLR against ZDV), as
+  the runs compute them;
+- :func:`partial_loglik`: the Cox partial log-likelihood of eq. (3) on a grid of θ.
+"""
+
+from .config import ARMS, InferenceConfig
+from .simulate import cox_centres, treatment_frames, treatment_loglik
+from .survival import partial_loglik
+
+__all__ = ["ARMS", "InferenceConfig", "cox_centres", "partial_loglik", "treatment_frames",
+           "treatment_loglik"]
