@@ -18,8 +18,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from analysis.document import Preset
-from analysis.study import Section, Study, View
+from analysis.study import Preset, Section, Study, View
 from analysis.vocabulary import Vocabulary
 
 from .document import values

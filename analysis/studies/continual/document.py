@@ -17,10 +17,10 @@ import pandas as pd
 from scipy import stats
 
 from analysis.claims import markdown_table
-from analysis.document import Results
 from analysis.labels import name
 from analysis.numbers import number, percent, sci, span
 from analysis.order_statistics import LEVEL, quantile_ranks
+from analysis.study import Results
 from sweep.continual.api import METHODS, PRIVATE
 
 from .figures import (
