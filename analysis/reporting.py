@@ -87,8 +87,10 @@ def drawers(summary: pd.DataFrame, paper: bool = True,
         if study is None:
             continue
         source = Source(summary, directories, family, keep, paper, seeds)
-        found.update({name: _drawer(view, summary, source)
-                      for name, view in views_of(study).items()})
+        # A paper figure that is one of the views under its document's name is drawn once.
+        drawn = {name: view for name, view in views_of(study).items()
+                 if name in study.views or all(view is not v for v in study.views.values())}
+        found.update({name: _drawer(view, summary, source) for name, view in drawn.items()})
     return found
 
 
