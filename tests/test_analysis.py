@@ -217,7 +217,12 @@ def _data_lines(ax: object, *labels: str) -> list[tuple[np.ndarray, np.ndarray]]
 
 
 def test_views_draw_what_they_promise() -> None:
-    from analysis.figures import class_errors, privacy_utility, ratio, time_to_target
+    from analysis.studies.colme.figures import (
+        class_errors,
+        privacy_utility,
+        ratio,
+        time_to_target,
+    )
 
     summary = summarize(_views_grid())
     grid = privacy_utility(summary[summary.n_agents == 200])

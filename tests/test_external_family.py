@@ -114,7 +114,7 @@ def test_its_study_renders_its_document_section(toy_study: None, tmp_path: Path)
     done = run_cli(["-m", SEARCHPATH, "+experiment=toy_coverage",
                     "results_dir=root/toy_coverage"], tmp_path, path=[EXTERNAL])
     assert done.returncode == 0, done.stderr
-    frame = ("# Toy\n\n{{#other_sizes}}Other sizes: {{sizes_found}}.\n{{/other_sizes}}"
+    frame = ("# Toy\n\n{{#other_sizes}}Other sizes: {{sizes_found}}.\n{{/other_sizes}}\n"
              "{{>toy_family:FAMILY}}\n{{provenance}}\n")
     text = render("toy.md", tmp_path / "root", tmp_path / "docs", text=frame).read_text()
     assert text.startswith("# Toy\n\n## Coin flips\n") and "Other sizes" not in text

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from analysis.plot import _span
-from analysis.reproduce import crossing, crossings, near
+from analysis.studies.colme.document import crossing, crossings, near
 
 TIMES = np.array([200, 250, 300, 400, 600, 800])
 

@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.figures import FIGURES, VIEWS, class_errors, privacy_utility, ratio
+from analysis.figures import FIGURES
 from analysis.load import summarize
 from analysis.plot import MissingData, SharedCurve, curves
+from analysis.studies.colme.figures import class_errors, privacy_utility, ratio, time_to_target
 from sweep.colme import simulate
 
 from .sweep_reference import run_cli
@@ -165,9 +166,9 @@ def test_views_draw_one_cell_per_curve_with_uncertainty(grid_2x2: pd.DataFrame) 
 
 
 def test_time_to_target_states_its_target(grid_2x2: pd.DataFrame) -> None:
-    grid = VIEWS["time_to_target"](grid_2x2)
+    grid = time_to_target(grid_2x2)
     assert "Target: MSE ≤" in grid.caption and "ten times the smallest" in grid.caption
-    grid = VIEWS["time_to_target"](grid_2x2, target=3e-3)
+    grid = time_to_target(grid_2x2, target=3e-3)
     colme = grid_2x2[grid_2x2.method == "colme"]
     for eps, ax in zip((0.5, 1.0), grid.axes.flat, strict=True):
         [(m, t, _)] = _lines(ax, "Algorithm 1")

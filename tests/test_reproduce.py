@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from analysis import MissingData, summaries
-from analysis.reproduce import TemplateError, busy, fill, main, render
+from analysis.__main__ import main
+from analysis.document import TemplateError, busy, fill, render
 from tests.sweep_reference import run_cli
 
 #: Small graphs; a radius of 0.3 keeps the 60-node geometric graph connected.
@@ -46,7 +47,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         preset = command[0].removeprefix("+experiment=")
         done = run_cli(["-m", *command, "executor=serial", f"results_dir=paper/{preset}"], work)
         assert done.returncode == 0, done.stderr[-3000:]
-    assert main([str(work / "paper"), "--out", str(work / "docs"), "--any-size"]) == 0
+    assert main(["reproduce", str(work / "paper"), "--out", str(work / "docs"),
+                 "--any-size"]) == 0
     return work / "paper", (work / "docs" / "reproduction.md").read_text(encoding="utf-8")
 
 
@@ -113,7 +115,7 @@ def test_the_inference_claims_are_those_of_the_results(rendered: tuple[Path, str
 def test_the_papers_sizes_are_required_unless_any_size(rendered: tuple[Path, str],
                                                         tmp_path: Path) -> None:
     with pytest.raises(MissingData, match="--any-size"):
-        render(rendered[0], tmp_path)
+        render("reproduction.md", rendered[0], tmp_path)
 
 
 def test_the_template_chooses_prose_and_refuses_missing_values() -> None:
