@@ -6,6 +6,7 @@ the comparison of its numbers."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import matplotlib
@@ -15,8 +16,10 @@ import pytest
 
 from analysis import inference
 from analysis.claims import Claim
+from analysis.labels import name
 from analysis.load import summaries, summarize
 from analysis.plot import MissingData, save
+from analysis.report import draw, overview
 from analysis.reproduce import (
     bound_claims,
     claims_table,
@@ -223,6 +226,30 @@ def test_report_views(tvd: pd.DataFrame, runtime_dir: Path) -> None:
     views = inference.views(runtime_dir)
     assert set(views) >= {"inference_tvd", "inference_runtime", "inference_error_rates"}
     assert views["inference_runtime"](summaries(runtime_dir)).caption
+
+
+def test_the_overview_facets_by_options_and_renders_symbols(tmp_path: Path) -> None:
+    """The cells' K and T differ by method and ε (columns the family derives): the
+    overview's panels are the ε the sweep varied, never K or T. The legend renders the
+    vocabulary's markup as mathtext, the documents' words stay as they are; the non-private
+    MLE's TVD falls to about 10⁻²²⁰ and the y axis shows the decades that say something,
+    and says so; a title claims a figure of the paper only at its sizes."""
+    summary = _summary([{"replicates": 5, "seed": 1, "method": m, "epsilon": e}
+                        for m in ("mle", "am", "threshold_1") for e in (0.5, 2.0)])
+    cells = summary.drop_duplicates("cell_id")
+    assert cells.rounds_k.nunique() > 1 and cells.iterations_t.nunique() > 1
+    grid = overview(summary)
+    assert [ax.get_title() for ax in grid.axes.flat] == ["ε = 0.5", "ε = 2"]
+    legend = [t.get_text() for t in grid.legend.texts]
+    assert r"two thresholds, $\mathregular{\widehat{Θ}^{thres,1}}$ (Alg. 2)" in legend
+    assert name("method", "threshold_1", "inference") == "two thresholds, Θ̂^{thres,1} (Alg. 2)"
+    low, high = grid.axes.flat[0].get_ylim()
+    assert summary.tvd_truth.min() < 1e-100 and 1e-13 <= low and high <= 10
+    assert re.search(r"The y axis shows 10⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+ to 1, .*: \d+ points of \d+ are "
+                     r"off it\.", grid.caption)
+    _drawn(grid, tmp_path, "overview")
+    grid = draw(inference.tvd_figure, summary)  # as a report draws it: sizes unchecked
+    assert grid.figure.get_suptitle() == "Total variation distance to the ground truth"
 
 
 # -- The claims' verdicts, on synthetic numbers ------------------------------------------
