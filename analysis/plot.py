@@ -108,10 +108,14 @@ class SharedCurve(ValueError):
         super().__init__(
             f"{differ}; map {them} to hue, style, col or row (now "
             f"{', '.join(mapped) or 'nothing'}) or average explicitly with aggregate=")
-        # The command line maps nothing and averages over seeds only.
-        self.command_line = (f"{differ}; the figure draws a curve per cell: give it results "
-                             f"in which {' and '.join(columns)} take{'s' if them == 'it' else ''} "
-                             "one value (a results_dir= per value)")
+        # The command line maps nothing and averages over seeds only; of cells that differ
+        # in their replicates or family version alone, --keep newest reads one.
+        self.command_line = (
+            f"{differ}; --keep newest (the default) reads one of them" if set(columns) <= {
+                "replicates", "family_version"} else
+            f"{differ}; the figure draws a curve per cell: give it results in which "
+            f"{' and '.join(columns)} take{'s' if them == 'it' else ''} one value (a "
+            "results_dir= per value)")
 
 
 def hint(error: Exception, command_line: bool = False) -> str:
@@ -572,13 +576,16 @@ def _cut(limits: list[tuple[float, float]], outside: int, points: int, panels: b
     if not outside:
         return ""
     count = f"{_count(outside, 'point')} of {points}"
+    one = outside == 1
     if not limits:
-        return f"{count} lie at zero or below, which a log axis does not show."
+        return (f"{count} {'lies' if one else 'lie'} at zero or below, which a log axis does "
+                "not show.")
     window = f"where most values lie (they span over {MAX_DECADES} decades)"
+    off = f"{count} {'is' if one else 'are'} off"
     if panels:
-        return f"Each panel's y axis shows {window}: {count} are off the axes."
+        return f"Each panel's y axis shows {window}: {off} the axes."
     low, high = limits[0]
-    return f"The y axis shows {_power(low)} to {_power(high)}, {window}: {count} are off it."
+    return f"The y axis shows {_power(low)} to {_power(high)}, {window}: {off} it."
 
 
 def _panels(grid: sns.FacetGrid, layout: Layout) -> list[tuple[plt.Axes, dict[str, object]]]:

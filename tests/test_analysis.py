@@ -184,8 +184,13 @@ def test_curves_refuse_more_panels_than_a_figure_can_show() -> None:
 def test_curves_refuse_ambiguous_series() -> None:
     summary = add_scheme(summarize(_grid()), parts=("mechanism",))
     with pytest.raises(SharedCurve, match="several cells share one curve: they differ in "
-                       "weights, schedule"):
+                       "weights, schedule") as error:
         curves(summary, hue="scheme")
+    # A Python caller maps or averages; a command-line user can only pass other results.
+    assert str(error.value).endswith("or average explicitly with aggregate=")
+    assert plot.hint(error.value, command_line=True).endswith(
+        "give it results in which weights and schedule take one value (a results_dir= per "
+        "value)")
 
 
 def test_paper_figure_draws_its_panel_or_says_what_is_missing() -> None:

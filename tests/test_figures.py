@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -287,6 +288,11 @@ def test_a_log_axis_over_many_decades_shows_where_the_values_are(
     assert low <= grid_2x2[grid_2x2.method == "colme"].mse_low.min()
     assert f": {late.sum()} points of " in grid.caption
     assert grid.caption.endswith("are off it.")
+    # A value at zero cannot be drawn on a log axis: the caption says so.
+    summary = grid_2x2.copy()
+    summary.loc[summary.index[summary.method.eq("colme")][-1], "mse"] = 0.0
+    assert re.search(r"\. 1 point of \d+ lies at zero or below, which a log axis does not "
+                     r"show\.$", curves(summary).caption)
     plt.close("all")
 
 
@@ -305,8 +311,7 @@ def test_the_report_of_a_directory_with_two_replicate_counts_says_which_it_used(
     done = run_cli(["report", "results", "--out", "all", "--keep", "all", "--verbose"],
                    tmp_path, module="analysis")
     assert "could not draw overview: several cells share one curve: they differ in " \
-           "replicates; the figure draws a curve per cell: give it results in which " \
-           "replicates takes one value" in done.stdout
+           "replicates; --keep newest (the default) reads one of them" in done.stdout
 
 
 @pytest.mark.parametrize(("make", "code", "message"), [
