@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("results", nargs="+", help="results directories")
     rep.add_argument("--out", required=True, help="output directory")
     rep.add_argument("--verbose", action="store_true",
-                     help="say why each figure not drawn was not, rather than sum them up")
+                     help="print why each figure was not drawn, not one line summing it up")
     fig = sub.add_parser("figure", help="one figure as PNG and PDF")
     fig.add_argument("name", help=f"one of {', '.join(FIGURE_NAMES)}")
     fig.add_argument("results", nargs="+", help="results directories")
