@@ -19,8 +19,8 @@ matplotlib.use("Agg")  # the command writes files; it never opens a window
 
 from .document import DOCUMENTS, command
 from .load import ResultsError, summaries
-from .plot import MissingData, save
-from .reporting import drawers, report
+from .plot import MissingData, SharedCurve, hint, save
+from .reporting import draw, drawers, not_drawn, report
 from .study import from_path, studies, views_of
 
 
@@ -44,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     rep = sub.add_parser("report", help="every figure the results allow, and index.html")
     rep.add_argument("results", nargs="+", help="results directories")
     rep.add_argument("--out", required=True, help="output directory")
+    rep.add_argument("--verbose", action="store_true",
+                     help="print why each figure was not drawn, not one line summing it up")
     fig = sub.add_parser("figure", help="one figure as PNG and PDF")
     fig.add_argument("name", help="a figure of a study, or overview (a wrong name lists them)")
     fig.add_argument("results", nargs="+", help="results directories")
@@ -70,11 +72,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"figure: unknown name {args.name!r}; one of {', '.join(names)}")
     try:
         if args.command == "report":
-            done = report(args.results, args.out, paper=not args.any_size, keep=args.keep)
+            done = report(args.results, args.out, paper=not args.any_size, keep=args.keep,
+                          command_line=True)
             for name, paths in done.drawn.items():
                 print(f"drew {name}: {', '.join(str(p) for p in paths)}")
-            for name, reason in done.skipped.items():
-                print(f"could not draw {name}: {reason}")
+            if args.verbose:
+                for name, reason in done.skipped.items():
+                    print(f"could not draw {name}: {reason}")
+            elif done.skipped:
+                print(f"not drawn: {not_drawn(done, command_line=True)} (--verbose says why)")
             print(f"report: {done.out / 'index.html'}")
         else:
             summary = summaries(args.results, keep=args.keep)
@@ -86,11 +92,11 @@ def main(argv: list[str] | None = None) -> int:
                         else f"no rows of family {owner}" if owner else "no such family")
                 raise MissingData(f"{args.name}: the results hold {held} "
                                   f"(figures: {', '.join(available)})")
-            grid = available[args.name](summary)
+            grid = draw(available[args.name], summary)
             print("\n".join(str(p) for p in save(grid, args.out)))
             print(grid.caption)
-    except MissingData as error:
-        print(f"error: {error}", file=sys.stderr)
+    except (MissingData, SharedCurve) as error:
+        print(f"error: {hint(error, command_line=True)}", file=sys.stderr)
         return 1
     except ResultsError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -46,6 +46,7 @@ import pandas as pd
 from .claims import Claim, claims_table, markdown_table
 from .load import MissingData
 from .numbers import duration
+from .plot import save, unclaim
 from .study import Preset, Results, Section, Study, get_study, views_of
 
 #: The documents, by command: the frame template each renders.
@@ -103,19 +104,26 @@ def provenance_values(results: Results) -> Values:
         ["results", "cells", "compute time", "elapsed", "dpsweep", "commit"], table)}
 
 
+def sizes_found(results: Results, preset: Preset) -> tuple[dict[str, list[Any]], bool]:
+    """The sizes (and runs) of the preset's cells read, and whether they are the preset's."""
+    summary = results.summaries[preset.name]
+    found, same = {}, True
+    for column, wanted in {**preset.sizes, "replicates": preset.replicates}.items():
+        found[column] = sorted(summary[column].dropna().unique())
+        same &= set(found[column]) <= set(wanted if isinstance(wanted, list) else [wanted])
+    return found, same
+
+
 def size_values(results: Results, sections: Iterable[Section]) -> Values:
     """The sizes of the runs read, and whether they are other than the presets'."""
     found, other = [], False
     for section in sections:
         names = {**section.sizes, "replicates": "runs"}
         for preset in section.presets:
-            summary = results.summaries[preset.name]
-            parts = []
-            for column, wanted in {**preset.sizes, "replicates": preset.replicates}.items():
-                present = sorted(summary[column].dropna().unique())
-                allowed = wanted if isinstance(wanted, list) else [wanted]
-                other |= not set(present) <= set(allowed)
-                parts.append(f"{names[column]} = {'/'.join(f'{v:,}' for v in present)}")
+            sizes, same = sizes_found(results, preset)
+            other |= not same
+            parts = [f"{names[c]} = {'/'.join(f'{v:,}' for v in present)}"
+                     for c, present in sizes.items()]
             found.append(f"{preset.name}: {', '.join(parts)}")
     return {"other_sizes": other, "sizes_found": "; ".join(found)}
 
@@ -191,8 +199,6 @@ def write(text: str, figures: Iterable[tuple[str, Callable[[], Any]]], out_dir: 
     """Draw each ``(figure, draw)`` into ``out_dir/figures/<figure>.png``, then write
     ``text`` to ``out_dir/<name>``; returns its path. :class:`TemplateError` if the text
     shows an image that was not drawn."""
-    from .plot import save
-
     for figure, draw in figures:
         save(draw(), out_dir / "figures" / figure, formats=("png",))
     missing = [image for image in IMAGE.findall(text) if not (out_dir / image).is_file()]
@@ -231,7 +237,11 @@ def render(name: str, root: str | Path, out_dir: str | Path = "docs", any_size: 
 
 
 def _figure(study: Study, results: Results, preset: Preset, figure: str, paper: bool) -> Any:
-    return views_of(study)[figure](results.source(preset.name, study.family, paper))
+    grid = views_of(study)[figure](results.source(preset.name, study.family, paper))
+    # Drawn from runs of other sizes, a figure does not claim to be the paper's.
+    if not (paper or getattr(grid, "paper_sizes", False) or sizes_found(results, preset)[1]):
+        unclaim(grid.figure)
+    return grid
 
 
 def command(argv: Sequence[str], name: str) -> int:

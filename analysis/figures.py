@@ -17,7 +17,8 @@ import pandas as pd
 import seaborn as sns
 
 from .labels import name
-from .plot import MissingData
+from .load import OTHER_FAMILY, PAPER_SIZES, MissingData
+from .plot import suptitle, unclaimed
 
 if TYPE_CHECKING:
     from .study import Source, View
@@ -76,9 +77,11 @@ class Figure:
         return self.caption.split(";")[0]
 
     def _missing(self, needs: str, have: str, sizes: bool) -> MissingData:
-        hint = ", or draw it from these sizes with --any-size" if sizes else ""
-        return MissingData(f"{self.name}: needs {needs}; the results have {have} "
-                           f"(run {self.preset}{hint})")
+        message = f"{self.name}: needs {needs}; the results have {have} (run {self.preset}"
+        if not sizes:
+            return MissingData(f"{message})")
+        return MissingData(f"{message}, or draw it from these sizes with paper=False)", PAPER_SIZES,
+                           f"{message}, or draw it from these sizes with --any-size)")
 
     def select(self, summary: pd.DataFrame, paper: bool = True) -> pd.DataFrame:
         """The figure's rows of ``summary``; :class:`MissingData` names the filter that
@@ -88,12 +91,14 @@ class Figure:
         family = wanted.get("family", None)
         if family and not _matches(summary, "family", family).any():
             raise MissingData(f"{self.name}: needs results of family {family}; the results "
-                              f"have {_present(summary, 'family')} (run {self.preset})")
+                              f"have {_present(summary, 'family')} (run {self.preset})",
+                              OTHER_FAMILY)
         absent = [c for c in wanted if c not in summary]
         if absent:
             needs = ", ".join(_wanted(c, wanted[c]) for c in absent)
+            # Options of another family: the results hold none of its cells.
             raise MissingData(f"{self.name}: needs {needs}; the results have no column "
-                              f"{', '.join(absent)} (run {self.preset})")
+                              f"{', '.join(absent)} (run {self.preset})", OTHER_FAMILY)
         # Every filter that matches nothing on its own, with what is there instead.
         failing = [c for c, v in wanted.items() if not _matches(summary, c, v).any()]
         if failing:
@@ -115,15 +120,23 @@ class Figure:
                                     + " among the figure's rows", False)
         return rows
 
+    def at_paper(self, rows: pd.DataFrame) -> bool:
+        """Whether every row is at the paper's settings and sizes."""
+        wanted = {**self.parameters, **self.filters}
+        return all(c in rows and _matches(rows, c, v).all() for c, v in wanted.items())
+
     def draw(self, summary: pd.DataFrame, paper: bool = True) -> sns.FacetGrid:
         """Draw from a summary that may hold more than this figure needs; the title says
-        the sizes its cells share."""
+        the sizes its cells share, and claims the paper's figure (``Fig. 2 (left)``) only
+        if they are the paper's (``grid.paper_sizes``)."""
         rows = self.select(summary, paper)
         grid = self.draw_summary(rows)
+        grid.paper_sizes = paper or self.at_paper(rows)
         sizes = [name(c, rows[c].iloc[0]) for c in self.sizes
                  if c in rows and rows[c].nunique() == 1]
         title = grid.figure.get_suptitle() or self.caption.split("; ", 1)[1]
-        grid.figure.suptitle(f"{title} ({', '.join(sizes)})" if sizes else title, y=1.02)
+        title = title if grid.paper_sizes else unclaimed(title)
+        suptitle(grid.figure, f"{title} ({', '.join(sizes)})" if sizes else title)
         return grid
 
     def __call__(self, source: Source) -> sns.FacetGrid:

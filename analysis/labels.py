@@ -4,10 +4,15 @@
 A family without a study is drawn with its own column and value names. Lookups take the
 family (the ``family`` column of the results) so that the same value can mean different
 things in two families.
+
+The words are plain text with a light markup for symbols (``Θ̂^{thres,1}``, ``μ̂_t``,
+``t_max``), as the Markdown documents print them; :func:`maths` gives the same words as
+matplotlib mathtext, for figures.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import pandas as pd
@@ -103,3 +108,38 @@ def add_scheme(frame: pd.DataFrame, parts: Sequence[str] | None = None) -> pd.Da
     clash = reference & labels.isin(set(labels[algorithm]))
     labels[clash] = labels[clash] + " (" + label("source")[clash] + ")"
     return frame.assign(scheme=labels)
+
+
+#: Combining accents of the vocabulary, by the mathtext command that draws them.
+ACCENTS = {"\u0302": "hat", "\u0304": "bar", "\u0303": "tilde", "\u0307": "dot"}
+#: A symbol in the vocabulary's markup: one letter that starts a word, an optional
+#: accent or star, and sub- and superscripts, braced (``^{thres,1}``) or bare. A bare
+#: subscript is one character, capitals (``β_IND``, ``ε*_RR``) or ``max``/``min``, so
+#: that identifiers such as ``n_agents`` stay words.
+SYMBOL = re.compile(
+    r"(?<![\w.$\\])(?P<base>[^\W\d_])(?P<accent>[\u0300-\u036f]?)(?P<star>\*?)"
+    r"(?P<scripts>(?:\^(?:\{[^{}$\\]*\}|[^\W_]+)"
+    r"|_(?:\{[^{}$\\]*\}|[A-Z]+|max|min|[^\W_]))*)(?![\w\u0300-\u036f])")
+SCRIPT = re.compile(r"([_^])(\{[^{}]*\}|[^\W_]+)")
+
+
+def _symbol(match: re.Match[str]) -> str:
+    accent, scripts = match["accent"], match["scripts"]
+    if not accent and not scripts:
+        return match[0]
+    command = ACCENTS.get(accent)
+    if accent and command is None:
+        return match[0]
+    if command == "hat" and match["base"].isupper():
+        command = "widehat"  # \hat sits small and askew on a capital
+    base = (f"\\{command}{{{match['base']}}}" if accent else match["base"]) + match["star"]
+    braced = SCRIPT.sub(lambda s: s[1] + (s[2] if s[2].startswith("{") else f"{{{s[2]}}}"),
+                        scripts)
+    return f"$\\mathregular{{{base}{braced}}}$"
+
+
+def maths(text: str) -> str:
+    r"""``text`` with each symbol of the vocabulary's markup as mathtext in the text's
+    upright font (``two thresholds, Θ̂^{thres,1}`` gives ``two thresholds,
+    $\mathregular{\hat{Θ}^{thres,1}}$``); text that holds mathtext already as it is."""
+    return text if "$" in text else SYMBOL.sub(_symbol, text)

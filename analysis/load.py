@@ -101,9 +101,26 @@ KEEP = ("newest", "all")
 PathLike = str | os.PathLike[str]
 
 
+#: What a figure that is not drawn needs (:attr:`MissingData.need`): results of a family
+#: the results do not hold, the paper's sizes (``paper=False`` or ``--any-size`` waive
+#: them), or the cells of another sweep.
+OTHER_FAMILY, PAPER_SIZES, OTHER_SWEEP = "family", "sizes", "sweep"
+
+
 class MissingData(LookupError):
     """The results hold nothing to draw for a figure, or to state in a document; the
-    message says what is needed."""
+    message says what is needed.
+
+    ``need`` is :data:`OTHER_FAMILY`, :data:`PAPER_SIZES` or :data:`OTHER_SWEEP` (the
+    default); ``command_line`` is the message in a command-line user's words (flags
+    rather than keyword arguments) where they differ (:func:`hint`).
+    """
+
+    def __init__(self, message: str, need: str = OTHER_SWEEP, command_line: str | None = None
+                 ) -> None:
+        super().__init__(message)
+        self.need = need
+        self.command_line = command_line or message
 
 
 class ResultsError(OSError):

@@ -13,8 +13,10 @@ printed under the plot); :func:`save` writes it as PNG and PDF.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,9 +27,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib import mathtext, ticker
 from matplotlib.lines import Line2D
+from matplotlib.text import Text
 
-from .labels import add_scheme, axis, families_of, name, vocabulary
+from sweep.errors import ConfigError
+from sweep.family import get_family
+from sweep.results import option_columns
+
+from .labels import add_scheme, axis, families_of, maths, name, vocabulary
 from .load import ROW_KEYS, MissingData, summary_metrics
 
 DASHES = ["-", "--", ":", "-."]
@@ -43,6 +51,17 @@ MAX_SERIES = 8
 #: Most panels in one figure: beyond, a figure is unreadable, and matplotlib's shared axes
 #: take minutes to lay it out.
 MAX_PANELS = 36
+#: Decades of values a log axis shows at most: beyond, it shows the window of that many
+#: decades that holds most values (e.g. a belief converging to 10⁻²³⁰), and says so.
+MAX_DECADES = 12
+#: Labelled ticks a log axis has at least.
+MIN_TICKS = 3
+#: Points between a figure's title and its panels' titles.
+TITLE_GAP = 10
+#: A title's claim to be a figure of the paper: ``Fig. 6: ``, ``Fig. 2 (left): ``,
+#: ``Figs 3–6: ``, ``Fig. 3, ``.
+CLAIM = re.compile(r"^(?:Supp\. )?Figs?\.? [\d.–]+(?: \([^)]*\))?[:,] +")
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 #: Lines a legend column holds per inch of figure height, so it is never taller.
 LEGEND_ROWS_PER_INCH = 4.5
 #: Columns a cell carries that are not options: they never name a curve.
@@ -61,11 +80,26 @@ class SharedCurve(ValueError):
             super().__init__("several cells share one curve and differ in no column the "
                              "results store (an option such as checkpoints): draw their "
                              "directories separately")
+            self.command_line = str(self)
             return
+        differ = f"several cells share one curve: they differ in {', '.join(columns)}"
+        them = "it" if len(columns) == 1 else "them"
         super().__init__(
-            f"several cells share one curve: they differ in {', '.join(columns)}; map "
-            f"{'it' if len(columns) == 1 else 'them'} to hue, style, col or row (now "
+            f"{differ}; map {them} to hue, style, col or row (now "
             f"{', '.join(mapped) or 'nothing'}) or average explicitly with aggregate=")
+        # The command line maps nothing and averages over seeds only; of cells that differ
+        # in their replicates or family version alone, --keep newest reads one.
+        self.command_line = (
+            f"{differ}; --keep newest (the default) reads one of them" if set(columns) <= {
+                "replicates", "family_version"} else
+            f"{differ}; the figure draws a curve per cell: give it results in which "
+            f"{' and '.join(columns)} take{'s' if them == 'it' else ''} one value (a "
+            "results_dir= per value)")
+
+
+def hint(error: Exception, command_line: bool = False) -> str:
+    """The message of ``error``, in a command-line user's words if ``command_line``."""
+    return getattr(error, "command_line", str(error)) if command_line else str(error)
 
 
 @dataclass(frozen=True)
@@ -90,17 +124,33 @@ def cell_columns(frame: pd.DataFrame) -> list[str]:
             and not c.endswith(("_low", "_high")) and c not in ("n", "scheme", "panel")]
 
 
+def _options(frame: pd.DataFrame) -> set[str] | None:
+    """The option columns of the families of ``frame`` (the fields of their ``options``),
+    or None where a family is not known (a frame without a family column, a family whose
+    module is not importable here)."""
+    families = families_of(frame)
+    if not families:
+        return None
+    try:
+        return {c for f in families for c in option_columns(get_family(str(f)).options)}
+    except ConfigError:
+        return None
+
+
 def varying(frame: pd.DataFrame, first: Sequence[str] = ()) -> list[str]:
     """The options that vary among ``frame``'s cells and are not determined by others.
 
-    Columns derived from options (e.g. a graph's edge count from its size) vary with
-    them but add nothing: a column counts only if it is not a function of the columns
-    already kept, tried in the order ``first``, then the frame's.
+    Only a family's options count: the cell columns it derives from them (a graph's
+    edge count, an algorithm's number of rounds) never name a curve or a panel, and a
+    column a figure adds must be mapped by name. Of the options, one counts
+    only if it is not a function of those already kept, tried in the order ``first``,
+    then the frame's.
     """
     cells = frame.drop_duplicates("cell_id")
+    options = _options(frame)
     # An option that applies to some cells only (missing elsewhere) is set by the others.
     candidates = [c for c in cell_columns(frame) if c not in NOT_OPTIONS
-                  and cells[c].nunique() > 1]
+                  and (options is None or c in options) and cells[c].nunique() > 1]
     candidates.sort(key=lambda c: first.index(c) if c in first else len(first))
     kept: list[str] = []
     for column in candidates:
@@ -294,7 +344,7 @@ def caption(lines: pd.DataFrame, x: str, y: str, counts: pd.DataFrame,
     if shared > 1:
         low = int(counts.cells.min())
         text += (f"; each {unit} is the mean over {', '.join(aggregate)} of "
-                 f"{low if low == shared else f'{low}–{shared}'} cells (aggregate=)")
+                 f"{low if low == shared else f'{low}–{shared}'} cells")
     else:
         text += f"; each {unit} is one cell"
     if "replicates" in lines:
@@ -389,8 +439,9 @@ def curves(
     panels = math.prod(lines[k].nunique() for k in (layout.col, layout.row) if k)
     if panels > MAX_PANELS:
         shown = [k for k in (layout.col, layout.row) if k]
-        raise MissingData(f"{panels} panels ({' by '.join(shown)}), more than {MAX_PANELS} "
-                          "in one figure: draw fewer cells (filter the results)")
+        many = f"{panels} panels ({' by '.join(shown)}), more than {MAX_PANELS} in one figure"
+        raise MissingData(f"{many}: draw fewer cells (filter the results)", command_line=(
+            f"{many}: give it fewer cells (a results_dir= per value of {shown[-1]})"))
     counts = _check(lines, layout, x, aggregate)
     # Each reference row belongs to its cell's curve and panel; a key that varies within
     # a cell (e.g. which error a row holds) is the reference row's own.
@@ -419,19 +470,13 @@ def curves(
             ax.minorticks_off()
     if xlim:
         grid.set(xlim=xlim)
+    cut = ""
     if ylim:
         grid.set(ylim=ylim)
-    elif xlim:
-        # A zoom in x zooms y to what is drawn there: over every panel when they share y,
-        # else panel by panel.
-        panels = [(list(grid.axes.flat), {})] if sharey else [
-            ([ax], where) for ax, where in _panels(grid, layout)]
-        for axes, where in panels:
-            span = _span(_select(lines, where), _select(refs, where), x, y, xlim, log[1])
-            for ax in axes if span else ():
-                ax.set_ylim(span)
+    else:
+        cut = _fit_y(grid, layout, lines, refs, x, y, xlim, log[1], sharey)
     grid.set_axis_labels(axis(x, families), ylabel or axis(y, families))
-    return finish(grid, text, title)
+    return finish(grid, f"{text} {cut}" if cut else text, title)
 
 
 def _extra(rows: pd.DataFrame, extra: Mapping[str, Any]) -> np.ndarray:
@@ -441,21 +486,85 @@ def _extra(rows: pd.DataFrame, extra: Mapping[str, Any]) -> np.ndarray:
     return np.logical_and.reduce([(rows[c] == v).to_numpy() for c, v in extra.items()])
 
 
+def _fit_y(grid: sns.FacetGrid, layout: Layout, lines: pd.DataFrame, refs: pd.DataFrame,
+           x: str, y: str, xlim: tuple[float, float] | None, log: bool,
+           sharey: bool | str) -> str:
+    """Fit the y axes to what is drawn (:func:`_span`): over every panel when they share
+    y, else panel by panel; with ``xlim``, to what is drawn there. Return the caption's
+    sentence on the points they leave out (:func:`_cut`)."""
+    panels = [(list(grid.axes.flat), {})] if sharey else [
+        ([ax], where) for ax, where in _panels(grid, layout)]
+    outside, points, limits = 0, 0, []
+    for axes, where in panels:
+        shown, shown_refs = _select(lines, where), _select(refs, where)
+        span, clipped = _span(shown, shown_refs, x, y, xlim, log)
+        for ax in axes if span and (xlim or clipped) else ():
+            ax.set_ylim(span)
+        if clipped:
+            limits.append(span)
+        drawn = pd.concat([shown[[x, y]], shown_refs[[x, y]]], ignore_index=True)
+        values = drawn[y][drawn[x].between(*xlim)] if xlim else drawn[y]
+        off = (values <= 0) if log else pd.Series(False, index=values.index)
+        if clipped:
+            off |= ~values.between(*span)
+        points, outside = points + len(values), outside + int(off.sum())
+    return _cut(limits, outside, points, len(panels) > 1)
+
+
 def _span(lines: pd.DataFrame, refs: pd.DataFrame, x: str, y: str,
-          xlim: tuple[float, float], log: bool) -> tuple[float, float] | None:
-    """The range of the curves, their bands and the references within ``xlim``, with a
-    margin of 5 % of it (of its logarithm on a log axis); None if nothing is there."""
-    values = [frame[c][frame[x].between(*xlim)].to_numpy(float)
+          xlim: tuple[float, float] | None, log: bool
+          ) -> tuple[tuple[float, float] | None, bool]:
+    """The y range of the curves, their bands and the references (within ``xlim``), with
+    a margin of 5 % of it (of its logarithm on a log axis), and whether it leaves values
+    out; None if nothing is there.
+
+    On a log axis, values over more than :data:`MAX_DECADES` say nothing more: the range
+    is then the window of that many decades that holds most of them (the highest of
+    equals), widened to whole decades.
+    """
+    values = [(frame[c][frame[x].between(*xlim)] if xlim else frame[c]).to_numpy(float)
               for frame, columns in ((lines, (y, f"{y}_low", f"{y}_high")), (refs, (y,)))
               for c in columns if c in frame]
     shown = np.concatenate(values) if values else np.array([])
-    shown = shown[np.isfinite(shown) & ((shown > 0) if log else True)]
+    shown = np.sort(shown[np.isfinite(shown) & ((shown > 0) if log else True)])
     if not shown.size:
-        return None
-    low, high = (np.log(shown) if log else shown).min(), (np.log(shown) if log else shown).max()
+        return None, False
+    scale = np.log10(shown) if log else shown
+    low, high = scale[0], scale[-1]
+    clipped = bool(log and high - low > MAX_DECADES)
+    if clipped:
+        ends = np.searchsorted(scale, scale + MAX_DECADES, side="right")
+        held = ends - np.arange(len(scale))
+        first = len(held) - 1 - int(np.argmax(held[::-1]))
+        low, high = math.floor(scale[first]), math.ceil(scale[ends[first] - 1])
+        return (10.0 ** low, 10.0 ** high), True
     margin = 0.05 * (high - low) or 0.05
     low, high = low - margin, high + margin
-    return (math.exp(low), math.exp(high)) if log else (low, high)
+    return ((10.0 ** low, 10.0 ** high) if log else (low, high)), False
+
+
+def _power(value: float) -> str:
+    """A power of ten as text: 1, 10, 10⁻⁸."""
+    exponent = round(math.log10(value))
+    return {0: "1", 1: "10"}.get(exponent, "10" + str(exponent).translate(SUPERSCRIPTS))
+
+
+def _cut(limits: list[tuple[float, float]], outside: int, points: int, panels: bool) -> str:
+    """The caption's sentence on the points a y axis leaves out: those outside the
+    ``limits`` it was cut to, or at zero or below on a log axis; '' if none."""
+    if not outside:
+        return ""
+    count = f"{_count(outside, 'point')} of {points}"
+    one = outside == 1
+    if not limits:
+        return (f"{count} {'lies' if one else 'lie'} at zero or below, which a log axis does "
+                "not show.")
+    window = f"where most values lie (they span over {MAX_DECADES} decades)"
+    off = f"{count} {'is' if one else 'are'} off"
+    if panels:
+        return f"Each panel's y axis shows {window}: {off} the axes."
+    low, high = limits[0]
+    return f"The y axis shows {_power(low)} to {_power(high)}, {window}: {off} it."
 
 
 def _panels(grid: sns.FacetGrid, layout: Layout) -> list[tuple[plt.Axes, dict[str, object]]]:
@@ -586,24 +695,134 @@ def panel_grid(panels: Sequence[str], height: float = 3.2, aspect: float = 1.3,
 
 
 def finish(grid: sns.FacetGrid, text: str, title: str | None = None) -> sns.FacetGrid:
-    """Give ``grid`` its caption (``grid.caption``, printed under the panels) and title."""
+    """Give ``grid`` its caption (``grid.caption``, printed under the panels) and title,
+    its labels as mathtext and its log axes their ticks (:func:`dress`)."""
     figure = grid.figure
     if title:
-        figure.suptitle(title, y=1.02)
+        suptitle(figure, title)
+    dress(figure)
     width = figure.get_figwidth()
     # Below the lowest tick labels and axis labels, wherever the layout put them.
     renderer = figure.canvas.get_renderer()
     bottom = min(ax.get_tightbbox(renderer).y0 for ax in grid.axes.flat)
     figure.text(0.01, bottom / figure.bbox.height - 0.01, textwrap.fill(text, int(width * 15)),
                 ha="left", va="top", fontsize=7.5, color="0.25")
+    _render(figure.texts[-1])
     grid.caption = text
     return grid
 
 
+def suptitle(figure: plt.Figure, title: str) -> None:
+    """Title ``figure`` above its panels and their own titles, by a line's spacing."""
+    renderer = figure.canvas.get_renderer()
+    top = max((ax.get_tightbbox(renderer).y1 for ax in figure.axes),
+              default=figure.bbox.height)
+    gap = TITLE_GAP / 72 * figure.dpi
+    figure.suptitle(title, y=(top + gap) / figure.bbox.height, va="bottom")
+
+
+def unclaimed(title: str) -> str:
+    """``title`` without its claim to be a figure of the paper (:data:`CLAIM`)."""
+    rest = CLAIM.sub("", title, count=1)
+    return rest[:1].upper() + rest[1:] if rest != title else title
+
+
+def unclaim(figure: plt.Figure) -> None:
+    """Drop the claim to be a figure of the paper from ``figure``'s title: a figure drawn
+    from cells the paper's sizes are not checked for."""
+    title = figure.get_suptitle()
+    if title and unclaimed(title) != title:
+        suptitle(figure, unclaimed(title))
+
+
+class LogTicks(ticker.Locator):
+    """Major ticks of a log axis, at least :data:`MIN_TICKS` in view: powers of ten, else
+    1, 2 and 5 times them, else evenly spaced round values (an axis under a factor of
+    ten or so)."""
+
+    def __call__(self) -> Sequence[float]:
+        return self.tick_values(*self.axis.get_view_interval())
+
+    def tick_values(self, vmin: float, vmax: float) -> Sequence[float]:
+        vmin, vmax = sorted((vmin, vmax))
+        if vmax <= 0:
+            return []
+        vmin = max(vmin, vmax * 1e-300)
+        low, high = math.floor(math.log10(vmin)), math.ceil(math.log10(vmax))
+        # At most about nine labelled decades: every other one, or fewer, beyond.
+        stride = max(1, math.ceil((high - low) / 8))
+        powers = 10.0 ** np.array([k for k in range(low, high + 1) if k % stride == 0],
+                                  dtype=float)
+        for subs in ((1.0,), (1.0, 2.0, 5.0)):
+            ticks = np.outer(powers, subs).ravel()
+            if np.count_nonzero((ticks >= vmin * (1 - 1e-9)) & (ticks <= vmax * (1 + 1e-9))
+                                ) >= MIN_TICKS:
+                return ticks[ticks > 0]
+        ticks = ticker.MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]).tick_values(vmin, vmax)
+        return ticks[ticks > 0]
+
+
+class LogLabels(ticker.Formatter):
+    """Labels of :class:`LogTicks`: plain numbers (0.05, 1, 20, 5000) when every tick is
+    between 10⁻³ and 10⁴, else powers of ten (10⁻³, 2×10⁻³, 1.5×10⁻¹), up to four
+    significant digits."""
+
+    def __call__(self, value: float, pos: int | None = None) -> str:
+        if value <= 0:
+            return ""
+        mantissa, exponent = f"{value:.3e}".split("e")
+        mantissa = f"{float(mantissa):g}"
+        power = f"10^{{{int(exponent)}}}"
+        label = power if mantissa == "1" else rf"{mantissa}\times{power}"
+        return rf"$\mathdefault{{{label}}}$"
+
+    def format_ticks(self, values: Sequence[float]) -> list[str]:
+        if all(1e-3 <= v < 1e4 for v in values):
+            return [f"{v:.4g}" for v in values]
+        return [self(v) for v in values]
+
+
+def dress(figure: plt.Figure) -> None:
+    """Give every log axis of ``figure`` that has matplotlib's default ticks
+    :class:`LogTicks`, and every text (labels, titles, legends, caption) its symbols as
+    mathtext (:func:`analysis.labels.maths`). Repeating it changes nothing."""
+    for ax in figure.axes:
+        for which in (ax.xaxis, ax.yaxis):
+            if which.get_scale() == "log" and type(which.get_major_locator()) is \
+                    ticker.LogLocator:
+                which.set_major_locator(LogTicks())
+                which.set_major_formatter(LogLabels())
+                which.set_minor_formatter(ticker.NullFormatter())
+    for text in figure.findobj(Text):
+        _render(text)
+
+
+@functools.cache
+def _parser() -> mathtext.MathTextParser:
+    return mathtext.MathTextParser("path")
+
+
+def _render(text: plt.Text) -> None:
+    """``text`` with its symbols as mathtext, line by line, unless mathtext cannot parse
+    them (then as it is)."""
+    raw = text.get_text()
+    rendered = "\n".join(maths(line) for line in raw.split("\n"))
+    if rendered == raw:
+        return
+    try:
+        for formula in re.findall(r"\$[^$]*\$", rendered):
+            _parser().parse(formula)
+    except ValueError:
+        return
+    text.set_text(rendered)
+
+
 def save(grid: sns.FacetGrid | plt.Figure, path: str | os.PathLike[str],
          formats: Sequence[str] = ("png", "pdf")) -> list[Path]:
-    """Write a figure as ``path.<format>`` for each format; return the paths."""
+    """Dress a figure (:func:`dress`) and write it as ``path.<format>`` for each format;
+    return the paths."""
     figure = grid.figure if isinstance(grid, sns.FacetGrid) else grid
+    dress(figure)
     written = []
     for fmt in formats:
         target = Path(path).with_suffix(f".{fmt}")
@@ -614,5 +833,6 @@ def save(grid: sns.FacetGrid | plt.Figure, path: str | os.PathLike[str],
     return written
 
 
-__all__ = ["Layout", "MissingData", "SharedCurve", "arrange", "caption", "curves", "derived",
-           "finish", "save", "varying"]
+__all__ = ["Layout", "LogTicks", "MissingData", "SharedCurve", "arrange", "caption", "curves",
+           "derived", "dress", "finish", "hint", "save", "suptitle", "unclaim", "unclaimed",
+           "varying"]

@@ -20,20 +20,65 @@ import pandas as pd
 import seaborn as sns
 
 from .labels import add_scheme, families_of
-from .load import ROW_KEYS, present, summaries, summary_metrics, swept
-from .plot import MissingData, curves, save
+from .load import (
+    OTHER_FAMILY,
+    OTHER_SWEEP,
+    PAPER_SIZES,
+    ROW_KEYS,
+    MissingData,
+    present,
+    summaries,
+    summary_metrics,
+    swept,
+)
+from .plot import curves, hint, save, unclaim
 from .study import PathLike, Source, View, get_study, views_of
+
+#: What a figure that could not be drawn needs (:attr:`Report.needs`): beyond
+#: :class:`~analysis.plot.MissingData`'s, other cells than these (``LAYOUT``: cells the
+#: figure cannot tell apart, a choice it cannot make).
+LAYOUT = "layout"
+#: How :func:`not_drawn` says each need, in the order it lists them, with the hint for a
+#: command-line user and for a Python caller (None: no hint).
+NEEDS = {
+    PAPER_SIZES: ("need the paper's sizes", "--any-size draws them", "paper=False draws them"),
+    OTHER_SWEEP: ("need other sweeps", None, None),
+    LAYOUT: ("cannot show these cells", None, None),
+    OTHER_FAMILY: ("are of families the results do not hold", None, None),
+}
+#: Names :func:`not_drawn` lists per need before it abbreviates.
+NAMED = 3
 
 
 @dataclass
 class Report:
     """What a report drew (name -> files, and captions), and what it could not draw
-    (name -> reason)."""
+    (name -> reason, and name -> what it needs: a key of :data:`NEEDS`)."""
 
     out: Path
     drawn: dict[str, list[Path]] = field(default_factory=dict)
     captions: dict[str, str] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    needs: dict[str, str] = field(default_factory=dict)
+
+
+def not_drawn(done: Report, command_line: bool = False) -> str:
+    """One line on what ``done`` could not draw, by need (:data:`NEEDS`), naming the
+    figures (``20 of 24 figures: 4 need the paper's sizes (fig7, …); …``); '' if it drew
+    everything."""
+    if not done.skipped:
+        return ""
+    parts = []
+    for need, (says, cli, python) in NEEDS.items():
+        names = [n for n in done.skipped if done.needs.get(n, OTHER_SWEEP) == need]
+        if not names:
+            continue
+        listed = ", ".join(names[:NAMED]) + (", …" if len(names) > NAMED else "")
+        told = cli if command_line else python
+        parts.append(f"{len(names)} {says}" + ("" if need == OTHER_FAMILY else
+                                                f" ({listed}{f': {told}' if told else ''})"))
+    tried = len(done.skipped) + len(done.drawn)
+    return f"{len(done.skipped)} of {tried} figures: {'; '.join(parts)}"
 
 
 def overview(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()) -> sns.FacetGrid:
@@ -99,29 +144,44 @@ def _overview_of(summary: pd.DataFrame, family: str | None,
     return overview(_rows_of(summary, family), aggregate)
 
 
+def draw(drawer: Callable[[pd.DataFrame], sns.FacetGrid], summary: pd.DataFrame
+         ) -> sns.FacetGrid:
+    """The figure ``drawer`` draws from ``summary``; its title claims a figure of the paper
+    only if the figure checked that its cells are at the paper's sizes
+    (``grid.paper_sizes``, :meth:`analysis.figures.Figure.draw`)."""
+    grid = drawer(summary)
+    if not getattr(grid, "paper_sizes", False):
+        unclaim(grid.figure)
+    return grid
+
+
 def report(results: PathLike | Sequence[PathLike],
-           out: str | os.PathLike[str], paper: bool = True, keep: str = "newest") -> Report:
+           out: str | os.PathLike[str], paper: bool = True, keep: str = "newest",
+           command_line: bool = False) -> Report:
     """Draw every figure the results allow into ``out`` and write ``out/index.html``.
 
     ``paper=False`` draws the paper's figures from runs of any size; ``keep`` is that of
-    :func:`analysis.load.summaries`.
+    :func:`analysis.load.summaries`; ``command_line`` words the reasons a figure was not
+    drawn for a command-line user (:func:`analysis.plot.hint`).
     """
     summary = summaries(results, keep=keep)
     if summary.empty:
         raise MissingData(f"no results in {results}")
     done = Report(Path(out))
     done.out.mkdir(parents=True, exist_ok=True)
-    for figure, draw in drawers(summary, paper, results, keep).items():
+    for figure, drawer in drawers(summary, paper, results, keep).items():
         try:
-            grid = draw(summary)
+            grid = draw(drawer, summary)
         except (MissingData, ValueError) as reason:
-            done.skipped[figure] = str(reason)
+            done.skipped[figure] = hint(reason, command_line)
+            done.needs[figure] = getattr(reason, "need", LAYOUT)
             continue
         done.captions[figure] = grid.caption
         done.drawn[figure] = save(grid, done.out / figure)
     final = _final(summary)
     final.to_csv(done.out / "final.csv", index=False)
-    (done.out / "index.html").write_text(_page(summary, final, done), encoding="utf-8")
+    (done.out / "index.html").write_text(_page(summary, final, done, command_line),
+                                         encoding="utf-8")
     return done
 
 
@@ -151,7 +211,8 @@ def _table(frame: pd.DataFrame) -> str:
 TABLE_ROWS = 200
 
 
-def _page(summary: pd.DataFrame, final: pd.DataFrame, done: Report) -> str:
+def _page(summary: pd.DataFrame, final: pd.DataFrame, done: Report, command_line: bool
+          ) -> str:
     varying = swept(summary)
     cells = summary.drop_duplicates("cell_id")
     metrics = summary_metrics(summary)
@@ -172,6 +233,9 @@ def _page(summary: pd.DataFrame, final: pd.DataFrame, done: Report) -> str:
     )
     skipped = "\n".join(f"<li><b>{html.escape(n)}</b>: {html.escape(r)}</li>"
                         for n, r in done.skipped.items())
+    if skipped:
+        skipped = (f"<details><summary>{html.escape(not_drawn(done, command_line))}"
+                   f"</summary><ul>{skipped}</ul></details>")
     kept = "".join(f"<li>{html.escape(line)}</li>" for line in summary.attrs.get("kept", ()))
     shown = (f"all {len(final)} rows" if len(final) <= TABLE_ROWS else
              f"the first {TABLE_ROWS} of {len(final)} rows")
@@ -185,7 +249,7 @@ table{{border-collapse:collapse}} td,th{{padding:2px 8px;text-align:right}}</sty
 {f"<h2>Cells read</h2><ul>{kept}</ul>" if kept else ""}
 <h2>Parameters</h2>{_table(swept_table)}{_table(parameters)}
 <h2>Figures</h2>{figures}
-<h2>Not drawn</h2><ul>{skipped or "<li>none</li>"}</ul>
+<h2>Not drawn</h2>{skipped or "<p>none</p>"}
 <h2>Metrics at the last checkpoint</h2>
 <p>{shown}; every row in <a href="final.csv">final.csv</a>.</p>{_table(final.head(TABLE_ROWS))}
 </body></html>

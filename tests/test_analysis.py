@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from matplotlib.collections import PolyCollection
 
 from analysis import plot
 from analysis.figures import FIGURES
-from analysis.labels import add_scheme, name
+from analysis.labels import add_scheme, maths, name
 from analysis.load import load, summaries, summarize
 from analysis.plot import MissingData, SharedCurve, curves
 from sweep.colme import simulate
@@ -153,6 +154,22 @@ def test_the_rows_of_simulate_are_summarized_and_drawn() -> None:
         "Algorithm 1", "local", "ideal"]
 
 
+def test_the_vocabularys_symbols_are_mathtext_in_figures_only() -> None:
+    """The documents print the vocabulary's markup; figures render it, and leave column
+    names (``n_agents``) as words."""
+    assert [maths(t) for t in ("two thresholds, Θ̂^{thres,1} (Alg. 2)", "error |μ̂_t − μ|",
+                               "individual test (β_IND)", "ε*_RR", "t_max = 300",
+                               "n_agents=3", "graph.n_nodes", "rounds_k", "M_ts", "$x_1$")] == [
+        r"two thresholds, $\mathregular{\widehat{Θ}^{thres,1}}$ (Alg. 2)",
+        r"error |$\mathregular{\hat{μ}_{t}}$ − μ|", r"individual test ($\mathregular{β_{IND}}$)",
+        r"$\mathregular{ε*_{RR}}$", r"$\mathregular{t_{max}}$ = 300", "n_agents=3",
+        "graph.n_nodes", "rounds_k", "M_ts", "$x_1$"]
+    summary = summarize(_grid())
+    grid = curves(summary, ylabel="MSE at t = t_max")
+    assert grid.axes.flat[0].get_ylabel() == r"MSE at t = $\mathregular{t_{max}}$"
+    assert name("t_max", 300, "colme") == "t_max = 300"
+
+
 def test_curves_refuse_more_panels_than_a_figure_can_show() -> None:
     """Cells over a numeric option take a panel each: past ``MAX_PANELS`` the figure says
     so rather than spend minutes laying out an unreadable grid."""
@@ -167,8 +184,13 @@ def test_curves_refuse_more_panels_than_a_figure_can_show() -> None:
 def test_curves_refuse_ambiguous_series() -> None:
     summary = add_scheme(summarize(_grid()), parts=("mechanism",))
     with pytest.raises(SharedCurve, match="several cells share one curve: they differ in "
-                       "weights, schedule"):
+                       "weights, schedule") as error:
         curves(summary, hue="scheme")
+    # A Python caller maps or averages; a command-line user can only pass other results.
+    assert str(error.value).endswith("or average explicitly with aggregate=")
+    assert plot.hint(error.value, command_line=True).endswith(
+        "give it results in which weights and schedule take one value (a results_dir= per "
+        "value)")
 
 
 def test_paper_figure_draws_its_panel_or_says_what_is_missing() -> None:
@@ -192,7 +214,19 @@ def test_report_on_a_quickstart_sweep(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = tmp_path / "report"
     assert "drew overview" in done.stdout and "drew privacy_utility" in done.stdout
-    assert "could not draw fig2_left: " in done.stdout  # a quickstart is not Fig. 2
+    # What was not drawn is one line, by need; a quickstart is not at Fig. 2's sizes.
+    [line] = [x for x in done.stdout.splitlines() if not x.startswith(("drew ", "report: "))]
+    assert re.match(r"not drawn: \d+ of \d+ figures: 8 need the paper's sizes \(fig2_left, "
+                    r"fig2_middle, fig2_right, …: --any-size draws them\); .* \(--verbose says "
+                    r"why\)$", line), line
+    verbose = run_cli(["report", "results", "--out", "report", "--verbose"], tmp_path,
+                      module="analysis")
+    reasons = [x for x in verbose.stdout.splitlines() if x.startswith("could not draw ")]
+    assert len(reasons) == int(line.split()[2])
+    # The command line's words: its flag, not the keyword of a Python call.
+    assert any(x.startswith("could not draw fig2_left: ") and "with --any-size)" in x
+               for x in reasons)
+    assert not any("paper=False" in x or "aggregate=" in x for x in reasons)
     page = Page(out / "index.html")
     assert {"html", "table", "img"} <= set(page.tags)
     assert "overview.png" in page.images and "privacy_utility.png" in page.images

@@ -69,8 +69,10 @@ def test_an_x_zoom_zooms_y_to_what_is_drawn_there():
     refs = pd.DataFrame({"t": t, "mse": 0.1 / t})
     low, high = math.log(1e-3), math.log(0.11)
     margin = 0.05 * (high - low)
-    assert _span(lines, refs, "t", "mse", (10, 100), True) == pytest.approx(
-        (math.exp(low - margin), math.exp(high + margin)))
-    assert _span(lines, refs, "t", "mse", (10, 100), False) == pytest.approx(
-        (1e-3 - 0.05 * 0.109, 0.11 + 0.05 * 0.109))
-    assert _span(lines, refs, "t", "mse", (2000, 3000), True) is None
+    span, clipped = _span(lines, refs, "t", "mse", (10, 100), True)
+    assert span == pytest.approx((math.exp(low - margin), math.exp(high + margin)))
+    assert not clipped
+    span, clipped = _span(lines, refs, "t", "mse", (10, 100), False)
+    assert span == pytest.approx((1e-3 - 0.05 * 0.109, 0.11 + 0.05 * 0.109))
+    assert not clipped
+    assert _span(lines, refs, "t", "mse", (2000, 3000), True) == (None, False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,10 +13,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+import seaborn as sns
 
-from analysis.figures import FIGURES
-from analysis.load import summarize
-from analysis.plot import MissingData, SharedCurve, curves
+from analysis import plot
+from analysis.figures import FIGURES, Figure
+from analysis.load import OTHER_FAMILY, PAPER_SIZES, summarize
+from analysis.plot import MIN_TICKS, MissingData, SharedCurve, curves, hint, unclaimed
 from analysis.studies.colme.figures import class_errors, privacy_utility, ratio, time_to_target
 from sweep.colme import simulate
 
@@ -182,11 +185,17 @@ def test_not_drawn_names_the_failing_filter_and_the_values_present(
         grid_2x2: pd.DataFrame) -> None:
     with pytest.raises(MissingData, match=r"fig2_left: needs t_max = 30000, n_agents = 200; "
                        r"the results have t_max = 200, n_agents ∈ \{6, 12\} \(run "
-                       r"\+experiment=fig2_left, or draw it from these sizes with --any-size"):
+                       r"\+experiment=fig2_left, or draw it from these sizes with "
+                       r"paper=False\)$") as error:
         FIGURES["fig2_left"].draw(grid_2x2)
+    # On the command line, the same in its words: a flag.
+    assert error.value.need == PAPER_SIZES
+    assert hint(error.value, command_line=True) == str(error.value).replace(
+        "paper=False", "--any-size")
     with pytest.raises(MissingData, match="fig7: needs results of family network; the "
-                       "results have family = colme"):
+                       "results have family = colme") as error:
         FIGURES["fig7"].draw(grid_2x2)
+    assert error.value.need == OTHER_FAMILY
     # At any size, the sizes are no filter; the schemes the figure needs still are.
     with pytest.raises(MissingData, match=r"needs mechanism ∈ \{pm1, pm2\}; the results "
                        "have mechanism = pm1 among the figure's rows"):
@@ -207,6 +216,78 @@ def test_a_paper_figure_at_any_size_puts_the_sizes_in_panels() -> None:
     plt.close("all")
 
 
+def test_a_title_claims_a_paper_figure_only_at_the_papers_sizes(grid_2x2: pd.DataFrame
+                                                                ) -> None:
+    def draw(rows: pd.DataFrame) -> sns.FacetGrid:
+        return curves(rows, title="Fig. 9 (left): known variance")
+
+    rows = grid_2x2[grid_2x2.n_agents == 6]
+    at = Figure("fig9", "+experiment=fig9; known variance", {}, draw, parameters={"t_max": 200})
+    grid = at.draw(rows, paper=False)
+    assert grid.paper_sizes and grid.figure.get_suptitle() == (
+        "Fig. 9 (left): known variance (M = 6, t_max = 200)")
+    other = Figure("fig9", "+experiment=fig9; known variance", {}, draw,
+                   parameters={"t_max": 30000})
+    grid = other.draw(rows, paper=False)
+    assert not grid.paper_sizes and grid.figure.get_suptitle() == (
+        "Known variance (M = 6, t_max = 200)")
+    grid = FIGURES["fig2_left"].draw(_sweep(epsilons=(1.0,), agents=(6,)).pipe(
+        lambda s: pd.concat([s.assign(mechanism=m, schedule=r, cell_id=s.cell_id + m + r)
+                             for m in ("pm1", "pm2") for r in ("rr", "rrr")])), paper=False)
+    assert "Fig." not in grid.figure.get_suptitle()
+    assert [unclaimed(t) for t in ("Fig. 6: total variation", "Figs 3–6: networks",
+                                   "Fig. 3, Sch-Var-2", "Fig. 14.2: time per run",
+                                   "Appendix C.3: budgets")] == [
+        "Total variation", "Networks", "Sch-Var-2", "Time per run", "Appendix C.3: budgets"]
+    plt.close("all")
+
+
+def _labelled(axis: object) -> list[str]:
+    """The tick labels an axis draws within its view."""
+    axis.figure.canvas.draw()
+    low, high = sorted(axis.get_view_interval())
+    return [t.get_text() for t in axis.get_majorticklabels()
+            if t.get_text() and low <= t.get_position()[axis.axis_name == "y"] <= high]
+
+
+def test_log_axes_label_at_least_three_ticks(grid_2x2: pd.DataFrame) -> None:
+    """The final MSE of a few cells spans less than a decade: matplotlib's log axis would
+    label one power of ten at most; 1, 2 and 5 times them, or round values, fill in."""
+    grid = privacy_utility(grid_2x2[grid_2x2.n_agents == 12])
+    ax = grid.axes.flat[0]
+    low, high = ax.get_ylim()
+    assert ax.get_yscale() == "log" and high / low < 10
+    labels = _labelled(ax.yaxis)
+    assert len(labels) >= MIN_TICKS, labels
+    assert all("10^" in t for t in labels)  # values under 10⁻³: as powers of ten
+    # t from 1 to 200: a power of ten each, as plain numbers.
+    assert _labelled(curves(grid_2x2).axes[-1, 0].xaxis) == ["1", "10", "100"]
+    plt.close("all")
+
+
+def test_a_log_axis_over_many_decades_shows_where_the_values_are(
+        grid_2x2: pd.DataFrame) -> None:
+    """One cell's MSE collapses to 10⁻²⁰⁰ after t = 10: the y axis keeps the decades of
+    the others and the caption counts the points it leaves out."""
+    cell = grid_2x2.cell_id.iloc[0]
+    late = grid_2x2.cell_id.eq(cell) & grid_2x2.method.eq("colme") & (grid_2x2.t > 10)
+    summary = grid_2x2.copy()
+    for column in ("mse", "mse_low", "mse_high"):
+        summary.loc[late, column] *= 1e-200
+    grid = curves(summary)
+    low, high = grid.axes.flat[0].get_ylim()
+    assert np.log10(high / low) <= plot.MAX_DECADES + 2
+    assert low <= grid_2x2[grid_2x2.method == "colme"].mse_low.min()
+    assert f": {late.sum()} points of " in grid.caption
+    assert grid.caption.endswith("are off it.")
+    # A value at zero cannot be drawn on a log axis: the caption says so.
+    summary = grid_2x2.copy()
+    summary.loc[summary.index[summary.method.eq("colme")][-1], "mse"] = 0.0
+    assert re.search(r"\. 1 point of \d+ lies at zero or below, which a log axis does not "
+                     r"show\.$", curves(summary).caption)
+    plt.close("all")
+
+
 def test_the_report_of_a_directory_with_two_replicate_counts_says_which_it_used(
         tmp_path: Path) -> None:
     grid = ["-m", "epsilon=0.5,1", "n_agents=6", "t_max=100", "checkpoints=4",
@@ -219,10 +300,10 @@ def test_the_report_of_a_directory_with_two_replicate_counts_says_which_it_used(
     page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
     assert "replicates = 3" in page and "over 2" in page
     assert "each curve is one cell, 3 replicates each" in page
-    done = run_cli(["report", "results", "--out", "all", "--keep", "all"], tmp_path,
-                   module="analysis")
+    done = run_cli(["report", "results", "--out", "all", "--keep", "all", "--verbose"],
+                   tmp_path, module="analysis")
     assert "could not draw overview: several cells share one curve: they differ in " \
-           "replicates" in done.stdout
+           "replicates; --keep newest (the default) reads one of them" in done.stdout
 
 
 @pytest.mark.parametrize(("make", "code", "message"), [

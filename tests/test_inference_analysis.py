@@ -14,8 +14,10 @@ import pandas as pd
 import pytest
 
 from analysis.claims import Claim, claims_table
+from analysis.labels import name
 from analysis.load import summaries, summarize
 from analysis.plot import MissingData, save
+from analysis.reporting import draw, overview
 from analysis.studies.inference import STUDY
 from analysis.studies.inference.actg import centre_frames, hazard_ratios, survival_cell
 from analysis.studies.inference.document import (
@@ -252,6 +254,30 @@ def test_the_section_draws_every_figure_it_shows() -> None:
     shown = set(re.findall(r"figures/(\w+)\.png", section.text()))
     drawn = {figure for preset in section.presets for figure in preset.figures}
     assert shown == drawn and drawn <= set(STUDY.figures)
+
+
+def test_the_overview_facets_by_options_and_renders_symbols(tmp_path: Path) -> None:
+    """The cells' K and T differ by method and ε (columns the family derives): the
+    overview's panels are the ε the sweep varied, never K or T. The legend renders the
+    vocabulary's markup as mathtext, the documents' words stay as they are; the non-private
+    MLE's TVD falls to about 10⁻²²⁰ and the y axis shows the decades that say something,
+    and says so; a title claims a figure of the paper only at its sizes."""
+    summary = _summary([{"replicates": 5, "seed": 1, "method": m, "epsilon": e}
+                        for m in ("mle", "am", "threshold_1") for e in (0.5, 2.0)])
+    cells = summary.drop_duplicates("cell_id")
+    assert cells.rounds_k.nunique() > 1 and cells.iterations_t.nunique() > 1
+    grid = overview(summary)
+    assert [ax.get_title() for ax in grid.axes.flat] == ["ε = 0.5", "ε = 2"]
+    legend = [t.get_text() for t in grid.legend.texts]
+    assert r"two thresholds, $\mathregular{\widehat{Θ}^{thres,1}}$ (Alg. 2)" in legend
+    assert name("method", "threshold_1", "inference") == "two thresholds, Θ̂^{thres,1} (Alg. 2)"
+    low, high = grid.axes.flat[0].get_ylim()
+    assert summary.tvd_truth.min() < 1e-100 and 1e-13 <= low and high <= 10
+    assert re.search(r"The y axis shows 10⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+ to 1, .*: \d+ points of \d+ are "
+                     r"off it\.", grid.caption)
+    _drawn(grid, tmp_path, "overview")
+    grid = draw(tvd_figure, summary)  # as a report draws it: sizes unchecked
+    assert grid.figure.get_suptitle() == "Total variation distance to the ground truth"
 
 
 # -- The claims' verdicts, on synthetic numbers ------------------------------------------
