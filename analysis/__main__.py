@@ -21,13 +21,15 @@ from .document import DOCUMENTS, command
 from .load import ResultsError, summaries
 from .plot import MissingData, SharedCurve, hint, save
 from .reporting import draw, drawers, not_drawn, report
-from .study import from_path, studies, views_of
+from .study import check, from_path, studies, views_of
 
 
 def figure_names() -> list[str]:
     """What ``figure`` draws: the overview (of each family: ``overview_<family>`` in a
     directory of several), and every study's views and paper figures."""
-    return ["overview", *(name for study in studies() for name in views_of(study))]
+    found = studies()
+    check(found)
+    return ["overview", *(name for study in found for name in views_of(study))]
 
 
 #: The commands whose own parser reads every argument after their name (argparse's

@@ -4,7 +4,7 @@ The engine modules of :mod:`analysis` (loading and summaries, plot primitives, c
 documents, the report) know no family. What is particular to one lives in its study: one
 :class:`Study` object, which declares
 
-- the family's words (:class:`~analysis.labels.Vocabulary`);
+- the family's words (:class:`~analysis.vocabulary.Vocabulary`);
 - its views: figures drawn from any results of the family, by the report and by
   ``python -m analysis figure``;
 - its paper figures: views that hold only at the paper's settings, drawn from runs of
@@ -91,6 +91,8 @@ class Source:
 #: A view: a figure from a :class:`Source`; :class:`~analysis.plot.MissingData` (or
 #: ``ValueError``) says why the results cannot give it.
 View = Callable[[Source], "sns.FacetGrid"]
+
+
 def summary_view(draw: Callable[..., sns.FacetGrid]) -> View:
     """The view that draws ``draw(summary, aggregate=...)`` from a source's summary."""
     return lambda source: draw(source.summary, aggregate=source.aggregate)
@@ -105,7 +107,7 @@ class Section:
     document's root; ``reads`` whether it reads their summaries (``"summaries"``) or
     their rows (``"rows"``, summarized too); ``sizes`` names the size options of its
     presets (``n_agents`` → ``M``); ``values`` computes every placeholder of the template
-    from the :class:`~analysis.document.Results`: a text, a condition for a
+    from the presets' :class:`Results`: a text, a condition for a
     ``{{#block}}``, or a list of :class:`~analysis.claims.Claim`, which the document
     renders as a table and counts (``{{<stem>_claims}}`` and ``{{<stem>_agreed}}``).
     """
@@ -117,8 +119,6 @@ class Section:
     reads: str = "summaries"
 
     def text(self) -> str:
-        from importlib import resources
-
         if isinstance(self.template, Path):
             return self.template.read_text("utf-8")
         package, name = self.template
@@ -345,16 +345,17 @@ def views_of(study: Study) -> dict[str, View]:
     return {**study.views, **study.figures}
 
 
-def check(studies_: Sequence[Study]) -> None:
-    """:class:`ValueError` if two studies name a view alike (``figure NAME`` would be
-    ambiguous)."""
-    seen: dict[str, str] = {}
-    for study in studies_:
-        for view in views_of(study):
-            if view in seen:
-                raise ValueError(f"view {view!r} is declared by the studies of both "
-                                 f"{seen[view]} and {study.family}")
-            seen[view] = study.family
+def check(found: Sequence[Study]) -> None:
+    """:class:`ValueError` if two views are named alike, in two studies or as a view and
+    a paper figure of one (``figure NAME`` would be ambiguous); one view may be both."""
+    seen: dict[str, tuple[str, View]] = {}
+    for study in found:
+        for kind in ("views", "figures"):
+            for name, view in getattr(study, kind).items():
+                where = f"the {kind} of the study of {study.family}"
+                if name in seen and seen[name][1] is not view:
+                    raise ValueError(f"view {name!r} is in both {seen[name][0]} and {where}")
+                seen[name] = (where, view)
 
 
 def from_path(spec: str) -> Study:

@@ -1,10 +1,14 @@
-"""No import cycles among the project's modules: every import statement counts, at the top
-of a module or inside a function (a cycle broken by a late import is still a tangle)."""
+"""The project's structure: no import cycles among its modules (every import statement
+counts, at the top of a module or inside a function: a cycle broken by a late import is
+still a tangle), the analysis reads a family only through its api module, and every view
+of the studies has a name of its own."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("sweep", "analysis", "hydra_plugins")
@@ -107,3 +111,13 @@ def test_the_analysis_reads_a_family_only_through_its_api() -> None:
     for name, targets in readers.items():
         if not name.startswith("analysis.studies"):
             assert not any(t.startswith("analysis.studies") for t in targets), name
+
+
+def test_every_view_of_the_built_in_studies_has_its_own_name() -> None:
+    from analysis.study import Study, check, studies
+
+    check(studies())  # raises on a clash
+    twice = Study("a", views={"v": print}, figures={"v": repr})
+    with pytest.raises(ValueError, match="'v' is in both the views of the study of a and the "
+                       "figures of the study of a"):
+        check([twice])
