@@ -222,12 +222,14 @@ def test_a_title_claims_a_paper_figure_only_at_the_papers_sizes(grid_2x2: pd.Dat
         return curves(rows, title="Fig. 9 (left): known variance")
 
     rows = grid_2x2[grid_2x2.n_agents == 6]
-    at = Figure("fig9", "+experiment=fig9; known variance", {}, draw, parameters={"t_max": 200})
+    sizes = ("n_agents", "t_max")
+    at = Figure("fig9", "+experiment=fig9; known variance", {}, draw, parameters={"t_max": 200},
+                sizes=sizes)
     grid = at.draw(rows, paper=False)
     assert grid.paper_sizes and grid.figure.get_suptitle() == (
         "Fig. 9 (left): known variance (M = 6, t_max = 200)")
     other = Figure("fig9", "+experiment=fig9; known variance", {}, draw,
-                   parameters={"t_max": 30000})
+                   parameters={"t_max": 30000}, sizes=sizes)
     grid = other.draw(rows, paper=False)
     assert not grid.paper_sizes and grid.figure.get_suptitle() == (
         "Known variance (M = 6, t_max = 200)")

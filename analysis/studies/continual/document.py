@@ -201,7 +201,8 @@ def orders_values(results: Results) -> Values:
     frozen = [f for f in (_frozen(error.alg6.xs(o, level="order"), _order(o)) for o in orders)
               if f]
     values.update(
-        alg6_behind_share=_span((behind > 1).groupby(level="order").mean()[orders], percent),
+        alg6_behind_share=_span((behind > 1).groupby(level="order", observed=False).mean()[orders],
+                                percent),
         alg6_behind_always=bool((behind > 1).all()),
         ratio_while_failing=_span(behind[diverse.reindex(behind.index) < 1]),
         ratio_once_diverse=_span(behind[diverse.reindex(behind.index) == 1]),
