@@ -283,14 +283,6 @@ def colme_values(results: Results) -> Values:
     return values
 
 
-def stretches(mask: pd.Series) -> list[tuple[int, int]]:
-    """The maximal runs of consecutive checkpoints at which ``mask`` holds, as
-    (first t, last t)."""
-    run = (mask != mask.shift()).cumsum()
-    return [(int(part.index[0]), int(part.index[-1]))
-            for _, part in mask.groupby(run) if part.iloc[0]]
-
-
 #: Resamples of the runs behind a crossing's standard error (:func:`crossings`).
 BOOTSTRAP = 2000
 #: Fig. 3 (right) ends here: the paper reads its crossings up to this t.
