@@ -10,16 +10,65 @@
 allow; ``python -m analysis figure NAME RESULTS_DIR --out STEM`` draws one figure;
 ``python -m analysis continual ROOT --out docs`` renders ``docs/continual.md``, the study
 of continual mean estimation (:mod:`analysis.continual`).
+
+Each name is imported from its module when first used: reading results
+(``from analysis import load, summaries``) does not pay for the plotting stack
+(matplotlib, seaborn, scipy), which loads with the first figure.
 """
 
-from .figures import FIGURES, VIEWS, class_errors, privacy_utility, ratio, time_to_target
-from .labels import add_scheme, name
-from .load import load, summaries, summarize, swept
-from .plot import MissingData, SharedCurve, curves, save
-from .report import report
+from __future__ import annotations
 
-__all__ = [
-    "FIGURES", "VIEWS", "MissingData", "SharedCurve", "add_scheme", "class_errors", "curves",
-    "load", "name", "privacy_utility", "ratio", "report", "save", "summaries", "summarize",
-    "swept", "time_to_target",
-]
+import importlib
+import sys
+import types
+from typing import Any
+
+#: Each exported name and the module that defines it.
+EXPORTS: dict[str, str] = {
+    "FIGURES": "analysis.figures",
+    "VIEWS": "analysis.figures",
+    "class_errors": "analysis.figures",
+    "privacy_utility": "analysis.figures",
+    "ratio": "analysis.figures",
+    "time_to_target": "analysis.figures",
+    "add_scheme": "analysis.labels",
+    "name": "analysis.labels",
+    "load": "analysis.load",
+    "summaries": "analysis.load",
+    "summarize": "analysis.load",
+    "swept": "analysis.load",
+    "MissingData": "analysis.plot",
+    "SharedCurve": "analysis.plot",
+    "curves": "analysis.plot",
+    "save": "analysis.plot",
+    "report": "analysis.report",
+}
+
+__all__ = sorted(EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """An exported name, imported from its module on first use (then kept here)."""
+    if name not in EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *EXPORTS})
+
+
+class _Package(types.ModuleType):
+    """This package, whose exported names win over its submodules of the same name."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Importing a submodule binds it on the package under its own name: ``load`` and
+        # ``report`` are functions of the modules of the same names, which that would hide.
+        if isinstance(value, types.ModuleType) and EXPORTS.get(name) == value.__name__:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
