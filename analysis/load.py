@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import operator
 import os
 import warnings
@@ -73,28 +74,20 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
-import pyarrow.fs as pafs
+import pyarrow.parquet as pq
 import yaml
 
 from sweep.family import FAMILIES, get_family
 from sweep.results import CONTINUOUS, METRIC, PROPORTION, ROLE_KEY, STANDARD_INDEX, roles
-from sweep.store import FAILURES, JOURNAL, SUFFIX, cell_records
+from sweep.store import FAILURES, JOURNAL, METADATA_KEY, SUFFIX, cell_records
 
 #: Columns that vary within a cell in every family.
 ROW_KEYS = tuple(STANDARD_INDEX)
 Z95 = 1.959963984540054
-#: Parquet reading that verifies the page checksums the sweep writes: damaged data raises
-#: instead of being read.
-CHECKED = ds.ParquetFileFormat(
-    default_fragment_scan_options=ds.ParquetFragmentScanOptions(page_checksum_verification=True)
-)
-#: Rows of one scan. A chunk's rows (about 100 bytes a row in the columns summaries read)
-#: and their aggregation are in memory together: this bounds the memory of summaries.
-#: It is also the largest batch Arrow's grouping takes whole (see :func:`_aggregate`).
-CHUNK_ROWS = 2**20
-#: Files of one scan. A scan keeps each file's parsed footer (about 0.1 MiB) until it ends:
-#: this bounds the memory of a directory of many small cells.
-CHUNK_FILES = 128
+#: Rows read and aggregated together (more if one file or one cell holds more): a
+#: chunk's rows (about 100 bytes a row in the columns summaries read) and Arrow's
+#: grouping of them (about 600 bytes a group while it runs) are in memory together.
+CHUNK_ROWS = 2**16
 #: The choices of ``keep``.
 KEEP = ("newest", "all")
 
@@ -205,17 +198,40 @@ def roles_of(schema: pa.Schema) -> Roles:
     return Roles(tuple(c for c in ROW_KEYS if c in schema.names), metrics)
 
 
-def _provenance(schema: pa.Schema) -> tuple[tuple[str, int] | None, tuple[str, ...]]:
+def _provenance(metadata: Mapping[bytes, bytes] | None, listed: bool
+                ) -> tuple[tuple[str, int] | None, tuple[str, ...] | None]:
     """(family, version) of a results file, from its provenance (None if it has none),
-    and the cells it holds (none listed in files of before provenance)."""
+    and the cells it holds (none listed in files of before provenance; None if not
+    ``listed`` and the file's header says its family and version without them)."""
+    if not listed and (header := _header(metadata)) is not None:
+        return (header["family"], int(header["family_version"])), None
     try:
-        records = cell_records(schema.metadata)
+        records = cell_records(metadata)
         record = next(iter(records.values()))
         # Files of before family versions name the family in their configuration only.
         family = record.get("family") or yaml.safe_load(record["config"])["family"]
     except (KeyError, ValueError, TypeError, StopIteration, yaml.YAMLError):
         return None, ()
     return (family, int(record.get("family_version", 0))), tuple(records)
+
+
+def _header(metadata: Mapping[bytes, bytes] | None) -> dict[str, Any] | None:
+    """The family and version a file of several cells states before its cells' records
+    (:meth:`sweep.store.ResultsStore.commit` writes them first); None if it does not.
+
+    A compacted file's provenance is some 1 kB a cell: parsing all of it would take
+    longer than reading the file's rows, and only the family and version are needed.
+    """
+    text = (metadata or {}).get(METADATA_KEY, b"")
+    # A key in the text of a JSON string has its quotes escaped: this is the record's own.
+    head, cut, _ = text.partition(b', "cells": ')
+    try:
+        header = json.loads(head + b"}") if cut else None
+    except ValueError:
+        return None
+    if not isinstance(header, dict) or not {"family", "family_version"} <= header.keys():
+        return None
+    return header
 
 
 def _cells(count: int) -> str:
@@ -231,7 +247,9 @@ class _File:
     rows: int
     schema: pa.Schema
     version: tuple[str, int] | None
-    cells: tuple[str, ...]
+    #: The cells it holds; None if not read (they are only needed to read a cell once
+    #: over several directories, and to count the cells left out).
+    cells: tuple[str, ...] | None
     #: Cells of the file already read from an earlier one (another directory's file
     #: that holds them): its rows of these are left out.
     skip: frozenset[str] = frozenset()
@@ -249,6 +267,7 @@ class _Group:
     columns: dict[str, None] = field(default_factory=dict)  # ordered set
     schema: pa.Schema = field(default_factory=lambda: pa.schema([]))
     expression: ds.Expression | None = None
+    filtered: tuple[str, ...] = ()  # the columns of the expression
 
     @property
     def varying(self) -> list[str]:
@@ -262,11 +281,10 @@ class _Group:
         return ["cell_id", *(c for c in self.columns if c not in varying)]
 
     def chunks(self) -> Iterator[list[_File]]:
-        """The files in runs of at most :data:`CHUNK_ROWS` rows (a larger file alone) and
-        :data:`CHUNK_FILES` files."""
+        """The files in runs of at most :data:`CHUNK_ROWS` rows (a larger file alone)."""
         chunk, rows = [], 0
         for file in self.files:
-            if chunk and (rows + file.rows > CHUNK_ROWS or len(chunk) == CHUNK_FILES):
+            if chunk and rows + file.rows > CHUNK_ROWS:
                 yield chunk
                 chunk, rows = [], 0
             chunk.append(file)
@@ -323,31 +341,40 @@ def _listing(results: PathLike | Sequence[PathLike]) -> list[str]:
     return files
 
 
-def _footers(files: list[str]) -> Iterator[_File]:
+def _footers(files: list[str], listed: bool) -> Iterator[_File]:
     """Each file's footer, read once; files of the same columns and roles share one
-    schema object. Each cell is read once: from the first file that holds it, as the
-    directories are given (cells are content-addressed)."""
-    local = pafs.LocalFileSystem()
+    schema object. If ``listed`` (several directories), each cell is read once: from the
+    first file that holds it, as the directories are given (cells are content-addressed;
+    in one directory, no cell is in two files)."""
     shared: dict[bytes, pa.Schema] = {}
     seen: set[str] = set()
     for path in files:
-        with _checked(path):
-            # A fragment parses the footer in C++ only (``pq.read_metadata`` also builds
-            # Python objects of every column), and gives the Arrow schema and row count.
-            fragment = CHECKED.make_fragment(path, filesystem=local)
-            schema, rows = fragment.physical_schema, fragment.metadata.num_rows
-        version, cells = _provenance(schema)
+        with _checked(path), pq.ParquetFile(path) as handle:
+            schema, rows = handle.schema_arrow, handle.metadata.num_rows
+        version, cells = _provenance(schema.metadata, listed)
         # A file without provenance is named by its one cell's id.
-        cells = cells or (os.path.basename(path).removesuffix(SUFFIX),)
-        if seen.issuperset(cells):
-            continue
-        skip = seen.intersection(cells)
-        seen.update(cells)
+        cells = cells if cells is None or cells else (
+            os.path.basename(path).removesuffix(SUFFIX),)
+        skip: set[str] = set()
+        if listed:
+            if seen.issuperset(cells):
+                continue
+            skip = seen.intersection(cells)
+            seen.update(cells)
         # The field marks and the pandas dtypes stay; the file's own provenance goes.
         bare = schema.with_metadata({k: v for k, v in (schema.metadata or {}).items()
                                      if k == b"pandas"})
         bare = shared.setdefault(bare.serialize().to_pybytes(), bare)
         yield _File(path, rows, bare, version, cells, frozenset(skip))
+
+
+def _count(file: _File) -> int:
+    """The cells of ``file`` that are read (its footer's list, read again if needed)."""
+    if file.cells is None:
+        with _checked(file.path):
+            metadata = pq.read_schema(file.path).metadata
+        return len(_provenance(metadata, listed=True)[1] or ()) - len(file.skip)
+    return len(file.cells) - len(file.skip)
 
 
 def _newest(files: list[_File], keep: str) -> tuple[list[_File], list[str]]:
@@ -362,7 +389,7 @@ def _newest(files: list[_File], keep: str) -> tuple[list[_File], list[str]]:
     kept = []
     for family in sorted({f.version[0] for f in old}):
         versions = sorted({f.version[1] for f in old if f.version[0] == family})
-        count = sum(len(f.cells) - len(f.skip) for f in old if f.version[0] == family)
+        count = sum(_count(f) for f in old if f.version[0] == family)
         kept.append(f"left out {_cells(count)} of family {family} made by older "
                     f"version{'s' if len(versions) > 1 else ''} "
                     f"{', '.join(map(str, versions))} (newest: {newest[family]}; "
@@ -377,7 +404,8 @@ def _survey(results: PathLike | Sequence[PathLike], keep: str, filters: Mapping[
     one of ``columns`` names a column no file has."""
     if keep not in KEEP:
         raise ValueError(f"keep: must be 'newest' or 'all'; got {keep!r}")
-    files, kept = _newest(list(_footers(_listing(results))), keep)
+    several = not isinstance(results, str | os.PathLike) and len(results) > 1
+    files, kept = _newest(list(_footers(_listing(results), several)), keep)
     schemas = list({id(f.schema): f.schema for f in files}.values())
     names = list(dict.fromkeys(name for schema in schemas for name in schema.names))
     missing = [c for c in (*filters, *columns) if c not in names]
@@ -457,60 +485,104 @@ def _filter(groups: list[_Group], filters: Mapping[str, Any]) -> None:
     for group in groups:
         if terms[id(group)]:
             group.expression = functools.reduce(operator.and_, terms[id(group)])
+            group.filtered = tuple(filters)
 
 
 def _read(files: list[_File], schema: pa.Schema, columns: list[str],
-          constants: list[str], expression: ds.Expression | None
-          ) -> tuple[pa.Table, pa.Table]:
-    """``columns`` of the rows of ``files`` that pass ``expression``, and ``constants``
-    (``cell_id`` first) once per cell, read against ``schema``."""
+          constants: list[str], expression: ds.Expression | None,
+          filtered: Sequence[str] = ()) -> tuple[pa.Table, pa.Table]:
+    """``columns`` of the rows of ``files`` that pass ``expression`` (of the columns
+    ``filtered``), and ``constants`` (``cell_id`` first) once per cell, read against
+    ``schema``."""
     rows, cells = [], []
     seen: set[str] = set()
-    for batch in _batches(files, schema, list(dict.fromkeys([*columns, *constants])),
-                          expression):
-        if batch.num_rows:
-            rows.append(batch.select(columns))
-            # A batch holds rows of one file, where each cell's rows are contiguous: the
-            # first row of each run of a cell id says that cell's constants (a cell split
-            # over two batches is kept once). The take copies them out, so that the
-            # batch's buffers are freed now.
-            ids = batch.column("cell_id")
-            starts = np.flatnonzero(np.concatenate(
-                [[True], pc.not_equal(ids[1:], ids[:-1]).to_numpy(zero_copy_only=False)]))
-            fresh = [i for i in starts.tolist() if ids[i].as_py() not in seen]
-            seen.update(ids[i].as_py() for i in fresh)
+    # The constants' text is read as dictionaries: a cell's value is repeated on each of
+    # its rows, and decoding it for every row, to keep one, would cost more than the rows.
+    coded = pa.schema([pa.field(f.name, pa.dictionary(pa.int32(), f.type), metadata=f.metadata)
+                       if f.name in constants and f.name not in columns
+                       and pa.types.is_string(f.type) else f for f in schema])
+    for table in _tables(files, coded, list(dict.fromkeys([*columns, *constants])),
+                         expression, filtered):
+        if table.num_rows:
+            rows.append(table.select(columns))
+            # A file's rows hold each cell's rows together: the first row of each run of
+            # a cell id says that cell's constants. The take copies them out, so that
+            # the file's buffers are freed now.
+            ids = table.column("cell_id")
+            starts = _runs(ids)
+            fresh = [i for i, cell in zip(starts.tolist(), ids.take(starts).to_pylist(),
+                                          strict=True) if cell not in seen]
+            seen.update(ids.take(fresh).to_pylist())
             if fresh:
-                cells.append(batch.select(constants).take(fresh))
-    return (pa.Table.from_batches(rows, pa.schema([schema.field(c) for c in columns])),
-            # One copy: the cells' rows no longer hold the batches' buffers.
-            pa.Table.from_batches(cells, pa.schema([schema.field(c) for c in constants]))
+                cells.append(table.select(constants).take(fresh))
+    return (pa.concat_tables(rows) if rows else
+            pa.schema([schema.field(c) for c in columns]).empty_table(),
+            # One copy: the cells' rows no longer hold the files' buffers.
+            pa.concat_tables([pa.schema([coded.field(c) for c in constants]).empty_table(),
+                              *cells]).cast(pa.schema([schema.field(c) for c in constants]))
             .combine_chunks())
 
 
-def _batches(files: list[_File], schema: pa.Schema, columns: list[str],
-             expression: ds.Expression | None) -> Iterator[pa.RecordBatch]:
-    """The record batches of ``files`` that pass ``expression``: one scan of the files
-    read whole, then each file with cells to skip on its own. An error of reading them
-    is a damaged file; an error of the reader's work on a batch is not caught here."""
-    whole = [f.path for f in files if not f.skip]
-    local = pafs.LocalFileSystem()
-    with _checked(os.path.dirname(files[0].path)):
-        if whole:
-            yield from ds.dataset(whole, schema=schema, format=CHECKED).to_batches(
-                columns=columns, filter=expression)
-        for file in files:
-            if file.skip:
-                rest = ~ds.field("cell_id").isin(sorted(file.skip))
-                fragment = CHECKED.make_fragment(file.path, filesystem=local)
-                yield from fragment.to_batches(schema=schema, columns=columns,
-                                               filter=rest if expression is None
-                                               else rest & expression)
+def _runs(values: pa.ChunkedArray) -> np.ndarray:
+    """Where each run of equal values starts (0 first; none if there are no values)."""
+    if not len(values):
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(np.concatenate(
+        [[True], pc.not_equal(values[1:], values[:-1]).to_numpy(zero_copy_only=False)]))
+
+
+def _pieces(rows: pa.Table) -> Iterator[pa.Table]:
+    """``rows`` (each cell's together) in pieces of at most :data:`CHUNK_ROWS` rows, cut
+    between cells (a larger cell is a piece): a cell's statistics are those of its rows
+    whatever piece they are in (see :func:`_aggregate`)."""
+    if rows.num_rows <= CHUNK_ROWS:
+        yield rows
+        return
+    cuts = np.append(_runs(rows.column("cell_id")), rows.num_rows)
+    start = 0
+    while start < rows.num_rows:
+        # The last cut within CHUNK_ROWS of start, or else the next one (a larger cell).
+        within = cuts[np.searchsorted(cuts, start + CHUNK_ROWS, side="right") - 1]
+        stop = within if within > start else cuts[np.searchsorted(cuts, start, side="right")]
+        yield rows.slice(start, stop - start)
+        start = stop
+
+
+def _tables(files: list[_File], schema: pa.Schema, columns: list[str],
+            expression: ds.Expression | None, filtered: Sequence[str]) -> Iterator[pa.Table]:
+    """``columns`` of the rows of each file that pass ``expression`` and are of cells
+    not read before (:attr:`_File.skip`), as ``schema`` types them: a column the file
+    does not have is missing, and those it gives a dictionary type are read as
+    dictionaries. An error of reading a file is a damaged file (its footer, or a page
+    checksum the sweep wrote); an error of the work on its rows is not caught here.
+
+    The files are read one by one: a scan of several at once (``pyarrow.dataset``)
+    decodes each footer on another thread, and each thread keeps the memory of the
+    footers it decoded (a compacted file's is 1.5 MiB: its cells' provenance).
+    """
+    reading = list(dict.fromkeys([*columns, *filtered]))
+    coded = [c for c in reading if pa.types.is_dictionary(schema.field(c).type)]
+    for file in files:
+        held = [c for c in reading if c in file.schema.names]
+        with _checked(file.path), pq.ParquetFile(
+                file.path, read_dictionary=[c for c in coded if c in held],
+                page_checksum_verification=True) as handle:
+            table = handle.read(columns=held)
+        table = pa.table([table.column(c).cast(schema.field(c).type) if c in held
+                          else pa.nulls(table.num_rows, schema.field(c).type) for c in reading],
+                         schema=pa.schema([schema.field(c) for c in reading]))
+        if file.skip:
+            table = table.filter(pc.invert(pc.is_in(table.column("cell_id"),
+                                                    pa.array(sorted(file.skip)))))
+        if expression is not None:
+            table = table.filter(expression)
+        yield table.select(columns)
 
 
 def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:
     """Per cell, index value and t (:attr:`Roles.keys`): each metric's mean, standard
-    deviation over rows (``ddof=1``) and number of values, the number of rows
-    (``count_all``) and of rows with a replicate (``replicate_count``).
+    deviation over rows (``ddof=1``) and, of a proportion, number of values; the number
+    of rows (``count_all``) and of rows with a replicate (``replicate_count``).
 
     The one implementation of the statistics, for rows read and rows in memory alike.
     Missing group keys form their own group: a family's own index column is missing on
@@ -521,11 +593,37 @@ def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:
     whatever chunks the rows came in. Sorted by the keys, missing keys last.
     """
     sample = pc.VarianceOptions(ddof=1)
-    statistics = [spec for m in roles.metrics
-                  for spec in ((m, "mean"), (m, "stddev", sample), (m, "count"))]
-    return rows.combine_chunks().group_by(roles.keys, use_threads=False).aggregate(
+    # The number of values only makes a proportion's interval (a continuous metric's
+    # band is of the rows).
+    statistics = [spec for m, kind in roles.metrics.items()
+                  for spec in ((m, "mean"), (m, "stddev", sample),
+                               *([(m, "count")] if kind == PROPORTION else []))]
+    # Grouping and sorting by text is several times slower than by integers: text keys
+    # are replaced by their ranks among the key's values, which group the rows alike
+    # and sort alike (a group's statistics do not depend on how its key is written).
+    table, values = rows.combine_chunks(), {}
+    for key in roles.keys:
+        column = table.column(key)
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            ranks, values[key] = _ranked(column)
+            table = table.set_column(table.schema.get_field_index(key), key, ranks)
+    grouped = table.group_by(roles.keys, use_threads=False).aggregate(
         [*statistics, ([], "count_all"), ("replicate", "count")]
     ).sort_by([(k, "ascending") for k in roles.keys])
+    for key, sorted_values in values.items():
+        grouped = grouped.set_column(grouped.schema.get_field_index(key), key,
+                                     sorted_values.take(grouped.column(key)))
+    return grouped
+
+
+def _ranked(column: pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
+    """Each value's rank among the distinct values of ``column`` (missing: missing),
+    and those values in order: ``values.take(ranks)`` is ``column``."""
+    coded = pc.dictionary_encode(column).combine_chunks()
+    order = pc.sort_indices(coded.dictionary)
+    ranks = np.empty(len(order), np.int32)
+    ranks[order.to_numpy()] = np.arange(len(order), dtype=np.int32)
+    return pa.array(ranks).take(coded.indices), coded.dictionary.take(order)
 
 
 def _in_order(parts: list[pa.Table]) -> pd.DataFrame:
@@ -551,34 +649,34 @@ def _describe(frame: pd.DataFrame, roles: Roles) -> pd.DataFrame:
     return frame
 
 
-def _bands(statistics: pd.DataFrame, roles: Roles, interval: str) -> pd.DataFrame:
-    """The statistics of :func:`_in_order` as each metric's mean and band and ``n``."""
+def _bands(statistics: pd.DataFrame, roles: Roles, interval: str) -> dict[str, Any]:
+    """The statistics of :func:`_in_order` as the columns of a summary: the keys, each
+    metric's mean, ``n``, and each metric's band."""
     width = _width(interval)
-    summary = statistics[roles.keys].copy()
     count = statistics["count_all"]
-    for metric in roles.metrics:
-        summary[metric] = statistics[f"{metric}_mean"]
-    summary["n"] = count
+    columns: dict[str, Any] = {k: statistics[k] for k in roles.keys}
+    columns.update({m: statistics[f"{m}_mean"] for m in roles.metrics})
+    columns["n"] = count
     # Reference rows (no replicate) are exact: no band.
     replicated = statistics["replicate_count"] > 0
     for metric, kind in roles.metrics.items():
-        mean = summary[metric]
+        mean = statistics[f"{metric}_mean"]
         if kind == PROPORTION:
             low, high = wilson(mean, statistics[f"{metric}_count"], width)
-            summary[f"{metric}_low"] = low.where(replicated, mean)
-            summary[f"{metric}_high"] = high.where(replicated, mean)
+            columns[f"{metric}_low"] = low.where(replicated, mean)
+            columns[f"{metric}_high"] = high.where(replicated, mean)
         else:
             # One replicate (or an analytic row): no spread.
             spread = statistics[f"{metric}_stddev"].fillna(0.0) / np.sqrt(count)
-            summary[f"{metric}_low"] = mean - width * spread
-            summary[f"{metric}_high"] = mean + width * spread
-    return summary
+            columns[f"{metric}_low"] = mean - width * spread
+            columns[f"{metric}_high"] = mean + width * spread
+    return columns
 
 
 def _summary(statistics: pd.DataFrame, roles: Roles, interval: str,
              cells: pd.DataFrame) -> pd.DataFrame:
     """The summary of the statistics of :func:`_in_order`, with the cells' constants (one
-    row per ``cell_id`` in ``cells``)."""
+    row per ``cell_id`` in ``cells``; missing for a cell it does not have)."""
     # A summary repeats each cell's constants on every one of its rows: as categories
     # they weigh a byte or two a row, not a string (half of a large summary's memory).
     # Values of several types (families that name an option alike) stay objects: as
@@ -587,12 +685,27 @@ def _summary(statistics: pd.DataFrame, roles: Roles, interval: str,
         pd.api.types.is_string_dtype(cells[c]) or cells[c].dtype == object)
         and cells[c].dropna().map(type).nunique() <= 1]
     cells = cells.astype(dict.fromkeys(text, "category"))
-    # Joined once the statistics' frame is freed: it and the joined table are the two
-    # largest of a summary.
-    summary = _describe(_bands(statistics, roles, interval).merge(cells, on="cell_id",
-                                                                  how="left"), roles)
+    bands = _bands(statistics, roles, interval)
+    # Each row takes its cell's constants by position (a merge would hash and copy every
+    # column of both); a column of both names is suffixed, as a merge would.
+    at = pd.Index(cells["cell_id"]).get_indexer(statistics["cell_id"])
+    constants = {c: _taken(cells[c], at) for c in cells.columns if c != "cell_id"}
+    both = bands.keys() & constants.keys()
+    # The columns as they are: the summary shares those of the statistics, no copy.
+    summary = pd.DataFrame({**{f"{k}_x" if k in both else k: v for k, v in bands.items()},
+                            **{f"{c}_y" if c in both else c: v for c, v in constants.items()}},
+                           copy=False)
+    summary = _describe(summary, roles)
     summary.attrs["interval"] = interval  # what the bands are, for the figures' captions
     return summary
+
+
+def _taken(column: pd.Series, at: np.ndarray) -> Any:
+    """The values of ``column`` at the positions ``at`` (-1: missing, and the column's
+    type widened to hold it, as a merge does)."""
+    if isinstance(column.dtype, pd.api.extensions.ExtensionDtype):
+        return column.array.take(at, allow_fill=True)
+    return pd.api.extensions.take(column.to_numpy(), at, allow_fill=True)
 
 
 def _most_replicates(tables: list[pa.Table], cells: pd.DataFrame
@@ -658,18 +771,34 @@ def _frame(tables: list[pa.Table], metadata: Mapping[bytes, bytes] | None = None
             apart.append(column)
     table = pa.concat_tables([t.drop_columns([c for c in apart if c in t.column_names])
                               for t in held], promote_options="permissive")
-    rows = pc.sort_indices(table[by]) if by and len(held) > 1 else None
+    rows = _stable_order(table[by]) if by and len(held) > 1 else None
     if rows is not None:
         table = table.take(rows)
-    frame = table.replace_schema_metadata(metadata).to_pandas()
+    # Sorted statistics are taken apart column by column (:func:`_summary`): each column
+    # is its own block, which the summary shares, and the table is freed as it converts.
+    frame = table.replace_schema_metadata(metadata).to_pandas(
+        split_blocks=by is not None, self_destruct=by is not None)
     names = list(dict.fromkeys(name for t in held for name in t.column_names))
     for column in sorted(apart, key=names.index):  # each at its place in the union
         values = np.concatenate([
             t.column(column).to_pandas(integer_object_nulls=True).to_numpy(dtype=object)
             if column in t.column_names else np.full(t.num_rows, None) for t in held])
         frame.insert(names.index(column), column,
-                     values if rows is None else values[rows.to_numpy()])
+                     values if rows is None else values[rows])
     return frame
+
+
+def _stable_order(values: pa.ChunkedArray) -> np.ndarray:
+    """The indices that sort ``values`` stably, by sorting its runs of equal values (a
+    stable sort moves runs whole): the rows of a cell are one run, so this sorts as many
+    values as there are cells."""
+    starts = _runs(values)
+    lengths = np.diff(np.append(starts, len(values)))
+    order = pc.sort_indices(values.take(starts)).to_numpy()
+    # Each run's rows, runs in order: their starts, each repeated over its run, plus
+    # the place of each row in its run.
+    placed = np.cumsum(lengths[order]) - lengths[order]
+    return np.repeat(starts[order] - placed, lengths[order]) + np.arange(len(values))
 
 
 def _one_row_per_cell(tables: list[pa.Table]) -> pd.DataFrame:
@@ -723,7 +852,7 @@ def load(
     for group in survey.groups:
         for chunk in group.chunks():
             rows, constants = _read(chunk, group.schema, wanted or list(group.columns),
-                                    group.constants, group.expression)
+                                    group.constants, group.expression, group.filtered)
             tables.append(rows)
             cells.append(constants)
         found = found.merged(group.roles)
@@ -829,8 +958,8 @@ def summaries(
     for group in survey.groups:
         for chunk in group.chunks():
             rows, constants = _read(chunk, group.schema, group.varying, group.constants,
-                                    group.expression)
-            parts.append(_aggregate(rows, group.roles))
+                                    group.expression, group.filtered)
+            parts += [_aggregate(piece, group.roles) for piece in _pieces(rows)]
             cells.append(constants)
             if rows.num_rows:
                 found = found.merged(group.roles)
@@ -838,7 +967,9 @@ def summaries(
     cells_read, kept = _one_row_per_cell(cells), []
     if keep == "newest":
         parts, cells_read, kept = _most_replicates(parts, cells_read)
-    return _say(_summary(_in_order(parts), found, interval, cells_read), survey.kept + kept)
+    statistics = _in_order(parts)
+    del parts  # freed before the summary is made: with it, the largest tables
+    return _say(_summary(statistics, found, interval, cells_read), survey.kept + kept)
 
 
 def summary_metrics(summary: pd.DataFrame) -> list[str]:

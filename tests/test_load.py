@@ -74,9 +74,6 @@ def test_reading_in_chunks_gives_the_table_of_one_chunk(grid: Path,
     monkeypatch.setattr(LOAD, "CHUNK_ROWS", 1)
     pd.testing.assert_frame_equal(summaries(grid), whole, check_exact=True)
     pd.testing.assert_frame_equal(load(grid), rows, check_exact=True)
-    monkeypatch.setattr(LOAD, "CHUNK_ROWS", 10**9)
-    monkeypatch.setattr(LOAD, "CHUNK_FILES", 3)
-    pd.testing.assert_frame_equal(summaries(grid), whole, check_exact=True)
 
 
 def test_the_band_is_the_standard_error_over_replicates(grid: Path) -> None:
