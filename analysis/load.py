@@ -1,8 +1,9 @@
 """Reading sweep results and aggregating them over replicates.
 
-The results directory is a plain Parquet dataset, one file per cell (see ``sweep.store``);
-this module reads it with pyarrow's dataset API, so that filters and column selections
-are applied while reading and a large directory never has to fit in memory whole.
+The results directory is a plain Parquet dataset: files of one or more cells of one
+family version (see ``sweep.store``). This module reads them with pyarrow, file by file,
+so that filters and column selections are applied while reading and a large directory
+never has to fit in memory whole.
 
 Each file says what its rows vary by and which columns are metrics of which kind (the
 roles marked by :mod:`sweep.results`), so a family's own index columns (``node``,
@@ -22,39 +23,44 @@ common type where every value converts exactly, and is otherwise an object colum
 each family's own values. Only a file whose footer or page checksums fail is damaged
 (:class:`DamagedResults`): the types of the columns are never a reason.
 
-How it stays fast and small at 10⁴ cells or 10⁷ rows
+How it stays fast and small at 10⁵ cells or 10⁷ rows
 ----------------------------------------------------
-Reading a directory costs, per file, one Parquet footer (0.2 to 0.3 ms to open and
-parse: a results footer holds the Arrow schema with its role marks and the provenance)
-and, per row, the decoding of its columns (``benchmarks/bench_analysis.py`` measures
-both shapes). So:
+Reading a directory costs, per file, its Parquet footer (0.1 ms for a file of one tiny
+cell; 2 to 3 ms for a compacted file of 663 cells, whose footer holds each cell's
+provenance, 1.5 MiB) and, per row, the decoding of its columns
+(``benchmarks/bench_analysis.py`` measures summaries against a plain pyarrow scan and
+DuckDB on both layouts). So:
 
-* Every footer is read once, by one loop that keeps from it only the row count, the
-  family and version of the provenance, and the schema with its role marks; files with
-  the same columns and roles share one schema object (a parsed footer weighs about
-  0.1 MiB: 1 GiB at 10⁴ files if kept). At 10⁴ files this loop takes 2.5 to 4 s, against
-  7 to 9 s for the data scan that follows, which decodes the same footers again, in
-  C++ on every core. Threads do not speed the loop up, and the scan cannot start
-  without it: which files to read (the newest version) and how to group them (their
-  roles) are in the footers.
-* The rows are read in few scans: the files of one family declaration (the same roles
-  and column types) go into one ``pyarrow.dataset`` scan, cut into chunks of at most
-  :data:`CHUNK_ROWS` rows and :data:`CHUNK_FILES` files (by the footers' row counts), so
-  that memory stays bounded whatever the directory holds; a cell is one file, so its
-  rows are always in one chunk. A scan uses :data:`CHECKED`, which verifies the page
-  checksums the sweep writes; a query engine such as DuckDB would be a new dependency
-  and would read the pages unverified.
+* Every footer is read once by one loop (:func:`_survey`), which keeps from it only the
+  row count, the family and version (a compacted file states them before its cells'
+  records: those are not parsed) and the schema with its role marks; files with the same
+  columns and roles share one schema object (a parsed footer weighs 0.07 to 2 MiB: too
+  much to keep for every file). The rows cannot be read before the loop ends: which
+  files to read (the newest version), how to group them (their roles) and what the
+  filters mean (the columns' types) are in the footers.
+* The rows are read file by file (:func:`_file_table`), in chunks of about
+  :data:`CHUNK_ROWS` rows of the files of one family declaration (the same roles and
+  column types), so that memory stays bounded whatever the directory holds; a cell is in
+  one file, its rows together. Each read verifies the page checksums the sweep writes
+  (a damaged page raises, never reads). Reading in this thread costs less than a
+  ``pyarrow.dataset`` scan of many small files, and keeps less memory: a scan decodes
+  footers on other threads, each of which keeps the memory of the footers it decoded.
 * The statistics are Arrow's own hash aggregation (``Table.group_by``: mean, standard
-  deviation with ``ddof=1``, counts) of each chunk, in one batch and single-threaded,
-  so that every bit of a result depends on the rows only (see :func:`_aggregate`), and
-  sorted; the chunks' cells are their own, so a stable sort by cell orders them all
-  (:func:`_in_order`). The bands are computed from those on the small aggregated
-  table. :func:`summarize` (rows in memory) converts its frame to Arrow and goes
-  through the same code, so that the two agree: bit for bit on rows of fewer than 2²⁰,
-  and to the last bits beyond.
-* A cell's constant columns (its options, seed, replicates, ...) are taken from the first
-  row of each record batch (a batch never spans two files) while the batches stream by:
-  they are never held for every row.
+  deviation with ``ddof=1``, counts) of pieces of at most :data:`CHUNK_ROWS` rows cut
+  between cells, each in one batch and single-threaded, so that every bit of a result
+  depends on the cell's rows only (see :func:`_aggregate`), and sorted; each piece's
+  cells are its own, so a stable sort by cell orders them all (:func:`_in_order`, which
+  moves whole runs of rows, a cell's). The bands are computed from those on the
+  aggregated table, and the summary shares its columns (no copy). :func:`summarize`
+  (rows in memory) converts its frame to Arrow and goes through the same code, so that
+  the two agree: bit for bit on rows of fewer than 2²⁰, and to the last bits beyond.
+* A cell's constant columns (its options, seed, replicates, ...) are taken from the
+  first row of each run of a cell id in a file, and joined to the summary by position;
+  in a file of many rows, their text is read as dictionaries (:data:`DICTIONARY_ROWS`),
+  not decoded on every row.
+* A query engine such as DuckDB would be a new dependency, would read the pages
+  unverified, and computes its sums in its own order: the figures' numbers would move
+  in their last bits.
 """
 
 from __future__ import annotations
@@ -88,6 +94,15 @@ Z95 = 1.959963984540054
 #: chunk's rows (about 100 bytes a row in the columns summaries read) and Arrow's
 #: grouping of them (about 600 bytes a group while it runs) are in memory together.
 CHUNK_ROWS = 2**16
+#: Files of at least this many rows read the text of their cells' constants as
+#: dictionaries: above a few hundred rows, that costs less than decoding every row's.
+DICTIONARY_ROWS = 1024
+#: Where the tables that last until a summary is made are allocated (the rows of a
+#: chunk, the statistics; the summary shares their columns): the C library's allocator,
+#: which reuses the memory others free. Arrow's default (mimalloc) gives freed memory
+#: back to the system, and takes it again in pages the kernel clears: measured on 10⁵
+#: cells, the kernel's time fell from 2.1–2.7 s to 0.6–0.9 s of a 3.5 s summary.
+LASTING = pa.system_memory_pool()
 #: The choices of ``keep``.
 KEEP = ("newest", "all")
 
@@ -492,35 +507,74 @@ def _read(files: list[_File], schema: pa.Schema, columns: list[str],
           constants: list[str], expression: ds.Expression | None,
           filtered: Sequence[str] = ()) -> tuple[pa.Table, pa.Table]:
     """``columns`` of the rows of ``files`` that pass ``expression`` (of the columns
-    ``filtered``), and ``constants`` (``cell_id`` first) once per cell, read against
-    ``schema``."""
-    rows, cells = [], []
-    seen: set[str] = set()
-    # The constants' text is read as dictionaries: a cell's value is repeated on each of
-    # its rows, and decoding it for every row, to keep one, would cost more than the rows.
-    coded = pa.schema([pa.field(f.name, pa.dictionary(pa.int32(), f.type), metadata=f.metadata)
-                       if f.name in constants and f.name not in columns
-                       and pa.types.is_string(f.type) else f for f in schema])
-    for table in _tables(files, coded, list(dict.fromkeys([*columns, *constants])),
-                         expression, filtered):
-        if table.num_rows:
-            rows.append(table.select(columns))
-            # A file's rows hold each cell's rows together: the first row of each run of
-            # a cell id says that cell's constants. The take copies them out, so that
-            # the file's buffers are freed now.
-            ids = table.column("cell_id")
-            starts = _runs(ids)
-            fresh = [i for i, cell in zip(starts.tolist(), ids.take(starts).to_pylist(),
-                                          strict=True) if cell not in seen]
-            seen.update(ids.take(fresh).to_pylist())
-            if fresh:
-                cells.append(table.select(constants).take(fresh))
-    return (pa.concat_tables(rows) if rows else
-            pa.schema([schema.field(c) for c in columns]).empty_table(),
+    ``filtered``) and are of cells not read before (:attr:`_File.skip`), and
+    ``constants`` (``cell_id`` first) once per cell, read against ``schema``."""
+    reading = list(dict.fromkeys([*columns, *constants, *filtered]))
+    # A cell's constants are repeated on each of its rows, and only one is kept: in a
+    # file of many rows, text constants are read as dictionaries, not decoded row by row.
+    text = [c for c in constants if c not in columns and pa.types.is_string(schema.field(c).type)]
+    kept = pa.schema([schema.field(c) for c in constants])
+    # What each schema of the files holds of the columns (files share schema objects).
+    plans: dict[int, tuple[list[str], bool]] = {}
+    rows, cells, small = [], [], []
+    for file in files:
+        if id(file.schema) not in plans:
+            held = [c for c in reading if c in file.schema.names]
+            plans[id(file.schema)] = held, len(held) == len(reading) and not any(
+                pa.types.is_null(file.schema.field(c).type) for c in held)
+        held, whole = plans[id(file.schema)]
+        coded = [c for c in text if c in held] if file.rows >= DICTIONARY_ROWS else []
+        table = _file_table(file, held, coded)
+        if not whole:
+            table = _conformed(table, schema, reading, coded)
+        if file.skip:
+            table = table.filter(pc.invert(pc.is_in(table.column("cell_id"),
+                                                    pa.array(sorted(file.skip)))))
+        if expression is not None:
+            table = table.filter(expression)
+        rows.append(table.select(columns))
+        # The constants of a small file are taken with those of the other small files.
+        if coded:
+            cells.append(_firsts(table.select(constants)).cast(kept))
+        else:
+            small.append(table.select(constants))
+    if small:
+        cells.append(_firsts(pa.concat_tables(small)))
+    return (pa.concat_tables([pa.schema([schema.field(c) for c in columns]).empty_table(),
+                              *rows]),
             # One copy: the cells' rows no longer hold the files' buffers.
-            pa.concat_tables([pa.schema([coded.field(c) for c in constants]).empty_table(),
-                              *cells]).cast(pa.schema([schema.field(c) for c in constants]))
-            .combine_chunks())
+            pa.concat_tables([kept.empty_table(), *cells]).combine_chunks())
+
+
+def _firsts(table: pa.Table) -> pa.Table:
+    """The first row of each run of a cell id in ``table`` (whose rows of each cell are
+    together, as a file's are): each cell's constants."""
+    return table.take(_runs(table.column("cell_id")))
+
+
+def _file_table(file: _File, columns: list[str], dictionaries: list[str]) -> pa.Table:
+    """``columns`` of the rows of ``file`` (which has them), the text columns
+    ``dictionaries`` as dictionaries.
+
+    An error of reading the file is a damaged file: its footer, or a page whose checksum
+    (which the sweep writes) fails. Files are read one by one, in this thread: a scan of
+    several at once (``pyarrow.dataset``) decodes their footers on other threads, each
+    of which keeps the memory of the footers it decoded (1.5 MiB each for a compacted
+    file's, its cells' provenance), and costs more for a small file than reading it.
+    """
+    with _checked(file.path), pq.ParquetFile(file.path, read_dictionary=dictionaries,
+                                             page_checksum_verification=True) as handle:
+        return handle.read(columns=columns, use_threads=False)
+
+
+def _conformed(table: pa.Table, schema: pa.Schema, columns: list[str],
+               dictionaries: list[str]) -> pa.Table:
+    """``columns`` of ``table`` as ``schema`` types them (the text columns
+    ``dictionaries`` as dictionaries), missing where ``table`` has none."""
+    types = {c: (pa.dictionary(pa.int32(), schema.field(c).type) if c in dictionaries
+                 else schema.field(c).type) for c in columns}
+    return pa.table([table.column(c).cast(types[c]) if c in table.column_names
+                     else pa.nulls(table.num_rows, types[c]) for c in columns], names=columns)
 
 
 def _runs(values: pa.ChunkedArray) -> np.ndarray:
@@ -548,37 +602,6 @@ def _pieces(rows: pa.Table) -> Iterator[pa.Table]:
         start = stop
 
 
-def _tables(files: list[_File], schema: pa.Schema, columns: list[str],
-            expression: ds.Expression | None, filtered: Sequence[str]) -> Iterator[pa.Table]:
-    """``columns`` of the rows of each file that pass ``expression`` and are of cells
-    not read before (:attr:`_File.skip`), as ``schema`` types them: a column the file
-    does not have is missing, and those it gives a dictionary type are read as
-    dictionaries. An error of reading a file is a damaged file (its footer, or a page
-    checksum the sweep wrote); an error of the work on its rows is not caught here.
-
-    The files are read one by one: a scan of several at once (``pyarrow.dataset``)
-    decodes each footer on another thread, and each thread keeps the memory of the
-    footers it decoded (a compacted file's is 1.5 MiB: its cells' provenance).
-    """
-    reading = list(dict.fromkeys([*columns, *filtered]))
-    coded = [c for c in reading if pa.types.is_dictionary(schema.field(c).type)]
-    for file in files:
-        held = [c for c in reading if c in file.schema.names]
-        with _checked(file.path), pq.ParquetFile(
-                file.path, read_dictionary=[c for c in coded if c in held],
-                page_checksum_verification=True) as handle:
-            table = handle.read(columns=held)
-        table = pa.table([table.column(c).cast(schema.field(c).type) if c in held
-                          else pa.nulls(table.num_rows, schema.field(c).type) for c in reading],
-                         schema=pa.schema([schema.field(c) for c in reading]))
-        if file.skip:
-            table = table.filter(pc.invert(pc.is_in(table.column("cell_id"),
-                                                    pa.array(sorted(file.skip)))))
-        if expression is not None:
-            table = table.filter(expression)
-        yield table.select(columns)
-
-
 def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:
     """Per cell, index value and t (:attr:`Roles.keys`): each metric's mean, standard
     deviation over rows (``ddof=1``) and, of a proportion, number of values; the number
@@ -588,9 +611,10 @@ def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:
     Missing group keys form their own group: a family's own index column is missing on
     another family's rows. Arrow computes a group's statistics in one pass over each
     batch it is given and merges those of several batches, which rounds differently:
-    so the rows are made one batch (up to 2²⁰ rows; a small file is a small batch), and
-    aggregated single-threaded, so that every group's sums are taken in its rows' order
-    whatever chunks the rows came in. Sorted by the keys, missing keys last.
+    so the rows are made one batch (Arrow takes up to 2²⁰ rows whole: summaries gives
+    pieces of fewer, cut between cells), and aggregated single-threaded, so that every
+    group's sums are taken in its rows' order whatever pieces the rows came in. Sorted by
+    the keys, missing keys last.
     """
     sample = pc.VarianceOptions(ddof=1)
     # The number of values only makes a proportion's interval (a continuous metric's
@@ -601,7 +625,7 @@ def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:
     # Grouping and sorting by text is several times slower than by integers: text keys
     # are replaced by their ranks among the key's values, which group the rows alike
     # and sort alike (a group's statistics do not depend on how its key is written).
-    table, values = rows.combine_chunks(), {}
+    table, values = rows.combine_chunks(memory_pool=LASTING), {}
     for key in roles.keys:
         column = table.column(key)
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
@@ -609,7 +633,9 @@ def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:
             table = table.set_column(table.schema.get_field_index(key), key, ranks)
     grouped = table.group_by(roles.keys, use_threads=False).aggregate(
         [*statistics, ([], "count_all"), ("replicate", "count")]
-    ).sort_by([(k, "ascending") for k in roles.keys])
+    )
+    grouped = pc.take(grouped, pc.sort_indices(grouped, [(k, "ascending") for k in roles.keys]),
+                      memory_pool=LASTING)
     for key, sorted_values in values.items():
         grouped = grouped.set_column(grouped.schema.get_field_index(key), key,
                                      sorted_values.take(grouped.column(key)))
@@ -773,7 +799,7 @@ def _frame(tables: list[pa.Table], metadata: Mapping[bytes, bytes] | None = None
                               for t in held], promote_options="permissive")
     rows = _stable_order(table[by]) if by and len(held) > 1 else None
     if rows is not None:
-        table = table.take(rows)
+        table = pc.take(table, rows, memory_pool=LASTING)
     # Sorted statistics are taken apart column by column (:func:`_summary`): each column
     # is its own block, which the summary shares, and the table is freed as it converts.
     frame = table.replace_schema_metadata(metadata).to_pandas(
