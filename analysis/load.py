@@ -65,15 +65,17 @@ DuckDB on both layouts). So:
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import contextlib
 import functools
 import json
 import operator
 import os
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -103,10 +105,14 @@ DICTIONARY_ROWS = 1024
 #: back to the system, and takes it again in pages the kernel clears: measured on 10⁵
 #: cells, the kernel's time fell from 2.1–2.7 s to 0.6–0.9 s of a 3.5 s summary.
 LASTING = pa.system_memory_pool()
+#: Threads that read files (:func:`_threaded`).
+THREADS = min(os.cpu_count() or 1, 4)
 #: The choices of ``keep``.
 KEEP = ("newest", "all")
 
 PathLike = str | os.PathLike[str]
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class ResultsError(OSError):
@@ -363,9 +369,7 @@ def _footers(files: list[str], listed: bool) -> Iterator[_File]:
     in one directory, no cell is in two files)."""
     shared: dict[bytes, pa.Schema] = {}
     seen: set[str] = set()
-    for path in files:
-        with _checked(path), pq.ParquetFile(path) as handle:
-            schema, rows = handle.schema_arrow, handle.metadata.num_rows
+    for path, (schema, rows) in zip(files, _threaded(_footer, files), strict=True):
         version, cells = _provenance(schema.metadata, listed)
         # A file without provenance is named by its one cell's id.
         cells = cells if cells is None or cells else (
@@ -381,6 +385,27 @@ def _footers(files: list[str], listed: bool) -> Iterator[_File]:
                                      if k == b"pandas"})
         bare = shared.setdefault(bare.serialize().to_pybytes(), bare)
         yield _File(path, rows, bare, version, cells, frozenset(skip))
+
+
+def _footer(path: str) -> tuple[pa.Schema, int]:
+    """The Arrow schema (with the file's metadata) and row count of a results file."""
+    with _checked(path), pq.ParquetFile(path) as handle:
+        return handle.schema_arrow, handle.metadata.num_rows
+
+
+def _threaded(function: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+    """``function`` of each item, in order, computed by :data:`THREADS` threads at most
+    twice as many items ahead (their results wait in memory). Reading a file in pyarrow
+    lets other threads run most of the time: a directory of many small files is read
+    about 1.6 times as fast on two cores."""
+    with concurrent.futures.ThreadPoolExecutor(THREADS) as pool:
+        waiting: collections.deque[concurrent.futures.Future[R]] = collections.deque()
+        for item in items:
+            waiting.append(pool.submit(function, item))
+            if len(waiting) > 2 * THREADS:
+                yield waiting.popleft().result()
+        while waiting:
+            yield waiting.popleft().result()
 
 
 def _count(file: _File) -> int:
@@ -515,16 +540,19 @@ def _read(files: list[_File], schema: pa.Schema, columns: list[str],
     text = [c for c in constants if c not in columns and pa.types.is_string(schema.field(c).type)]
     kept = pa.schema([schema.field(c) for c in constants])
     # What each schema of the files holds of the columns (files share schema objects).
-    plans: dict[int, tuple[list[str], bool]] = {}
-    rows, cells, small = [], [], []
+    shapes: dict[int, tuple[list[str], bool]] = {}
     for file in files:
-        if id(file.schema) not in plans:
+        if id(file.schema) not in shapes:
             held = [c for c in reading if c in file.schema.names]
-            plans[id(file.schema)] = held, len(held) == len(reading) and not any(
+            shapes[id(file.schema)] = held, len(held) == len(reading) and not any(
                 pa.types.is_null(file.schema.field(c).type) for c in held)
-        held, whole = plans[id(file.schema)]
-        coded = [c for c in text if c in held] if file.rows >= DICTIONARY_ROWS else []
-        table = _file_table(file, held, coded)
+    # Each file, the columns it holds, whether it holds all in their types, and which it
+    # reads as dictionaries.
+    reads = [(file, *shapes[id(file.schema)], [c for c in text if c in shapes[id(
+        file.schema)][0]] if file.rows >= DICTIONARY_ROWS else []) for file in files]
+    tables = _threaded(lambda read: _file_table(read[0], read[1], read[3]), reads)
+    rows, cells, small = [], [], []
+    for (file, _, whole, coded), table in zip(reads, tables, strict=True):
         if not whole:
             table = _conformed(table, schema, reading, coded)
         if file.skip:
@@ -709,13 +737,15 @@ def _summary(statistics: pd.DataFrame, roles: Roles, interval: str,
     # categories, values that compare equal (1 and True) would become one.
     text = [c for c in cells.columns if c != "cell_id" and (
         pd.api.types.is_string_dtype(cells[c]) or cells[c].dtype == object)
-        and cells[c].dropna().map(type).nunique() <= 1]
+        and (pd.api.types.infer_dtype(cells[c]) == "string"  # all text: one type, fast
+             or cells[c].dropna().map(type).nunique() <= 1)]
     cells = cells.astype(dict.fromkeys(text, "category"))
     bands = _bands(statistics, roles, interval)
     # Each row takes its cell's constants by position (a merge would hash and copy every
     # column of both); a column of both names is suffixed, as a merge would.
     at = pd.Index(cells["cell_id"]).get_indexer(statistics["cell_id"])
-    constants = {c: _taken(cells[c], at) for c in cells.columns if c != "cell_id"}
+    fill = bool((at < 0).any())
+    constants = {c: _taken(cells[c], at, fill) for c in cells.columns if c != "cell_id"}
     both = bands.keys() & constants.keys()
     # The columns as they are: the summary shares those of the statistics, no copy.
     summary = pd.DataFrame({**{f"{k}_x" if k in both else k: v for k, v in bands.items()},
@@ -726,12 +756,12 @@ def _summary(statistics: pd.DataFrame, roles: Roles, interval: str,
     return summary
 
 
-def _taken(column: pd.Series, at: np.ndarray) -> Any:
-    """The values of ``column`` at the positions ``at`` (-1: missing, and the column's
-    type widened to hold it, as a merge does)."""
-    if isinstance(column.dtype, pd.api.extensions.ExtensionDtype):
-        return column.array.take(at, allow_fill=True)
-    return pd.api.extensions.take(column.to_numpy(), at, allow_fill=True)
+def _taken(column: pd.Series, at: np.ndarray, fill: bool) -> Any:
+    """The values of ``column`` at the positions ``at``; if ``fill``, -1 is missing, and
+    the column's type is widened to hold it, as a merge does."""
+    values = column.array if isinstance(column.dtype, pd.api.extensions.ExtensionDtype) \
+        else column.to_numpy()
+    return pd.api.extensions.take(values, at, allow_fill=fill)
 
 
 def _most_replicates(tables: list[pa.Table], cells: pd.DataFrame
