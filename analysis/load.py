@@ -42,9 +42,10 @@ DuckDB on both layouts). So:
   :data:`CHUNK_ROWS` rows of the files of one family declaration (the same roles and
   column types), so that memory stays bounded whatever the directory holds; a cell is in
   one file, its rows together. Each read verifies the page checksums the sweep writes
-  (a damaged page raises, never reads). Reading in this thread costs less than a
-  ``pyarrow.dataset`` scan of many small files, and keeps less memory: a scan decodes
-  footers on other threads, each of which keeps the memory of the footers it decoded.
+  (a damaged page raises, never reads). A few threads read the footers and the files,
+  in order (:func:`_threaded`): for many small files, that costs less than a
+  ``pyarrow.dataset`` scan, and keeps less memory (a scan decodes footers on many
+  threads, each of which keeps the memory of the footers it decoded).
 * The statistics are Arrow's own hash aggregation (``Table.group_by``: mean, standard
   deviation with ``ddof=1``, counts) of pieces of at most :data:`CHUNK_ROWS` rows cut
   between cells, each in one batch and single-threaded, so that every bit of a result
@@ -53,7 +54,7 @@ DuckDB on both layouts). So:
   moves whole runs of rows, a cell's). The bands are computed from those on the
   aggregated table, and the summary shares its columns (no copy). :func:`summarize`
   (rows in memory) converts its frame to Arrow and goes through the same code, so that
-  the two agree: bit for bit on rows of fewer than 2²⁰, and to the last bits beyond.
+  the two agree bit for bit.
 * A cell's constant columns (its options, seed, replicates, ...) are taken from the
   first row of each run of a cell id in a file, and joined to the summary by position;
   in a file of many rows, their text is read as dictionaries (:data:`DICTIONARY_ROWS`),
@@ -94,8 +95,11 @@ ROW_KEYS = tuple(STANDARD_INDEX)
 Z95 = 1.959963984540054
 #: Rows read and aggregated together (more if one file or one cell holds more): a
 #: chunk's rows (about 100 bytes a row in the columns summaries read) and Arrow's
-#: grouping of them (about 600 bytes a group while it runs) are in memory together.
-CHUNK_ROWS = 2**16
+#: grouping of them (about 600 bytes a group while it runs) are in memory together. It
+#: is also the batch of Arrow's grouping, which takes its input 2¹⁵ rows at a time and
+#: merges the statistics of the batches, rounding otherwise than in one pass: cells are
+#: aggregated in pieces of at most this many rows (see :func:`_statistics`).
+CHUNK_ROWS = 2**15
 #: Files of at least this many rows read the text of their cells' constants as
 #: dictionaries: above a few hundred rows, that costs less than decoding every row's.
 DICTIONARY_ROWS = 1024
@@ -585,10 +589,7 @@ def _file_table(file: _File, columns: list[str], dictionaries: list[str]) -> pa.
     ``dictionaries`` as dictionaries.
 
     An error of reading the file is a damaged file: its footer, or a page whose checksum
-    (which the sweep writes) fails. Files are read one by one, in this thread: a scan of
-    several at once (``pyarrow.dataset``) decodes their footers on other threads, each
-    of which keeps the memory of the footers it decoded (1.5 MiB each for a compacted
-    file's, its cells' provenance), and costs more for a small file than reading it.
+    (which the sweep writes) fails.
     """
     with _checked(file.path), pq.ParquetFile(file.path, read_dictionary=dictionaries,
                                              page_checksum_verification=True) as handle:
@@ -613,21 +614,23 @@ def _runs(values: pa.ChunkedArray) -> np.ndarray:
         [[True], pc.not_equal(values[1:], values[:-1]).to_numpy(zero_copy_only=False)]))
 
 
-def _pieces(rows: pa.Table) -> Iterator[pa.Table]:
-    """``rows`` (each cell's together) in pieces of at most :data:`CHUNK_ROWS` rows, cut
-    between cells (a larger cell is a piece): a cell's statistics are those of its rows
-    whatever piece they are in (see :func:`_aggregate`)."""
+def _statistics(rows: pa.Table, roles: Roles) -> list[pa.Table]:
+    """The statistics of :func:`_aggregate` of ``rows`` (each cell's together), in
+    pieces of at most :data:`CHUNK_ROWS` rows cut between cells (a larger cell alone):
+    each piece is one batch of Arrow's grouping, or else a cell whose batches start at
+    its first row, so that every bit of a cell's statistics depends on its rows only,
+    however the rows are chunked, filtered or held."""
     if rows.num_rows <= CHUNK_ROWS:
-        yield rows
-        return
+        return [_aggregate(rows, roles)]
     cuts = np.append(_runs(rows.column("cell_id")), rows.num_rows)
-    start = 0
+    parts, start = [], 0
     while start < rows.num_rows:
         # The last cut within CHUNK_ROWS of start, or else the next one (a larger cell).
         within = cuts[np.searchsorted(cuts, start + CHUNK_ROWS, side="right") - 1]
         stop = within if within > start else cuts[np.searchsorted(cuts, start, side="right")]
-        yield rows.slice(start, stop - start)
+        parts.append(_aggregate(rows.slice(start, stop - start), roles))
         start = stop
+    return parts
 
 
 def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:
@@ -639,10 +642,10 @@ def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:
     Missing group keys form their own group: a family's own index column is missing on
     another family's rows. Arrow computes a group's statistics in one pass over each
     batch it is given and merges those of several batches, which rounds differently:
-    so the rows are made one batch (Arrow takes up to 2²⁰ rows whole: summaries gives
-    pieces of fewer, cut between cells), and aggregated single-threaded, so that every
-    group's sums are taken in its rows' order whatever pieces the rows came in. Sorted by
-    the keys, missing keys last.
+    so the rows are made one batch (Arrow's grouping then cuts them in batches of 2¹⁵
+    rows: :func:`_statistics` gives it pieces of at most that), and aggregated
+    single-threaded, so that every group's sums are taken in its rows' order whatever
+    chunks the rows came in. Sorted by the keys, missing keys last.
     """
     sample = pc.VarianceOptions(ddof=1)
     # The number of values only makes a proportion's interval (a continuous metric's
@@ -980,19 +983,25 @@ def summarize(frame: pd.DataFrame, interval: str = "se",
         cells = frame.drop_duplicates("cell_id")[constant]
     rows = frame[varying]
     try:
-        parts = [_aggregate(pa.Table.from_pandas(rows, preserve_index=False), roles)]
+        parts = _by_cell(pa.Table.from_pandas(rows, preserve_index=False), roles)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         if "family" not in frame:
             raise
         # An index column that families give different types (:func:`load`): each
         # family's rows apart, as they were read.
-        parts = [_aggregate(pa.Table.from_pandas(part, preserve_index=False), roles)
-                 for _, part in rows.groupby([frame[c] for c in ("family", "family_version")
-                                              if c in frame], observed=True, sort=False,
-                                             dropna=False)]
+        parts = [part for _, rows_of in rows.groupby(
+            [frame[c] for c in ("family", "family_version") if c in frame], observed=True,
+            sort=False, dropna=False)
+            for part in _by_cell(pa.Table.from_pandas(rows_of, preserve_index=False), roles)]
     summary = _summary(_in_order(parts), roles, interval, cells)
     summary.attrs["kept"] = list(frame.attrs.get("kept", []))
     return summary
+
+
+def _by_cell(rows: pa.Table, roles: Roles) -> list[pa.Table]:
+    """:func:`_statistics` of ``rows`` in memory, each cell's rows brought together in
+    their order (as reading gives them), so that both agree bit for bit."""
+    return _statistics(rows.take(_stable_order(rows.column("cell_id"))), roles)
 
 
 def summaries(
@@ -1015,7 +1024,7 @@ def summaries(
         for chunk in group.chunks():
             rows, constants = _read(chunk, group.schema, group.varying, group.constants,
                                     group.expression, group.filtered)
-            parts += [_aggregate(piece, group.roles) for piece in _pieces(rows)]
+            parts += _statistics(rows, group.roles)
             cells.append(constants)
             if rows.num_rows:
                 found = found.merged(group.roles)
