@@ -393,8 +393,18 @@ def _footers(files: list[str], listed: bool) -> Iterator[_File]:
 
 def _footer(path: str) -> tuple[pa.Schema, int]:
     """The Arrow schema (with the file's metadata) and row count of a results file."""
-    with _checked(path), pq.ParquetFile(path) as handle:
+    with _checked(path), _opened(path) as handle:
         return handle.schema_arrow, handle.metadata.num_rows
+
+
+@contextlib.contextmanager
+def _opened(path: str, **options: Any) -> Iterator[pq.ParquetFile]:
+    """The Parquet file at ``path``, read as a whole file of this machine: opened here
+    (a path would be resolved to a file system each time), without reading ahead (its
+    column chunks are read once each)."""
+    with pa.OSFile(path) as source, pq.ParquetFile(source, pre_buffer=False,
+                                                   **options) as handle:
+        yield handle
 
 
 def _threaded(function: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
@@ -591,8 +601,8 @@ def _file_table(file: _File, columns: list[str], dictionaries: list[str]) -> pa.
     An error of reading the file is a damaged file: its footer, or a page whose checksum
     (which the sweep writes) fails.
     """
-    with _checked(file.path), pq.ParquetFile(file.path, read_dictionary=dictionaries,
-                                             page_checksum_verification=True) as handle:
+    with _checked(file.path), _opened(file.path, read_dictionary=dictionaries,
+                                      page_checksum_verification=True) as handle:
         return handle.read(columns=columns, use_threads=False)
 
 
