@@ -128,12 +128,15 @@ def _command(arguments: list[str]) -> None:
         sys.exit(done.stderr)
 
 
-def tiny_cells(directory: Path, cells: int) -> float:
-    """The tiny cells' sweep into ``directory`` (only the missing cells are computed);
-    its wall time in seconds."""
+def tiny_cells(root: Path, cells: int) -> Path:
+    """The tiny cells' sweep into ``root/tiny_CELLS`` (only the missing cells are
+    computed, and the time it took is printed): that directory."""
+    directory = root / f"tiny_{cells}"
     start = time.perf_counter()
     _command(["-m", f"seed=range(0,{cells})", *TINY, f"results_dir={directory}"])
-    return time.perf_counter() - start
+    print(f"(the sweep of {cells:,} tiny cells, those missing in {directory}: "
+          f"{time.perf_counter() - start:.0f} s)")
+    return directory
 
 
 def compacted(source: Path, directory: Path) -> None:
@@ -196,6 +199,7 @@ def measure(tool: str, results: Path) -> None:
         summary = frame.groupby(KEYS, dropna=False)[METRICS].agg(["mean", "std", "count"])
     else:
         import duckdb
+        import pandas  # noqa: F401  (imported by the others before their time starts)
 
         start = time.perf_counter()
         aggregates = ", ".join(f"avg({m}), stddev_samp({m}), count({m})" for m in METRICS)
@@ -266,7 +270,7 @@ def bench(title: str, results: Path, repeat: int, tools: list[str]) -> None:
     interleaved runs, and the range."""
     files = _files(results)
     rows = sum(pq.read_metadata(p).num_rows for p in files)
-    print(f"\n{title}: {len(files):,} files, {rows:,} rows")
+    print(f"\n{title}: {len(files):,} file{'s' * (len(files) > 1)}, {rows:,} rows")
     runs: dict[str, list[tuple[float, float, float]]] = {tool: [] for tool in tools}
     count = {}
     for _ in range(repeat):
@@ -315,21 +319,14 @@ def main() -> None:
     imports(args.repeat)
     with tempfile.TemporaryDirectory(prefix="bench_analysis_") as scratch:
         root = (args.results or Path(scratch)).resolve()
-        layouts = []
-        sweep = root / f"tiny_{args.cells}"
-        seconds = tiny_cells(sweep, args.cells)
-        print(f"\n(the sweep of {args.cells:,} tiny cells, those missing in {sweep}: "
-              f"{seconds:.0f} s)")
-        layouts.append((f"{args.cells:,} tiny cells, as a sweep writes them", sweep))
+        print()
+        sweep = tiny_cells(root, args.cells)
         compacted(sweep, root / f"tiny_{args.cells}_compacted")
-        layouts.append((f"{args.cells:,} tiny cells, compacted", root /
-                        f"tiny_{args.cells}_compacted"))
+        layouts = [(f"{args.cells:,} tiny cells, as a sweep writes them", sweep),
+                   (f"{args.cells:,} tiny cells, compacted", root / f"tiny_{args.cells}_compacted")]
         if args.many:
-            many = root / f"tiny_{args.many}"
-            seconds = tiny_cells(many, args.many)
-            print(f"(the sweep of {args.many:,} tiny cells, those missing in {many}: "
-                  f"{seconds:.0f} s)")
-            layouts.append((f"{args.many:,} tiny cells, as a sweep writes them", many))
+            layouts.append((f"{args.many:,} tiny cells, as a sweep writes them",
+                            tiny_cells(root, args.many)))
         one_file_per_cell(sweep, root / f"tiny_{args.cells}_one_per_file")
         layouts.append((f"{args.cells:,} tiny cells, one file per cell",
                         root / f"tiny_{args.cells}_one_per_file"))
