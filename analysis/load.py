@@ -782,8 +782,8 @@ def _most_replicates(tables: list[pa.Table], cells: pd.DataFrame
     """``tables`` (rows or statistics) and ``cells`` (one row per cell) without the cells
     that differ from another only in having fewer replicates (the same family, options
     and seed), and what was left out, in words."""
-    if "replicates" not in cells:
-        return tables, cells, []
+    if "replicates" not in cells or cells.replicates.nunique() < 2:
+        return tables, cells, []  # no cell has fewer replicates than another
     same = [c for c in cells.columns if c not in ("replicates", "cell_id", "family_version")]
     # A family may give an option as a list (a tuple option), which does not hash: such
     # columns are compared by their text.
