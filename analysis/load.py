@@ -756,9 +756,14 @@ def _summary(statistics: pd.DataFrame, roles: Roles, interval: str,
     bands = _bands(statistics, roles, interval)
     # Each row takes its cell's constants by position (a merge would hash and copy every
     # column of both); a column of both names is suffixed, as a merge would.
-    at = pd.Index(cells["cell_id"]).get_indexer(statistics["cell_id"])
-    fill = bool((at < 0).any())
-    constants = {c: _taken(cells[c], at, fill) for c in cells.columns if c != "cell_id"}
+    # The statistics hold each cell's rows together: each run of a cell id is looked up
+    # once, and its constants repeated over the run.
+    ids = statistics["cell_id"].to_numpy()
+    starts = np.flatnonzero(np.append(True, ids[1:] != ids[:-1])) if len(ids) else \
+        np.zeros(0, np.int64)
+    lengths = np.diff(np.append(starts, len(ids)))
+    at = pd.Index(cells["cell_id"]).get_indexer(ids[starts])
+    constants = {c: _repeated(cells[c], at, lengths) for c in cells.columns if c != "cell_id"}
     both = bands.keys() & constants.keys()
     # The columns as they are: the summary shares those of the statistics, no copy.
     summary = pd.DataFrame({**{f"{k}_x" if k in both else k: v for k, v in bands.items()},
@@ -769,12 +774,19 @@ def _summary(statistics: pd.DataFrame, roles: Roles, interval: str,
     return summary
 
 
-def _taken(column: pd.Series, at: np.ndarray, fill: bool) -> Any:
-    """The values of ``column`` at the positions ``at``; if ``fill``, -1 is missing, and
-    the column's type is widened to hold it, as a merge does."""
-    values = column.array if isinstance(column.dtype, pd.api.extensions.ExtensionDtype) \
-        else column.to_numpy()
-    return pd.api.extensions.take(values, at, allow_fill=fill)
+def _repeated(column: pd.Series, at: np.ndarray, lengths: np.ndarray) -> Any:
+    """The values of ``column`` at the positions ``at``, each repeated ``lengths`` times;
+    -1 is missing, and the column's type is widened to hold it, as a merge does."""
+    if (at < 0).any():
+        values = column.array if isinstance(column.dtype, pd.api.extensions.ExtensionDtype) \
+            else column.to_numpy()
+        return pd.api.extensions.take(values, np.repeat(at, lengths), allow_fill=True)
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return pd.Categorical.from_codes(np.repeat(column.cat.codes.to_numpy()[at], lengths),
+                                         dtype=column.dtype)
+    if isinstance(column.dtype, pd.api.extensions.ExtensionDtype):
+        return column.array.take(np.repeat(at, lengths))
+    return np.repeat(column.to_numpy()[at], lengths)
 
 
 def _most_replicates(tables: list[pa.Table], cells: pd.DataFrame
