@@ -328,10 +328,9 @@ class _Survey:
     kept: list[str]
 
 
-def _listing(results: PathLike | Sequence[PathLike]) -> list[str]:
+def _listing(paths: Sequence[PathLike]) -> list[str]:
     """The results files of the directories: each family's subdirectory, and cell files
     of before family subdirectories at the top."""
-    paths = [results] if isinstance(results, str | os.PathLike) else list(results)
     files = []
     for path in paths:
         if not os.path.isdir(path):
@@ -458,8 +457,8 @@ def _survey(results: PathLike | Sequence[PathLike], keep: str, filters: Mapping[
     one of ``columns`` names a column no file has."""
     if keep not in KEEP:
         raise ValueError(f"keep: must be 'newest' or 'all'; got {keep!r}")
-    several = not isinstance(results, str | os.PathLike) and len(results) > 1
-    files, kept = _newest(list(_footers(_listing(results), several)), keep)
+    paths = [results] if isinstance(results, str | os.PathLike) else list(results)
+    files, kept = _newest(list(_footers(_listing(paths), len(paths) > 1)), keep)
     schemas = list({id(f.schema): f.schema for f in files}.values())
     names = list(dict.fromkeys(name for schema in schemas for name in schema.names))
     missing = [c for c in (*filters, *columns) if c not in names]
