@@ -552,17 +552,18 @@ def _read(files: list[_File], schema: pa.Schema, columns: list[str],
     # file of many rows, text constants are read as dictionaries, not decoded row by row.
     text = [c for c in constants if c not in columns and pa.types.is_string(schema.field(c).type)]
     kept = pa.schema([schema.field(c) for c in constants])
-    # What each schema of the files holds of the columns (files share schema objects).
+    # What each schema of the files holds of the columns (files share schema objects):
+    # which, and whether all in the group's types.
     shapes: dict[int, tuple[list[str], bool]] = {}
     for file in files:
         if id(file.schema) not in shapes:
             held = [c for c in reading if c in file.schema.names]
             shapes[id(file.schema)] = held, len(held) == len(reading) and not any(
                 pa.types.is_null(file.schema.field(c).type) for c in held)
-    # Each file, the columns it holds, whether it holds all in their types, and which it
-    # reads as dictionaries.
-    reads = [(file, *shapes[id(file.schema)], [c for c in text if c in shapes[id(
-        file.schema)][0]] if file.rows >= DICTIONARY_ROWS else []) for file in files]
+    # Each file, what it holds, and the columns it reads as dictionaries.
+    reads = [(file, *shapes[id(file.schema)],
+              [c for c in text if c in shapes[id(file.schema)][0]]
+              if file.rows >= DICTIONARY_ROWS else []) for file in files]
     tables = _threaded(lambda read: _file_table(read[0], read[1], read[3]), reads)
     rows, cells, small = [], [], []
     for (file, _, whole, coded), table in zip(reads, tables, strict=True):
