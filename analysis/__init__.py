@@ -12,39 +12,65 @@ allow; ``python -m analysis figure NAME RESULTS_DIR --out STEM`` draws one figur
 --out docs`` render the documents (:mod:`analysis.document`). Each family's figures, views
 and document section are its study's (:mod:`analysis.study`, :mod:`analysis.studies`).
 
-Reading results (``load``, ``summaries``) does not import the plotting stack: the other
-names are imported when first used.
+Each name is imported from its module when first used: reading results
+(``from analysis import load, summaries``) does not pay for the plotting stack
+(matplotlib, seaborn, scipy), which loads with the first figure.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import Any
 
-# The data layer is what the package is for: imported with it (pandas and pyarrow).
-from .load import load, summaries, summarize, swept
-
-#: Where each name imported when first used lives.
-EXPORTS = {
-    "MissingData": "analysis.plot", "SharedCurve": "analysis.plot", "curves": "analysis.plot",
-    "save": "analysis.plot",
-    "add_scheme": "analysis.labels", "name": "analysis.labels",
-    "FIGURES": "analysis.figures", "VIEWS": "analysis.figures",
-    "report": "analysis.reporting",
-    "register": "analysis.study",
+#: Each exported name and the module that defines it.
+EXPORTS: dict[str, str] = {
+    "FIGURES": "analysis.figures",
+    "VIEWS": "analysis.figures",
     "class_errors": "analysis.studies.colme.figures",
     "privacy_utility": "analysis.studies.colme.figures",
     "ratio": "analysis.studies.colme.figures",
     "time_to_target": "analysis.studies.colme.figures",
+    "add_scheme": "analysis.labels",
+    "name": "analysis.labels",
+    "load": "analysis.load",
+    "summaries": "analysis.load",
+    "summarize": "analysis.load",
+    "swept": "analysis.load",
+    "MissingData": "analysis.plot",
+    "SharedCurve": "analysis.plot",
+    "curves": "analysis.plot",
+    "save": "analysis.plot",
+    "report": "analysis.reporting",
+    "register": "analysis.study",
 }
-__all__ = ["load", "summaries", "summarize", "swept", *EXPORTS]
+
+__all__ = sorted(EXPORTS)
 
 
-def __getattr__(attribute: str) -> Any:
-    if attribute not in EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
-    return getattr(importlib.import_module(EXPORTS[attribute]), attribute)
+def __getattr__(name: str) -> Any:
+    """An exported name, imported from its module on first use (then kept here)."""
+    if name not in EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(EXPORTS[name]), name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *EXPORTS})
+
+
+class _Package(types.ModuleType):
+    """This package, whose exported names win over its submodules of the same name."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Importing a submodule binds it on the package under its own name: ``load`` is
+        # a function of the module of the same name, which that would hide.
+        if isinstance(value, types.ModuleType) and EXPORTS.get(name) == value.__name__:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -1,8 +1,9 @@
 """Reading sweep results and aggregating them over replicates.
 
-The results directory is a plain Parquet dataset, one file per cell (see ``sweep.store``);
-this module reads it with pyarrow's dataset API, so that filters and column selections
-are applied while reading and a large directory never has to fit in memory whole.
+The results directory is a plain Parquet dataset: files of one or more cells of one
+family version (see ``sweep.store``). This module reads them with pyarrow, file by file,
+so that filters and column selections are applied while reading and a large directory
+never has to fit in memory whole.
 
 Each file says what its rows vary by and which columns are metrics of which kind (the
 roles marked by :mod:`sweep.results`), so a family's own index columns (``node``,
@@ -22,83 +23,100 @@ common type where every value converts exactly, and is otherwise an object colum
 each family's own values. Only a file whose footer or page checksums fail is damaged
 (:class:`DamagedResults`): the types of the columns are never a reason.
 
-How it stays fast and small at 10⁴ cells or 10⁷ rows
+How it stays fast and small at 10⁵ cells or 10⁷ rows
 ----------------------------------------------------
-Reading a directory costs, per file, one Parquet footer (0.2 to 0.3 ms to open and
-parse: a results footer holds the Arrow schema with its role marks and the provenance)
-and, per row, the decoding of its columns (``benchmarks/bench_analysis.py`` measures
-both shapes). So:
+Reading a directory costs, per file, its Parquet footer (0.1 ms for a file of one tiny
+cell; 2 to 3 ms for a compacted file of 663 cells, whose footer holds each cell's
+provenance, 1.5 MiB) and, per row, the decoding of its columns
+(``benchmarks/bench_analysis.py`` measures summaries against a plain pyarrow scan and
+DuckDB on both layouts). So:
 
-* Every footer is read once, by one loop that keeps from it only the row count, the
-  family and version of the provenance, and the schema with its role marks; files with
-  the same columns and roles share one schema object (a parsed footer weighs about
-  0.1 MiB: 1 GiB at 10⁴ files if kept). At 10⁴ files this loop takes 2.5 to 4 s, against
-  7 to 9 s for the data scan that follows, which decodes the same footers again, in
-  C++ on every core. Threads do not speed the loop up, and the scan cannot start
-  without it: which files to read (the newest version) and how to group them (their
-  roles) are in the footers.
-* The rows are read in few scans: the files of one family declaration (the same roles
-  and column types) go into one ``pyarrow.dataset`` scan, cut into chunks of at most
-  :data:`CHUNK_ROWS` rows and :data:`CHUNK_FILES` files (by the footers' row counts), so
-  that memory stays bounded whatever the directory holds; a cell is one file, so its
-  rows are always in one chunk. A scan uses :data:`CHECKED`, which verifies the page
-  checksums the sweep writes; a query engine such as DuckDB would be a new dependency
-  and would read the pages unverified.
+* Every footer is read once by one loop (:func:`_survey`), which keeps from it only the
+  row count, the family and version (a compacted file states them before its cells'
+  records: those are not parsed) and the schema with its role marks; files with the same
+  columns and roles share one schema object (a parsed footer weighs 0.07 to 2 MiB: too
+  much to keep for every file). The rows cannot be read before the loop ends: which
+  files to read (the newest version), how to group them (their roles) and what the
+  filters mean (the columns' types) are in the footers.
+* The rows are read file by file (:func:`_file_table`), in chunks of about
+  :data:`CHUNK_ROWS` rows of the files of one family declaration (the same roles and
+  column types), so that memory stays bounded whatever the directory holds; a cell is in
+  one file, its rows together. Each read verifies the page checksums the sweep writes
+  (a damaged page raises, never reads). A few threads read the footers and the files,
+  in order (:func:`_threaded`): for many small files, that costs less than a
+  ``pyarrow.dataset`` scan, and keeps less memory (a scan decodes footers on many
+  threads, each of which keeps the memory of the footers it decoded).
 * The statistics are Arrow's own hash aggregation (``Table.group_by``: mean, standard
-  deviation with ``ddof=1``, counts) of each chunk, in one batch and single-threaded,
-  so that every bit of a result depends on the rows only (see :func:`_aggregate`), and
-  sorted; the chunks' cells are their own, so a stable sort by cell orders them all
-  (:func:`_in_order`). The bands are computed from those on the small aggregated
-  table. :func:`summarize` (rows in memory) converts its frame to Arrow and goes
-  through the same code, so that the two agree: bit for bit on rows of fewer than 2²⁰,
-  and to the last bits beyond.
-* A cell's constant columns (its options, seed, replicates, ...) are taken from the first
-  row of each record batch (a batch never spans two files) while the batches stream by:
-  they are never held for every row.
+  deviation with ``ddof=1``, counts) of pieces of at most :data:`CHUNK_ROWS` rows cut
+  between cells, each in one batch and single-threaded, so that every bit of a result
+  depends on the cell's rows only (see :func:`_aggregate`), and sorted; each piece's
+  cells are its own, so a stable sort by cell orders them all (:func:`_in_order`, which
+  moves whole runs of rows, a cell's). The bands are computed from those on the
+  aggregated table, and the summary shares its columns (no copy). :func:`summarize`
+  (rows in memory) converts its frame to Arrow and goes through the same code, so that
+  the two agree bit for bit.
+* A cell's constant columns (its options, seed, replicates, ...) are taken from the
+  first row of each run of a cell id in a file, and joined to the summary by position;
+  in a file of many rows, their text is read as dictionaries (:data:`DICTIONARY_ROWS`),
+  not decoded on every row.
+* A query engine such as DuckDB would be a new dependency, would read the pages
+  unverified, and computes its sums in its own order: the figures' numbers would move
+  in their last bits.
 """
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import contextlib
 import functools
+import json
 import operator
 import os
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
-import pyarrow.fs as pafs
+import pyarrow.parquet as pq
 import yaml
 
 from sweep.family import FAMILIES, get_family
 from sweep.results import CONTINUOUS, METRIC, PROPORTION, ROLE_KEY, STANDARD_INDEX, roles
-from sweep.store import FAILURES, JOURNAL, SUFFIX, cell_records
+from sweep.store import FAILURES, JOURNAL, METADATA_KEY, SUFFIX, cell_records
 
 #: Columns that vary within a cell in every family.
 ROW_KEYS = tuple(STANDARD_INDEX)
 Z95 = 1.959963984540054
-#: Parquet reading that verifies the page checksums the sweep writes: damaged data raises
-#: instead of being read.
-CHECKED = ds.ParquetFileFormat(
-    default_fragment_scan_options=ds.ParquetFragmentScanOptions(page_checksum_verification=True)
-)
-#: Rows of one scan. A chunk's rows (about 100 bytes a row in the columns summaries read)
-#: and their aggregation are in memory together: this bounds the memory of summaries.
-#: It is also the largest batch Arrow's grouping takes whole (see :func:`_aggregate`).
-CHUNK_ROWS = 2**20
-#: Files of one scan. A scan keeps each file's parsed footer (about 0.1 MiB) until it ends:
-#: this bounds the memory of a directory of many small cells.
-CHUNK_FILES = 128
+#: Rows read and aggregated together (more if one file or one cell holds more): a
+#: chunk's rows (about 100 bytes a row in the columns summaries read) and Arrow's
+#: grouping of them (about 600 bytes a group while it runs) are in memory together. It
+#: is also the batch of Arrow's grouping, which takes its input 2¹⁵ rows at a time and
+#: merges the statistics of the batches, rounding otherwise than in one pass: cells are
+#: aggregated in pieces of at most this many rows (see :func:`_statistics`).
+CHUNK_ROWS = 2**15
+#: Files of at least this many rows read the text of their cells' constants as
+#: dictionaries: above a few hundred rows, that costs less than decoding every row's.
+DICTIONARY_ROWS = 1024
+#: Where the tables that last until a summary is made are allocated (the rows of a
+#: chunk, the statistics; the summary shares their columns): the C library's allocator,
+#: which reuses the memory others free. Arrow's default (mimalloc) gives freed memory
+#: back to the system, and takes it again in pages the kernel clears: measured on 10⁵
+#: cells, the kernel's time fell from 2.1–2.7 s to 0.6–0.9 s of a 3.5 s summary.
+LASTING = pa.system_memory_pool()
+#: Threads that read files (:func:`_threaded`).
+THREADS = min(os.cpu_count() or 1, 4)
 #: The choices of ``keep``.
 KEEP = ("newest", "all")
 
 PathLike = str | os.PathLike[str]
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 #: What a figure that is not drawn needs (:attr:`MissingData.need`): results of a family
@@ -227,17 +245,40 @@ def roles_of(schema: pa.Schema) -> Roles:
     return Roles(tuple(c for c in ROW_KEYS if c in schema.names), metrics)
 
 
-def _provenance(schema: pa.Schema) -> tuple[tuple[str, int] | None, tuple[str, ...]]:
+def _provenance(metadata: Mapping[bytes, bytes] | None, listed: bool
+                ) -> tuple[tuple[str, int] | None, tuple[str, ...] | None]:
     """(family, version) of a results file, from its provenance (None if it has none),
-    and the cells it holds (none listed in files of before provenance)."""
+    and the cells it holds (none listed in files of before provenance; None if not
+    ``listed`` and the file's header says its family and version without them)."""
+    if not listed and (header := _header(metadata)) is not None:
+        return (header["family"], int(header["family_version"])), None
     try:
-        records = cell_records(schema.metadata)
+        records = cell_records(metadata)
         record = next(iter(records.values()))
         # Files of before family versions name the family in their configuration only.
         family = record.get("family") or yaml.safe_load(record["config"])["family"]
     except (KeyError, ValueError, TypeError, StopIteration, yaml.YAMLError):
         return None, ()
     return (family, int(record.get("family_version", 0))), tuple(records)
+
+
+def _header(metadata: Mapping[bytes, bytes] | None) -> dict[str, Any] | None:
+    """The family and version a file of several cells states before its cells' records
+    (:meth:`sweep.store.ResultsStore.commit` writes them first); None if it does not.
+
+    A compacted file's provenance is some 1 kB a cell: parsing all of it would take
+    longer than reading the file's rows, and only the family and version are needed.
+    """
+    text = (metadata or {}).get(METADATA_KEY, b"")
+    # A key in the text of a JSON string has its quotes escaped: this is the record's own.
+    head, cut, _ = text.partition(b', "cells": ')
+    try:
+        header = json.loads(head + b"}") if cut else None
+    except ValueError:
+        return None
+    if not isinstance(header, dict) or not {"family", "family_version"} <= header.keys():
+        return None
+    return header
 
 
 def _cells(count: int) -> str:
@@ -253,7 +294,9 @@ class _File:
     rows: int
     schema: pa.Schema
     version: tuple[str, int] | None
-    cells: tuple[str, ...]
+    #: The cells it holds; None if not read (they are only needed to read a cell once
+    #: over several directories, and to count the cells left out).
+    cells: tuple[str, ...] | None
     #: Cells of the file already read from an earlier one (another directory's file
     #: that holds them): its rows of these are left out.
     skip: frozenset[str] = frozenset()
@@ -271,6 +314,7 @@ class _Group:
     columns: dict[str, None] = field(default_factory=dict)  # ordered set
     schema: pa.Schema = field(default_factory=lambda: pa.schema([]))
     expression: ds.Expression | None = None
+    filtered: tuple[str, ...] = ()  # the columns of the expression
 
     @property
     def varying(self) -> list[str]:
@@ -284,11 +328,10 @@ class _Group:
         return ["cell_id", *(c for c in self.columns if c not in varying)]
 
     def chunks(self) -> Iterator[list[_File]]:
-        """The files in runs of at most :data:`CHUNK_ROWS` rows (a larger file alone) and
-        :data:`CHUNK_FILES` files."""
+        """The files in runs of at most :data:`CHUNK_ROWS` rows (a larger file alone)."""
         chunk, rows = [], 0
         for file in self.files:
-            if chunk and (rows + file.rows > CHUNK_ROWS or len(chunk) == CHUNK_FILES):
+            if chunk and rows + file.rows > CHUNK_ROWS:
                 yield chunk
                 chunk, rows = [], 0
             chunk.append(file)
@@ -307,10 +350,9 @@ class _Survey:
     kept: list[str]
 
 
-def _listing(results: PathLike | Sequence[PathLike]) -> list[str]:
+def _listing(paths: Sequence[PathLike]) -> list[str]:
     """The results files of the directories: each family's subdirectory, and cell files
     of before family subdirectories at the top."""
-    paths = [results] if isinstance(results, str | os.PathLike) else list(results)
     files = []
     for path in paths:
         if not os.path.isdir(path):
@@ -345,31 +387,69 @@ def _listing(results: PathLike | Sequence[PathLike]) -> list[str]:
     return files
 
 
-def _footers(files: list[str]) -> Iterator[_File]:
+def _footers(files: list[str], listed: bool) -> Iterator[_File]:
     """Each file's footer, read once; files of the same columns and roles share one
-    schema object. Each cell is read once: from the first file that holds it, as the
-    directories are given (cells are content-addressed)."""
-    local = pafs.LocalFileSystem()
+    schema object. If ``listed`` (several directories), each cell is read once: from the
+    first file that holds it, as the directories are given (cells are content-addressed;
+    in one directory, no cell is in two files)."""
     shared: dict[bytes, pa.Schema] = {}
     seen: set[str] = set()
-    for path in files:
-        with _checked(path):
-            # A fragment parses the footer in C++ only (``pq.read_metadata`` also builds
-            # Python objects of every column), and gives the Arrow schema and row count.
-            fragment = CHECKED.make_fragment(path, filesystem=local)
-            schema, rows = fragment.physical_schema, fragment.metadata.num_rows
-        version, cells = _provenance(schema)
+    for path, (schema, rows) in zip(files, _threaded(_footer, files), strict=True):
+        version, cells = _provenance(schema.metadata, listed)
         # A file without provenance is named by its one cell's id.
-        cells = cells or (os.path.basename(path).removesuffix(SUFFIX),)
-        if seen.issuperset(cells):
-            continue
-        skip = seen.intersection(cells)
-        seen.update(cells)
+        cells = cells if cells is None or cells else (
+            os.path.basename(path).removesuffix(SUFFIX),)
+        skip: set[str] = set()
+        if listed:
+            if seen.issuperset(cells):
+                continue
+            skip = seen.intersection(cells)
+            seen.update(cells)
         # The field marks and the pandas dtypes stay; the file's own provenance goes.
         bare = schema.with_metadata({k: v for k, v in (schema.metadata or {}).items()
                                      if k == b"pandas"})
         bare = shared.setdefault(bare.serialize().to_pybytes(), bare)
         yield _File(path, rows, bare, version, cells, frozenset(skip))
+
+
+def _footer(path: str) -> tuple[pa.Schema, int]:
+    """The Arrow schema (with the file's metadata) and row count of a results file."""
+    with _checked(path), _opened(path) as handle:
+        return handle.schema_arrow, handle.metadata.num_rows
+
+
+@contextlib.contextmanager
+def _opened(path: str, **options: Any) -> Iterator[pq.ParquetFile]:
+    """The Parquet file at ``path``, read as a whole file of this machine: opened here
+    (a path would be resolved to a file system each time), without reading ahead (its
+    column chunks are read once each)."""
+    with pa.OSFile(path) as source, pq.ParquetFile(source, pre_buffer=False,
+                                                   **options) as handle:
+        yield handle
+
+
+def _threaded(function: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+    """``function`` of each item, in order, computed by :data:`THREADS` threads at most
+    twice as many items ahead (their results wait in memory). Reading a file in pyarrow
+    lets other threads run most of the time: a directory of many small files is read
+    about 1.6 times as fast on two cores."""
+    with concurrent.futures.ThreadPoolExecutor(THREADS) as pool:
+        waiting: collections.deque[concurrent.futures.Future[R]] = collections.deque()
+        for item in items:
+            waiting.append(pool.submit(function, item))
+            if len(waiting) > 2 * THREADS:
+                yield waiting.popleft().result()
+        while waiting:
+            yield waiting.popleft().result()
+
+
+def _count(file: _File) -> int:
+    """The cells of ``file`` that are read (its footer's list, read again if needed)."""
+    if file.cells is None:
+        with _checked(file.path):
+            metadata = pq.read_schema(file.path).metadata
+        return len(_provenance(metadata, listed=True)[1] or ()) - len(file.skip)
+    return len(file.cells) - len(file.skip)
 
 
 def _newest(files: list[_File], keep: str) -> tuple[list[_File], list[str]]:
@@ -384,7 +464,7 @@ def _newest(files: list[_File], keep: str) -> tuple[list[_File], list[str]]:
     kept = []
     for family in sorted({f.version[0] for f in old}):
         versions = sorted({f.version[1] for f in old if f.version[0] == family})
-        count = sum(len(f.cells) - len(f.skip) for f in old if f.version[0] == family)
+        count = sum(_count(f) for f in old if f.version[0] == family)
         kept.append(f"left out {_cells(count)} of family {family} made by older "
                     f"version{'s' if len(versions) > 1 else ''} "
                     f"{', '.join(map(str, versions))} (newest: {newest[family]}; "
@@ -399,7 +479,8 @@ def _survey(results: PathLike | Sequence[PathLike], keep: str, filters: Mapping[
     one of ``columns`` names a column no file has."""
     if keep not in KEEP:
         raise ValueError(f"keep: must be 'newest' or 'all'; got {keep!r}")
-    files, kept = _newest(list(_footers(_listing(results))), keep)
+    paths = [results] if isinstance(results, str | os.PathLike) else list(results)
+    files, kept = _newest(list(_footers(_listing(paths), len(paths) > 1)), keep)
     schemas = list({id(f.schema): f.schema for f in files}.values())
     names = list(dict.fromkeys(name for schema in schemas for name in schema.names))
     missing = [c for c in (*filters, *columns) if c not in names]
@@ -479,75 +560,159 @@ def _filter(groups: list[_Group], filters: Mapping[str, Any]) -> None:
     for group in groups:
         if terms[id(group)]:
             group.expression = functools.reduce(operator.and_, terms[id(group)])
+            group.filtered = tuple(filters)
 
 
 def _read(files: list[_File], schema: pa.Schema, columns: list[str],
-          constants: list[str], expression: ds.Expression | None
-          ) -> tuple[pa.Table, pa.Table]:
-    """``columns`` of the rows of ``files`` that pass ``expression``, and ``constants``
-    (``cell_id`` first) once per cell, read against ``schema``."""
-    rows, cells = [], []
-    seen: set[str] = set()
-    for batch in _batches(files, schema, list(dict.fromkeys([*columns, *constants])),
-                          expression):
-        if batch.num_rows:
-            rows.append(batch.select(columns))
-            # A batch holds rows of one file, where each cell's rows are contiguous: the
-            # first row of each run of a cell id says that cell's constants (a cell split
-            # over two batches is kept once). The take copies them out, so that the
-            # batch's buffers are freed now.
-            ids = batch.column("cell_id")
-            starts = np.flatnonzero(np.concatenate(
-                [[True], pc.not_equal(ids[1:], ids[:-1]).to_numpy(zero_copy_only=False)]))
-            fresh = [i for i in starts.tolist() if ids[i].as_py() not in seen]
-            seen.update(ids[i].as_py() for i in fresh)
-            if fresh:
-                cells.append(batch.select(constants).take(fresh))
-    return (pa.Table.from_batches(rows, pa.schema([schema.field(c) for c in columns])),
-            # One copy: the cells' rows no longer hold the batches' buffers.
-            pa.Table.from_batches(cells, pa.schema([schema.field(c) for c in constants]))
-            .combine_chunks())
+          constants: list[str], expression: ds.Expression | None,
+          filtered: Sequence[str] = ()) -> tuple[pa.Table, pa.Table]:
+    """``columns`` of the rows of ``files`` that pass ``expression`` (of the columns
+    ``filtered``) and are of cells not read before (:attr:`_File.skip`), and
+    ``constants`` (``cell_id`` first) once per cell, read against ``schema``."""
+    reading = list(dict.fromkeys([*columns, *constants, *filtered]))
+    # A cell's constants are repeated on each of its rows, and only one is kept: in a
+    # file of many rows, text constants are read as dictionaries, not decoded row by row.
+    text = [c for c in constants if c not in columns and pa.types.is_string(schema.field(c).type)]
+    kept = pa.schema([schema.field(c) for c in constants])
+    # What each schema of the files holds of the columns (files share schema objects):
+    # which, and whether all in the group's types.
+    shapes: dict[int, tuple[list[str], bool]] = {}
+    for file in files:
+        if id(file.schema) not in shapes:
+            held = [c for c in reading if c in file.schema.names]
+            shapes[id(file.schema)] = held, len(held) == len(reading) and not any(
+                pa.types.is_null(file.schema.field(c).type) for c in held)
+    # Each file, what it holds, and the columns it reads as dictionaries.
+    reads = [(file, *shapes[id(file.schema)],
+              [c for c in text if c in shapes[id(file.schema)][0]]
+              if file.rows >= DICTIONARY_ROWS else []) for file in files]
+    tables = _threaded(lambda read: _file_table(read[0], read[1], read[3]), reads)
+    rows, cells, small = [], [], []
+    for (file, _, whole, coded), table in zip(reads, tables, strict=True):
+        if not whole:
+            table = _conformed(table, schema, reading, coded)
+        if file.skip:
+            table = table.filter(pc.invert(pc.is_in(table.column("cell_id"),
+                                                    pa.array(sorted(file.skip)))))
+        if expression is not None:
+            table = table.filter(expression)
+        rows.append(table.select(columns))
+        # The constants of a small file are taken with those of the other small files.
+        if coded:
+            cells.append(_firsts(table.select(constants)).cast(kept))
+        else:
+            small.append(table.select(constants))
+    if small:
+        cells.append(_firsts(pa.concat_tables(small)))
+    return (pa.concat_tables([pa.schema([schema.field(c) for c in columns]).empty_table(),
+                              *rows]),
+            # One copy: the cells' rows no longer hold the files' buffers.
+            pa.concat_tables([kept.empty_table(), *cells]).combine_chunks())
 
 
-def _batches(files: list[_File], schema: pa.Schema, columns: list[str],
-             expression: ds.Expression | None) -> Iterator[pa.RecordBatch]:
-    """The record batches of ``files`` that pass ``expression``: one scan of the files
-    read whole, then each file with cells to skip on its own. An error of reading them
-    is a damaged file; an error of the reader's work on a batch is not caught here."""
-    whole = [f.path for f in files if not f.skip]
-    local = pafs.LocalFileSystem()
-    with _checked(os.path.dirname(files[0].path)):
-        if whole:
-            yield from ds.dataset(whole, schema=schema, format=CHECKED).to_batches(
-                columns=columns, filter=expression)
-        for file in files:
-            if file.skip:
-                rest = ~ds.field("cell_id").isin(sorted(file.skip))
-                fragment = CHECKED.make_fragment(file.path, filesystem=local)
-                yield from fragment.to_batches(schema=schema, columns=columns,
-                                               filter=rest if expression is None
-                                               else rest & expression)
+def _firsts(table: pa.Table) -> pa.Table:
+    """The first row of each run of a cell id in ``table`` (whose rows of each cell are
+    together, as a file's are): each cell's constants."""
+    return table.take(_runs(table.column("cell_id")))
+
+
+def _file_table(file: _File, columns: list[str], dictionaries: list[str]) -> pa.Table:
+    """``columns`` of the rows of ``file`` (which has them), the text columns
+    ``dictionaries`` as dictionaries.
+
+    An error of reading the file is a damaged file: its footer, or a page whose checksum
+    (which the sweep writes) fails.
+    """
+    with _checked(file.path), _opened(file.path, read_dictionary=dictionaries,
+                                      page_checksum_verification=True) as handle:
+        return handle.read(columns=columns, use_threads=False)
+
+
+def _conformed(table: pa.Table, schema: pa.Schema, columns: list[str],
+               dictionaries: list[str]) -> pa.Table:
+    """``columns`` of ``table`` as ``schema`` types them (the text columns
+    ``dictionaries`` as dictionaries), missing where ``table`` has none."""
+    types = {c: (pa.dictionary(pa.int32(), schema.field(c).type) if c in dictionaries
+                 else schema.field(c).type) for c in columns}
+    return pa.table([table.column(c).cast(types[c]) if c in table.column_names
+                     else pa.nulls(table.num_rows, types[c]) for c in columns], names=columns)
+
+
+def _runs(values: pa.ChunkedArray) -> np.ndarray:
+    """Where each run of equal values starts (0 first; none if there are no values)."""
+    if not len(values):
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(np.concatenate(
+        [[True], pc.not_equal(values[1:], values[:-1]).to_numpy(zero_copy_only=False)]))
+
+
+def _statistics(rows: pa.Table, roles: Roles) -> list[pa.Table]:
+    """The statistics of :func:`_aggregate` of ``rows`` (each cell's together), in
+    pieces of at most :data:`CHUNK_ROWS` rows cut between cells (a larger cell alone):
+    each piece is one batch of Arrow's grouping, or else a cell whose batches start at
+    its first row, so that every bit of a cell's statistics depends on its rows only,
+    however the rows are chunked, filtered or held."""
+    if rows.num_rows <= CHUNK_ROWS:
+        return [_aggregate(rows, roles)]
+    cuts = np.append(_runs(rows.column("cell_id")), rows.num_rows)
+    parts, start = [], 0
+    while start < rows.num_rows:
+        # The last cut within CHUNK_ROWS of start, or else the next one (a larger cell).
+        within = cuts[np.searchsorted(cuts, start + CHUNK_ROWS, side="right") - 1]
+        stop = within if within > start else cuts[np.searchsorted(cuts, start, side="right")]
+        parts.append(_aggregate(rows.slice(start, stop - start), roles))
+        start = stop
+    return parts
 
 
 def _aggregate(rows: pa.Table, roles: Roles) -> pa.Table:
     """Per cell, index value and t (:attr:`Roles.keys`): each metric's mean, standard
-    deviation over rows (``ddof=1``) and number of values, the number of rows
-    (``count_all``) and of rows with a replicate (``replicate_count``).
+    deviation over rows (``ddof=1``) and, of a proportion, number of values; the number
+    of rows (``count_all``) and of rows with a replicate (``replicate_count``).
 
     The one implementation of the statistics, for rows read and rows in memory alike.
     Missing group keys form their own group: a family's own index column is missing on
     another family's rows. Arrow computes a group's statistics in one pass over each
     batch it is given and merges those of several batches, which rounds differently:
-    so the rows are made one batch (up to 2²⁰ rows; a small file is a small batch), and
-    aggregated single-threaded, so that every group's sums are taken in its rows' order
-    whatever chunks the rows came in. Sorted by the keys, missing keys last.
+    so the rows are made one batch (Arrow's grouping then cuts them in batches of 2¹⁵
+    rows: :func:`_statistics` gives it pieces of at most that), and aggregated
+    single-threaded, so that every group's sums are taken in its rows' order whatever
+    chunks the rows came in. Sorted by the keys, missing keys last.
     """
     sample = pc.VarianceOptions(ddof=1)
-    statistics = [spec for m in roles.metrics
-                  for spec in ((m, "mean"), (m, "stddev", sample), (m, "count"))]
-    return rows.combine_chunks().group_by(roles.keys, use_threads=False).aggregate(
+    # The number of values only makes a proportion's interval (a continuous metric's
+    # band is of the rows).
+    statistics = [spec for m, kind in roles.metrics.items()
+                  for spec in ((m, "mean"), (m, "stddev", sample),
+                               *([(m, "count")] if kind == PROPORTION else []))]
+    # Grouping and sorting by text is several times slower than by integers: text keys
+    # are replaced by their ranks among the key's values, which group the rows alike
+    # and sort alike (a group's statistics do not depend on how its key is written).
+    table, values = rows.combine_chunks(memory_pool=LASTING), {}
+    for key in roles.keys:
+        column = table.column(key)
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            ranks, values[key] = _ranked(column)
+            table = table.set_column(table.schema.get_field_index(key), key, ranks)
+    grouped = table.group_by(roles.keys, use_threads=False).aggregate(
         [*statistics, ([], "count_all"), ("replicate", "count")]
-    ).sort_by([(k, "ascending") for k in roles.keys])
+    )
+    grouped = pc.take(grouped, pc.sort_indices(grouped, [(k, "ascending") for k in roles.keys]),
+                      memory_pool=LASTING)
+    for key, sorted_values in values.items():
+        grouped = grouped.set_column(grouped.schema.get_field_index(key), key,
+                                     sorted_values.take(grouped.column(key)))
+    return grouped
+
+
+def _ranked(column: pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
+    """Each value's rank among the distinct values of ``column`` (missing: missing),
+    and those values in order: ``values.take(ranks)`` is ``column``."""
+    coded = pc.dictionary_encode(column).combine_chunks()
+    order = pc.sort_indices(coded.dictionary)
+    ranks = np.empty(len(order), np.int32)
+    ranks[order.to_numpy()] = np.arange(len(order), dtype=np.int32)
+    return pa.array(ranks).take(coded.indices), coded.dictionary.take(order)
 
 
 def _in_order(parts: list[pa.Table]) -> pd.DataFrame:
@@ -573,48 +738,77 @@ def _describe(frame: pd.DataFrame, roles: Roles) -> pd.DataFrame:
     return frame
 
 
-def _bands(statistics: pd.DataFrame, roles: Roles, interval: str) -> pd.DataFrame:
-    """The statistics of :func:`_in_order` as each metric's mean and band and ``n``."""
+def _bands(statistics: pd.DataFrame, roles: Roles, interval: str) -> dict[str, Any]:
+    """The statistics of :func:`_in_order` as the columns of a summary: the keys, each
+    metric's mean, ``n``, and each metric's band."""
     width = _width(interval)
-    summary = statistics[roles.keys].copy()
     count = statistics["count_all"]
-    for metric in roles.metrics:
-        summary[metric] = statistics[f"{metric}_mean"]
-    summary["n"] = count
+    columns: dict[str, Any] = {k: statistics[k] for k in roles.keys}
+    columns.update({m: statistics[f"{m}_mean"] for m in roles.metrics})
+    columns["n"] = count
     # Reference rows (no replicate) are exact: no band.
     replicated = statistics["replicate_count"] > 0
     for metric, kind in roles.metrics.items():
-        mean = summary[metric]
+        mean = statistics[f"{metric}_mean"]
         if kind == PROPORTION:
             low, high = wilson(mean, statistics[f"{metric}_count"], width)
-            summary[f"{metric}_low"] = low.where(replicated, mean)
-            summary[f"{metric}_high"] = high.where(replicated, mean)
+            columns[f"{metric}_low"] = low.where(replicated, mean)
+            columns[f"{metric}_high"] = high.where(replicated, mean)
         else:
             # One replicate (or an analytic row): no spread.
             spread = statistics[f"{metric}_stddev"].fillna(0.0) / np.sqrt(count)
-            summary[f"{metric}_low"] = mean - width * spread
-            summary[f"{metric}_high"] = mean + width * spread
-    return summary
+            columns[f"{metric}_low"] = mean - width * spread
+            columns[f"{metric}_high"] = mean + width * spread
+    return columns
 
 
 def _summary(statistics: pd.DataFrame, roles: Roles, interval: str,
              cells: pd.DataFrame) -> pd.DataFrame:
     """The summary of the statistics of :func:`_in_order`, with the cells' constants (one
-    row per ``cell_id`` in ``cells``)."""
+    row per ``cell_id`` in ``cells``; missing for a cell it does not have)."""
     # A summary repeats each cell's constants on every one of its rows: as categories
     # they weigh a byte or two a row, not a string (half of a large summary's memory).
     # Values of several types (families that name an option alike) stay objects: as
     # categories, values that compare equal (1 and True) would become one.
     text = [c for c in cells.columns if c != "cell_id" and (
         pd.api.types.is_string_dtype(cells[c]) or cells[c].dtype == object)
-        and cells[c].dropna().map(type).nunique() <= 1]
+        and (pd.api.types.infer_dtype(cells[c]) == "string"  # all text: one type, fast
+             or cells[c].dropna().map(type).nunique() <= 1)]
     cells = cells.astype(dict.fromkeys(text, "category"))
-    # Joined once the statistics' frame is freed: it and the joined table are the two
-    # largest of a summary.
-    summary = _describe(_bands(statistics, roles, interval).merge(cells, on="cell_id",
-                                                                  how="left"), roles)
+    bands = _bands(statistics, roles, interval)
+    # Each row takes its cell's constants by position (a merge would hash and copy every
+    # column of both); a column of both names is suffixed, as a merge would.
+    # The statistics hold each cell's rows together: each run of a cell id is looked up
+    # once, and its constants repeated over the run.
+    ids = statistics["cell_id"].to_numpy()
+    starts = np.flatnonzero(np.append(True, ids[1:] != ids[:-1])) if len(ids) else \
+        np.zeros(0, np.int64)
+    lengths = np.diff(np.append(starts, len(ids)))
+    at = pd.Index(cells["cell_id"]).get_indexer(ids[starts])
+    constants = {c: _repeated(cells[c], at, lengths) for c in cells.columns if c != "cell_id"}
+    both = bands.keys() & constants.keys()
+    # The columns as they are: the summary shares those of the statistics, no copy.
+    summary = pd.DataFrame({**{f"{k}_x" if k in both else k: v for k, v in bands.items()},
+                            **{f"{c}_y" if c in both else c: v for c, v in constants.items()}},
+                           copy=False)
+    summary = _describe(summary, roles)
     summary.attrs["interval"] = interval  # what the bands are, for the figures' captions
     return summary
+
+
+def _repeated(column: pd.Series, at: np.ndarray, lengths: np.ndarray) -> Any:
+    """The values of ``column`` at the positions ``at``, each repeated ``lengths`` times;
+    -1 is missing, and the column's type is widened to hold it, as a merge does."""
+    if (at < 0).any():
+        values = column.array if isinstance(column.dtype, pd.api.extensions.ExtensionDtype) \
+            else column.to_numpy()
+        return pd.api.extensions.take(values, np.repeat(at, lengths), allow_fill=True)
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return pd.Categorical.from_codes(np.repeat(column.cat.codes.to_numpy()[at], lengths),
+                                         dtype=column.dtype)
+    if isinstance(column.dtype, pd.api.extensions.ExtensionDtype):
+        return column.array.take(np.repeat(at, lengths))
+    return np.repeat(column.to_numpy()[at], lengths)
 
 
 def _most_replicates(tables: list[pa.Table], cells: pd.DataFrame
@@ -622,8 +816,8 @@ def _most_replicates(tables: list[pa.Table], cells: pd.DataFrame
     """``tables`` (rows or statistics) and ``cells`` (one row per cell) without the cells
     that differ from another only in having fewer replicates (the same family, options
     and seed), and what was left out, in words."""
-    if "replicates" not in cells:
-        return tables, cells, []
+    if "replicates" not in cells or cells.replicates.nunique() < 2:
+        return tables, cells, []  # no cell has fewer replicates than another
     same = [c for c in cells.columns if c not in ("replicates", "cell_id", "family_version")]
     # A family may give an option as a list (a tuple option), which does not hash: such
     # columns are compared by their text.
@@ -680,18 +874,34 @@ def _frame(tables: list[pa.Table], metadata: Mapping[bytes, bytes] | None = None
             apart.append(column)
     table = pa.concat_tables([t.drop_columns([c for c in apart if c in t.column_names])
                               for t in held], promote_options="permissive")
-    rows = pc.sort_indices(table[by]) if by and len(held) > 1 else None
+    rows = _stable_order(table[by]) if by and len(held) > 1 else None
     if rows is not None:
-        table = table.take(rows)
-    frame = table.replace_schema_metadata(metadata).to_pandas()
+        table = pc.take(table, rows, memory_pool=LASTING)
+    # Sorted statistics are taken apart column by column (:func:`_summary`): each column
+    # is its own block, which the summary shares, and the table is freed as it converts.
+    frame = table.replace_schema_metadata(metadata).to_pandas(
+        split_blocks=by is not None, self_destruct=by is not None)
     names = list(dict.fromkeys(name for t in held for name in t.column_names))
     for column in sorted(apart, key=names.index):  # each at its place in the union
         values = np.concatenate([
             t.column(column).to_pandas(integer_object_nulls=True).to_numpy(dtype=object)
             if column in t.column_names else np.full(t.num_rows, None) for t in held])
         frame.insert(names.index(column), column,
-                     values if rows is None else values[rows.to_numpy()])
+                     values if rows is None else values[rows])
     return frame
+
+
+def _stable_order(values: pa.ChunkedArray) -> np.ndarray:
+    """The indices that sort ``values`` stably, by sorting its runs of equal values (a
+    stable sort moves runs whole): the rows of a cell are one run, so this sorts as many
+    values as there are cells."""
+    starts = _runs(values)
+    lengths = np.diff(np.append(starts, len(values)))
+    order = pc.sort_indices(values.take(starts)).to_numpy()
+    # Each run's rows, runs in order: their starts, each repeated over its run, plus
+    # the place of each row in its run.
+    placed = np.cumsum(lengths[order]) - lengths[order]
+    return np.repeat(starts[order] - placed, lengths[order]) + np.arange(len(values))
 
 
 def _one_row_per_cell(tables: list[pa.Table]) -> pd.DataFrame:
@@ -745,7 +955,7 @@ def load(
     for group in survey.groups:
         for chunk in group.chunks():
             rows, constants = _read(chunk, group.schema, wanted or list(group.columns),
-                                    group.constants, group.expression)
+                                    group.constants, group.expression, group.filtered)
             tables.append(rows)
             cells.append(constants)
         found = found.merged(group.roles)
@@ -817,19 +1027,25 @@ def summarize(frame: pd.DataFrame, interval: str = "se",
         cells = frame.drop_duplicates("cell_id")[constant]
     rows = frame[varying]
     try:
-        parts = [_aggregate(pa.Table.from_pandas(rows, preserve_index=False), roles)]
+        parts = _by_cell(pa.Table.from_pandas(rows, preserve_index=False), roles)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         if "family" not in frame:
             raise
         # An index column that families give different types (:func:`load`): each
         # family's rows apart, as they were read.
-        parts = [_aggregate(pa.Table.from_pandas(part, preserve_index=False), roles)
-                 for _, part in rows.groupby([frame[c] for c in ("family", "family_version")
-                                              if c in frame], observed=True, sort=False,
-                                             dropna=False)]
+        parts = [part for _, rows_of in rows.groupby(
+            [frame[c] for c in ("family", "family_version") if c in frame], observed=True,
+            sort=False, dropna=False)
+            for part in _by_cell(pa.Table.from_pandas(rows_of, preserve_index=False), roles)]
     summary = _summary(_in_order(parts), roles, interval, cells)
     summary.attrs["kept"] = list(frame.attrs.get("kept", []))
     return summary
+
+
+def _by_cell(rows: pa.Table, roles: Roles) -> list[pa.Table]:
+    """:func:`_statistics` of ``rows`` in memory, each cell's rows brought together in
+    their order (as reading gives them), so that both agree bit for bit."""
+    return _statistics(rows.take(_stable_order(rows.column("cell_id"))), roles)
 
 
 def summaries(
@@ -851,8 +1067,8 @@ def summaries(
     for group in survey.groups:
         for chunk in group.chunks():
             rows, constants = _read(chunk, group.schema, group.varying, group.constants,
-                                    group.expression)
-            parts.append(_aggregate(rows, group.roles))
+                                    group.expression, group.filtered)
+            parts += _statistics(rows, group.roles)
             cells.append(constants)
             if rows.num_rows:
                 found = found.merged(group.roles)
@@ -860,7 +1076,9 @@ def summaries(
     cells_read, kept = _one_row_per_cell(cells), []
     if keep == "newest":
         parts, cells_read, kept = _most_replicates(parts, cells_read)
-    return _say(_summary(_in_order(parts), found, interval, cells_read), survey.kept + kept)
+    statistics = _in_order(parts)
+    del parts  # freed before the summary is made: with it, the largest tables
+    return _say(_summary(statistics, found, interval, cells_read), survey.kept + kept)
 
 
 def summary_metrics(summary: pd.DataFrame) -> list[str]:
