@@ -26,6 +26,7 @@ SHARED = Vocabulary(
            "noise": {"gaussian": "Gaussian", "laplace": "Laplace"}},
     axes={"t": "time t", "epsilon": "privacy level ε", "ratio": "MSE ratio"},
     symbols={"epsilon": "ε", "delta": "δ"},
+    dashes={"bound": (0, (5, 1, 1, 1)), "exact": (0, (1, 1))},
 )
 
 

@@ -39,10 +39,7 @@ from .labels import add_scheme, axis, families_of, maths, name, vocabulary
 from .load import ROW_KEYS, MissingData, summary_metrics
 
 DASHES = ["-", "--", ":", "-."]
-#: Line styles of reference curves, by method (baselines) or by source (a method's own
-#: references, e.g. a bound).
-REFERENCE_DASHES = {"local": (0, (1, 1)), "ideal": (0, (6, 2)), "oracle": (0, (3, 1, 1, 1)),
-                    "bound": (0, (5, 1, 1, 1)), "exact": (0, (1, 1))}
+#: The colour of reference curves (their line styles are the vocabulary's ``dashes``).
 GREY = "0.35"
 #: How an extra curve (``curves(extra=...)``) is drawn: thinner, dashed and lighter.
 EXTRA_STYLE = {"lw": 0.9, "ls": (0, (4, 2)), "alpha": 0.55}
@@ -313,8 +310,9 @@ def _reference_label(method: str, source: str, series: Sequence[str],
     return label if source == "analytic" else f"{label} ({name('source', source, families)})"
 
 
-def _reference_dashes(method: str, source: str) -> object:
-    return REFERENCE_DASHES.get(method, REFERENCE_DASHES.get(source, (0, (2, 2))))
+def _reference_dashes(method: str, source: str, families: list[str] | None) -> object:
+    dashes = vocabulary(families).dashes
+    return dashes.get(method, dashes.get(source, (0, (2, 2))))
 
 
 def _interval(frame: pd.DataFrame, y: str) -> str:
@@ -648,7 +646,7 @@ def _draw_references(ax: plt.Axes, refs: pd.DataFrame, layout: Layout, x: str, y
         for (xs, ys), hues in distinct.items():
             colour = GREY if len(distinct) == 1 or len(set(hues)) > 1 else colours[hues[0]]
             ax.plot(np.frombuffer(xs), np.frombuffer(ys), color=colour, lw=1.1,
-                    ls=_reference_dashes(method, source), zorder=1.5,
+                    ls=_reference_dashes(method, source, families), zorder=1.5,
                     label=_reference_label(method, source, series, families))
 
 
@@ -673,7 +671,7 @@ def _legend(grid: sns.FacetGrid, layout: Layout, colours: dict[object, object],
                                                                     ls=dashes, lw=1.4)
     for method, source in refs[["method", "source"]].drop_duplicates().itertuples(index=False):
         entries[_reference_label(method, source, series, families)] = Line2D(
-            [], [], color=GREY, ls=_reference_dashes(method, source), lw=1.1)
+            [], [], color=GREY, ls=_reference_dashes(method, source, families), lw=1.1)
     if not entries:
         return
     per_column = max(4, int(grid.figure.get_figheight() * LEGEND_ROWS_PER_INCH))

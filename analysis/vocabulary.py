@@ -16,7 +16,8 @@ class Vocabulary:
     grey reference lines; ``scheme`` the options that name a series; ``facets`` the
     options drawn as panels before any other (numeric options are panels anyway);
     ``references`` the sources of an algorithm's rows drawn as its reference lines
-    (e.g. a bound); ``metric`` the default quantity on the y axis.
+    (e.g. a bound); ``metric`` the default quantity on the y axis; ``dashes`` the line
+    style of a reference line, by its method or source (a baseline, a bound).
     """
 
     names: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -29,6 +30,7 @@ class Vocabulary:
     facets: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
     metric: str | None = None
+    dashes: dict[str, object] = field(default_factory=dict)
 
     def __or__(self, other: Vocabulary) -> Vocabulary:
         """This vocabulary, with ``other``'s entries taking precedence."""
@@ -38,4 +40,4 @@ class Vocabulary:
                           other.curves or self.curves, other.schemed or self.schemed,
                           other.baselines or self.baselines, other.scheme or self.scheme,
                           other.facets or self.facets, other.references or self.references,
-                          other.metric or self.metric)
+                          other.metric or self.metric, {**self.dashes, **other.dashes})

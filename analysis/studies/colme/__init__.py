@@ -29,6 +29,7 @@ VOCABULARY = Vocabulary(
     scheme=("noise", "mechanism", "weights", "schedule", "variance"),
     facets=("epsilon", "n_agents", "t_max", "sigma", "delta", "n_classes"),
     metric="mse",
+    dashes={"local": (0, (1, 1)), "ideal": (0, (6, 2)), "oracle": (0, (3, 1, 1, 1))},
 )
 
 

@@ -338,12 +338,15 @@ def slope_figure(rows: pd.DataFrame, ranges: Mapping[str, tuple[float, float]] |
                                                 part.ci_high - part.slope],
                       color=colours[method], marker=MARKERS[i], ms=4, lw=1.4, capsize=2)
         left.plot(middle, part.bound, color=colours[method], ls=(0, (5, 1, 1, 1)), lw=1)
+        # As arrays: matplotlib reads a one-element Series as a scalar, through float().
         mine = fitted[fitted.method == method]
-        position = mine["range"].map(labels.index) + (i - (len(colours) - 1) / 2) * width
-        right.errorbar(position, mine.slope, yerr=[mine.slope - mine.ci_low,
-                                                   mine.ci_high - mine.slope],
+        position = (mine["range"].map(labels.index).to_numpy()
+                    + (i - (len(colours) - 1) / 2) * width)
+        slope, low, high = (mine[c].to_numpy() for c in ("slope", "ci_low", "ci_high"))
+        right.errorbar(position, slope, yerr=[slope - low, high - slope],
                        color=colours[method], marker=MARKERS[i], ls="none", capsize=2)
-        right.plot(position, mine.bound, color=colours[method], marker="_", ms=12, ls="none")
+        right.plot(position, mine.bound.to_numpy(), color=colours[method], marker="_", ms=12,
+                   ls="none")
     left.set_xscale("log")
     left.set_xlabel(axis(x, FAMILY) + " at T")
     right.set_xticks(range(len(labels)), [
