@@ -1,5 +1,5 @@
 """The continual family (sweep/continual/) against the closed forms of George, Ramesh, Singh &
-Tyagi, "Continual Mean Estimation Under User-Level Privacy" (/work/shared/papers/).
+Tyagi, "Continual Mean Estimation Under User-Level Privacy".
 
 Equation, algorithm and appendix numbers are the paper's; "erratum n" is item n of the list
 in sweep/continual/__init__.py. Monte-Carlo checks allow Z standard errors (tests/stats.py)
