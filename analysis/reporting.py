@@ -13,7 +13,7 @@ import functools
 import html
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -97,11 +97,10 @@ def _rows_of(summary: pd.DataFrame, family: str | None) -> pd.DataFrame:
     return summary if one else present(summary[summary.family == family])
 
 
-def _drawer(view: View, summary: pd.DataFrame, source: Source
+def _drawer(view: View, source: Callable[[], Source]
             ) -> Callable[[pd.DataFrame], sns.FacetGrid]:
-    # The rows of the family are picked when the view is drawn, not before.
     def draw(_: pd.DataFrame) -> sns.FacetGrid:
-        return view(replace(source, summary=_rows_of(summary, source.family)))
+        return view(source())
     return draw
 
 
@@ -131,11 +130,14 @@ def drawers(summary: pd.DataFrame, paper: bool = True,
         study = get_study(family) if family is not None else None
         if study is None:
             continue
-        source = Source(summary, directories, family, keep, paper, seeds)
+        # The family's rows are picked, and its replicates read, when its first view is
+        # drawn, once for all its views.
+        source = functools.cache(lambda family=family: Source(
+            _rows_of(summary, family), directories, family, keep, paper, seeds))
         # A paper figure that is one of the views under its document's name is drawn once.
         drawn = {name: view for name, view in views_of(study).items()
                  if name in study.views or all(view is not v for v in study.views.values())}
-        found.update({name: _drawer(view, summary, source) for name, view in drawn.items()})
+        found.update({name: _drawer(view, source) for name, view in drawn.items()})
     return found
 
 

@@ -80,13 +80,6 @@ class Source:
         """The family's rows, replicate by replicate (read once, when first asked)."""
         return self.preloaded if self.preloaded is not None else self._rows
 
-    @property
-    def directory(self) -> Path:
-        """The one results directory (a view that reads provenance needs exactly one)."""
-        if len(self.results) != 1:
-            raise MissingData(f"this view reads one results directory; got {len(self.results)}")
-        return self.results[0]
-
 
 #: A view: a figure from a :class:`Source`; :class:`~analysis.plot.MissingData` (or
 #: ``ValueError``) says why the results cannot give it.
@@ -221,7 +214,6 @@ class Preset:
         return f"python -m sweep -m +experiment={self.name} results_dir={root / self.name}"
 
 
-
 @dataclass(frozen=True)
 class Results:
     """The summaries (mean ± one standard error per checkpoint) of the presets' results
@@ -300,8 +292,18 @@ def matching(frame: pd.DataFrame, match: Mapping[str, Any]) -> np.ndarray:
         else frame[c] == v for c, v in match.items()])
 
 
-
 _registered: dict[str, str | Study] = {}
+
+
+def _loaded(spec: str) -> Study:
+    """The object at ``module:attribute``; :class:`ImportError` says why it does not load."""
+    module, sep, attribute = spec.partition(":")
+    if not sep:
+        raise ImportError(f"must be module:attribute; got {spec!r}")
+    try:
+        return getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError) as error:
+        raise ImportError(f"cannot load {spec!r} ({error})") from None
 
 
 def register(family: str, study: str | Study) -> None:
@@ -318,11 +320,10 @@ def get_study(family: str) -> Study | None:
     spec = _registered.get(family, STUDIES.get(family))
     if spec is None or isinstance(spec, Study):
         return spec
-    module, _, attribute = spec.partition(":")
     try:
-        study = getattr(importlib.import_module(module), attribute)
-    except (ImportError, AttributeError) as error:
-        raise ImportError(f"study of family {family}: cannot load {spec!r} ({error})") from None
+        study = _loaded(spec)
+    except ImportError as error:
+        raise ImportError(f"study of family {family}: {error}") from None
     if study.family != family:
         raise ImportError(f"study {spec!r} is that of family {study.family!r}, not {family!r}")
     return study
@@ -361,13 +362,10 @@ def check(found: Sequence[Study]) -> None:
 def from_path(spec: str) -> Study:
     """The study at ``module:attribute``, registered under its family (the command
     line's ``--study``)."""
-    module, sep, attribute = spec.partition(":")
-    if not sep:
-        raise ValueError(f"--study: must be module:attribute; got {spec!r}")
     try:
-        study = getattr(importlib.import_module(module), attribute)
-    except (ImportError, AttributeError) as error:
-        raise ValueError(f"--study: cannot load {spec!r} ({error})") from None
+        study = _loaded(spec)
+    except ImportError as error:
+        raise ValueError(f"--study: {error}") from None
     register(study.family, study)
     return study
 

@@ -15,7 +15,7 @@ import pandas as pd
 from sweep.colme.api import ColmeConfig, member_variances, oracle_mse, sigma_dp
 
 from ...claims import Claim, markdown_table
-from ...document import at, checkpoint
+from ...document import Values, at, checkpoint
 from ...labels import name
 from ...load import load
 from ...numbers import number, percent, sci, span, versus, with_error
@@ -23,7 +23,6 @@ from ...study import Results
 
 #: A ratio agrees with 1, and a point in time with the paper's, within this factor.
 TOLERANCE = 1.25
-Values = dict[str, Any]
 
 
 def within(ratio: float, tolerance: float = TOLERANCE) -> bool:

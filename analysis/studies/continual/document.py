@@ -17,6 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from analysis.claims import markdown_table
+from analysis.document import Values
 from analysis.labels import name
 from analysis.numbers import number, percent, sci, span
 from analysis.order_statistics import LEVEL, quantile_ranks
@@ -44,7 +45,6 @@ from .figures import (
 SLOPE_TOLERANCE = 0.15
 #: A ratio of two errors counts as a loss when it is this many standard errors from 1.
 SIGNIFICANT = 2.0
-Values = dict[str, str | bool]
 
 
 def values(results: Results) -> Values:

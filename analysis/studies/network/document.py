@@ -14,7 +14,7 @@ import pandas as pd
 from sweep.network.api import calibrate, centralized, waterfilling
 
 from ...claims import Claim, markdown_table
-from ...document import at
+from ...document import Values, at
 from ...labels import name
 from ...numbers import number, percent, sci, span, with_error
 from ...plot import MissingData
@@ -30,7 +30,6 @@ LITTLE = 0.01
 POWER_GRID = {"signal_mean": 10.0}
 GERMAN = {"signal_mean": 1.67}
 PRIVACY = ("signal", "network")
-Values = dict[str, Any]
 
 
 def final(results: Results, scenario: Mapping[str, float], method: str, privacy: str,
