@@ -237,7 +237,8 @@ def render(name: str, root: str | Path, out_dir: str | Path = "docs", any_size: 
 
 
 def _figure(study: Study, results: Results, preset: Preset, figure: str, paper: bool) -> Any:
-    grid = views_of(study)[figure](results.source(preset.name, study.family, paper))
+    drawn = {**views_of(study), **study.section.figures}[figure]
+    grid = drawn(results.source(preset.name, study.family, paper))
     # Drawn from runs of other sizes, a figure does not claim to be the paper's.
     if not (paper or getattr(grid, "paper_sizes", False) or sizes_found(results, preset)[1]):
         unclaim(grid.figure)

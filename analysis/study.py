@@ -99,7 +99,10 @@ class Section:
     ``file name``), or a file; ``presets`` the sweeps it reads, one results directory each under the
     document's root; ``reads`` whether it reads their summaries (``"summaries"``) or
     their rows (``"rows"``, summarized too); ``sizes`` names the size options of its
-    presets (``n_agents`` → ``M``); ``values`` computes every placeholder of the template
+    presets (``n_agents`` → ``M``); ``figures`` are the figures only the document draws
+    (the report does not: a view drawn for one preset, with its own title), beside the
+    study's views and paper figures, which its presets may name too; ``values`` computes
+    every placeholder of the template
     from the presets' :class:`Results`: a text, a condition for a
     ``{{#block}}``, or a list of :class:`~analysis.claims.Claim`, which the document
     renders as a table and counts (``{{<stem>_claims}}`` and ``{{<stem>_agreed}}``).
@@ -110,6 +113,7 @@ class Section:
     values: Callable[[Results], Mapping[str, str | bool | list[Claim]]]
     sizes: Mapping[str, str]
     reads: str = "summaries"
+    figures: Mapping[str, View] = field(default_factory=dict)
 
     def text(self) -> str:
         if isinstance(self.template, Path):
@@ -351,8 +355,10 @@ def check(found: Sequence[Study]) -> None:
     a paper figure of one (``figure NAME`` would be ambiguous); one view may be both."""
     seen: dict[str, tuple[str, View]] = {}
     for study in found:
-        for kind in ("views", "figures"):
-            for name, view in getattr(study, kind).items():
+        section = study.section.figures if study.section else {}
+        for kind, named in (("views", study.views), ("figures", study.figures),
+                             ("section's figures", section)):
+            for name, view in named.items():
                 where = f"the {kind} of the study of {study.family}"
                 if name in seen and seen[name][1] is not view:
                     raise ValueError(f"view {name!r} is in both {seen[name][0]} and {where}")

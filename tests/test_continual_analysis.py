@@ -186,4 +186,4 @@ def test_the_slopes_view_fits_over_the_ranges_of_m_where_the_theorems_apply(root
 def test_the_study_is_registered_with_every_figure_its_section_draws() -> None:
     assert get_study("continual") is STUDY
     drawn = [f for preset in STUDY.section.presets for f in preset.figures]
-    assert sorted(drawn) == sorted(STUDY.figures)
+    assert sorted(drawn) == sorted(STUDY.section.figures)
