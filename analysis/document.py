@@ -43,7 +43,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .claims import Claim, claims_table, markdown_table
+from .claims import (
+    CHECK_HEADER,
+    Claim,
+    Verdict,
+    claims_table,
+    markdown_table,
+    rules_text,
+    tally,
+    tally_text,
+)
 from .load import MissingData
 from .numbers import duration
 from .plot import save, unclaim
@@ -129,15 +138,29 @@ def size_values(results: Results, sections: Iterable[Section]) -> Values:
 
 
 def claim_values(values: Mapping[str, Any]) -> Values:
-    """``values`` with each list of claims rendered as its table, and counted under
-    ``<stem>_agreed`` (``<stem>_claims`` → "5 of 7")."""
+    """``values`` with each list of claims rendered as its table: the papers' claims
+    (``<stem>_claims``), tallied under ``<stem>_tally`` ("7 agree, 2 disagree, 3
+    inconclusive (of 12)"), and the project's own checks (``<stem>_checks``), never
+    tallied."""
     rendered = dict(values)
     for key, value in values.items():
-        if isinstance(value, list) and all(isinstance(c, Claim) for c in value):
+        if key.endswith("_claims"):
             rendered[key] = claims_table(value)
-            agreed = sum(c.agrees for c in value)
-            rendered[f"{key.removesuffix('_claims')}_agreed"] = f"{agreed} of {len(value)}"
+            rendered[f"{key.removesuffix('_claims')}_tally"] = tally_text(value)
+        elif key.endswith("_checks"):
+            rendered[key] = claims_table(value, CHECK_HEADER)
     return rendered
+
+
+def tally_values(tallied: Mapping[str, Sequence[Claim]]) -> Values:
+    """The declared rules (``verdict_rules``) and the table of each paper's verdicts
+    (``tallies``), from its sections' claims."""
+    rows = []
+    for paper, claims in tallied.items():
+        counts = tally(claims)
+        rows.append([paper, *(str(counts[v]) for v in Verdict), str(len(claims))])
+    header = ["paper", *(v.value for v in Verdict), "claims"]
+    return {"verdict_rules": rules_text(), "tallies": markdown_table(header, rows)}
 
 
 # -- Templates ----------------------------------------------------------------------------
@@ -226,8 +249,13 @@ def render(name: str, root: str | Path, out_dir: str | Path = "docs", any_size: 
     results = Results.read(root, studies, any_size)
     values: Values = {**size_values(results, sections), **provenance_values(results),
                       "root": str(root), "out": str(out_dir)}
+    tallied: dict[str, list[Claim]] = {}
     for section in sections:
-        values.update(claim_values(section.values(results)))
+        computed = section.values(results)
+        tallied[section.paper] = [claim for key, claims in computed.items()
+                                  if key.endswith("_claims") for claim in claims]
+        values.update(claim_values(computed))
+    values.update(tally_values(tallied))
     whole = PARTIAL.sub(lambda tag: get_study(tag[1]).section.text(), text)
     figures = ((figure, functools.partial(_figure, study, results, preset, figure,
                                           not any_size))

@@ -27,6 +27,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib import colors as mcolors
 from matplotlib import mathtext, ticker
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
@@ -310,6 +311,19 @@ def _reference_label(method: str, source: str, series: Sequence[str],
     return label if source == "analytic" else f"{label} ({name('source', source, families)})"
 
 
+def _colours(values: Sequence[object], families: list[str] | None) -> dict[object, object]:
+    """A colour per curve: the vocabulary's fixed colour of its value (a method keeps one
+    colour across its family's figures), the others the colour-blind palette's colours not
+    already taken, in order, so that curves drawn together have distinct hues."""
+    fixed = vocabulary(families).colours
+    taken = {v: fixed[str(v)] for v in values if str(v) in fixed}
+    used = {mcolors.to_hex(c) for c in taken.values()}
+    free = [c for c in sns.color_palette("colorblind", 10) if mcolors.to_hex(c) not in used]
+    free += sns.color_palette("dark", max(len(values) - len(free), 0))
+    rest = iter(free)
+    return {v: taken[v] if v in taken else next(rest) for v in values}
+
+
 def _reference_dashes(method: str, source: str, families: list[str] | None) -> object:
     dashes = vocabulary(families).dashes
     return dashes.get(method, dashes.get(source, (0, (2, 2))))
@@ -587,8 +601,7 @@ def _draw(lines: pd.DataFrame, refs: pd.DataFrame, layout: Layout, x: str, y: st
           series: Sequence[str], band: bool, families: list[str] | None,
           height: float, sharey: bool | str, extra_label: str) -> sns.FacetGrid:
     hue_order = _distinct(lines, layout.hue) if layout.hue else [None]
-    colours = dict(zip(hue_order, sns.color_palette("colorblind", max(len(hue_order), 1)),
-                       strict=False))
+    colours = _colours(hue_order, families)
     styles = ({v: DASHES[i % len(DASHES)] for i, v in enumerate(_distinct(lines, layout.style))}
               if layout.style else {None: "-"})
     order = {"col_order": _distinct(lines, layout.col) if layout.col else None,
@@ -611,8 +624,10 @@ def _draw(lines: pd.DataFrame, refs: pd.DataFrame, layout: Layout, x: str, y: st
                     **{**look, **(EXTRA_STYLE if curve.extra_curve.all() else {})})
             if band and f"{y}_low" in curve:
                 if x == "t":
+                    # Edged, so that a narrow band still shows at the saved size.
                     ax.fill_between(curve[x], curve[f"{y}_low"], curve[f"{y}_high"],
-                                    color=colour, alpha=0.2, lw=0)
+                                    facecolor=mcolors.to_rgba(colour, 0.25),
+                                    edgecolor=mcolors.to_rgba(colour, 0.6), lw=0.5)
                 else:
                     ax.errorbar(curve[x], curve[y], yerr=[curve[y] - curve[f"{y}_low"],
                                                           curve[f"{y}_high"] - curve[y]],

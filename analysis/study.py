@@ -105,7 +105,9 @@ class Section:
     every placeholder of the template
     from the presets' :class:`Results`: a text, a condition for a
     ``{{#block}}``, or a list of :class:`~analysis.claims.Claim`, which the document
-    renders as a table and counts (``{{<stem>_claims}}`` and ``{{<stem>_agreed}}``).
+    renders as a table: the paper's claims under ``<stem>_claims``, tallied
+    (``{{<stem>_tally}}`` and the document's ``{{tallies}}``, under ``paper``, the paper's
+    short title), and the project's own checks under ``<stem>_checks``, never tallied.
     """
 
     template: tuple[str, str] | Path
@@ -114,6 +116,7 @@ class Section:
     sizes: Mapping[str, str]
     reads: str = "summaries"
     figures: Mapping[str, View] = field(default_factory=dict)
+    paper: str = ""
 
     def text(self) -> str:
         if isinstance(self.template, Path):

@@ -17,7 +17,9 @@ class Vocabulary:
     options drawn as panels before any other (numeric options are panels anyway);
     ``references`` the sources of an algorithm's rows drawn as its reference lines
     (e.g. a bound); ``metric`` the default quantity on the y axis; ``dashes`` the line
-    style of a reference line, by its method or source (a baseline, a bound).
+    style of a reference line, by its method or source (a baseline, a bound); ``colours``
+    the colour of a curve, by the value that names it (a method, a mechanism, a scheme), so
+    that a method keeps one colour in every figure of its family.
     """
 
     names: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -31,6 +33,7 @@ class Vocabulary:
     references: tuple[str, ...] = ()
     metric: str | None = None
     dashes: dict[str, object] = field(default_factory=dict)
+    colours: dict[str, object] = field(default_factory=dict)
 
     def __or__(self, other: Vocabulary) -> Vocabulary:
         """This vocabulary, with ``other``'s entries taking precedence."""
@@ -40,4 +43,5 @@ class Vocabulary:
                           other.curves or self.curves, other.schemed or self.schemed,
                           other.baselines or self.baselines, other.scheme or self.scheme,
                           other.facets or self.facets, other.references or self.references,
-                          other.metric or self.metric, {**self.dashes, **other.dashes})
+                          other.metric or self.metric, {**self.dashes, **other.dashes},
+                          {**self.colours, **other.colours})

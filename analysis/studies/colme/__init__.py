@@ -41,6 +41,7 @@ STUDY = Study(
     figures=figures.FIGURES,
     section=Section(
         template=("analysis.studies.colme", "reproduction.md"),
+        paper="Yakimenka et al., Private-ColME",
         presets=(
             Preset("fig2_left", figures.SIZES, ("fig2_left",)),
             Preset("fig2_oracle", figures.SIZES, ("fig2_middle", "fig2_right")),

@@ -99,6 +99,7 @@ FIGURES: dict[str, View] = {
 SIZES = ("n_users", "max_samples", "t_max")
 SECTION = Section(
     template=("analysis.studies.continual", "continual.md"),
+    paper="George et al., continual mean estimation",
     presets=(
         Preset("continual_quickstart", SIZES, ("continual_quickstart",)),
         Preset("continual_orders", SIZES,

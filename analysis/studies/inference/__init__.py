@@ -66,6 +66,7 @@ SIZES = ("graph.n_nodes",)
 #: order the document lists them; their sizes are the presets' files'.
 SECTION = Section(
     template=("analysis.studies.inference", "reproduction.md"),
+    paper="Papachristou and Rahimian, DP distributed inference",
     presets=(
         Preset("inference_fig1", SIZES, ("inference_fig1",)),
         Preset("inference_fig2", SIZES, ("inference_fig2",)),

@@ -36,6 +36,7 @@ STUDY = Study(
     figures=figures.FIGURES,
     section=Section(
         template=("analysis.studies.network", "reproduction.md"),
+        paper="Papachristou and Rahimian, DP distributed estimation",
         presets=(
             Preset("fig7", figures.SIZES, ("fig7",)),
             # Fig. 7 on the German households over the data's 1,096 days.
