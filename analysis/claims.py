@@ -463,14 +463,15 @@ def read_tables(markdown: str) -> list[dict[str, str]]:
     """The rows of every claims or checks table in a rendered document, each as
     ``{column: cell}`` with the table's header; the inverse of :func:`claims_table`."""
     rows: list[dict[str, str]] = []
-    header: list[str] | None = None
-    for line in markdown.splitlines():
+    header: list[str] = []
+    lines = markdown.splitlines()
+    for line, after in zip(lines, [*lines[1:], ""], strict=True):
         if not line.startswith("| "):
-            header = None
+            header = []
             continue
         cells = [c.strip().replace("\\|", "|")
                  for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-        if header is None:
+        if after.startswith("| --- |"):  # a header row, wherever a table starts
             header = cells
         elif set(cells) != {"---"} and tuple(header) in (HEADER, CHECK_HEADER):
             rows.append(dict(zip(header, cells, strict=True)))

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from analysis import load, report, study, summaries, summarize
+from analysis.claims import HEADER, parse, read_tables
 from analysis.document import render
 from analysis.load import wilson
 from sweep.errors import FamilyError
@@ -119,10 +120,12 @@ def test_its_study_renders_its_document_section(toy_study: None, tmp_path: Path)
     text = render("toy.md", tmp_path / "root", tmp_path / "docs", text=frame).read_text()
     assert text.startswith("# Toy\n\n## Coin flips\n") and "Other sizes" not in text
     assert "200 runs per cell, p ∈ {0.3, 0.5}" in text
-    # One claim, checked per cell and node, and counted.
-    rows = [line for line in text.splitlines() if line.startswith("| toy |")]
-    assert len(rows) == 1 and "p = 0.3, node 0" in rows[0]
-    assert re.search(r"^[01] of 1 claims agree\.$", text, re.M)
+    # One claim, one row per cell and node, each decided by its printed evidence, tallied.
+    rows = read_tables(text)
+    assert len(rows) == 4 and rows[0]["case"] == "p = 0.3, node 0"
+    assert all(row["verdict"] == str(parse(row[HEADER[4]]).decide()) for row in rows)
+    assert re.search(r"^The claims: \d agree, \d disagree, \d inconclusive \(of 4\)\.$", text,
+                     re.M)
     assert (tmp_path / "docs" / "figures" / "toy_coverage.png").is_file()
     assert "`toy_coverage` | 2 |" in text  # the engine's provenance table
 
