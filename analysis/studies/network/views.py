@@ -126,7 +126,7 @@ def data_set(rows: pd.DataFrame) -> pd.Series:
         if data == "US power grid":
             return ("US power grid\n(its edge list)" if kind == "edgelist" else
                     f"US power grid\n(stand-in graph: {graph})")
-        return f"{graph} graph, log-mean {mean:g}"
+        return f"{graph} graph"
 
     return pd.Series([title(m, k) for m, k in zip(rows.signal_mean, rows["graph.kind"],
                                                    strict=True)], index=rows.index)
