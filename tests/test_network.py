@@ -360,3 +360,42 @@ def test_node_zero_target_adds_n_over_t() -> None:
     xi = np.random.default_rng(11).normal(0.0, sigma, (20_000, n, rounds))
     gap = xi[:, :, 0].mean(axis=1) - xi[:, 0, :].mean(axis=1)
     assert_close_mean(n * gap**2, sigma**2 * (1 + (n - 2) / rounds))
+
+
+def test_fig7_factor_is_the_geometric_mean_over_epsilon() -> None:
+    """Fig. 7's rows: ratios 100× and 10,000× (no error) have the geometric mean 1000×,
+    which agrees with the paper's ≈ 1000×; ratios of 10× disagree; a log SE of 1/√2 per
+    ε over two ε is 1/2 on the mean."""
+    from analysis.claims import Verdict
+    from analysis.studies.network.document import fig7_factor
+
+    exact = pd.DataFrame({"mean": [100.0, 1e4], "se": [0.0, 0.0]}, index=[0.5, 1.0])
+    assert fig7_factor(exact).estimate == pytest.approx(1000.0)
+    assert fig7_factor(exact).decide() is Verdict.AGREES
+    low = pd.DataFrame({"mean": [10.0, 10.0], "se": [0.0, 0.0]}, index=[0.5, 1.0])
+    assert fig7_factor(low).decide() is Verdict.DISAGREES
+    noisy = pd.DataFrame({"mean": [10.0, 10.0], "se": [10 / math.sqrt(2)] * 2},
+                         index=[0.5, 1.0])
+    assert math.log(fig7_factor(noisy).high / 10.0) == pytest.approx(1.959963984540054 / 2)
+
+
+def test_laplace_noise_sd_is_below_the_gaussian_of_the_same_budget() -> None:
+    """Thm 3.1, part 2, as the document checks it: the Laplace noise's s.d. per unit
+    sensitivity is √2/ε (scale Δ/ε), the Gaussian's the analytic mechanism's σ."""
+    from analysis.studies.network.document import noise_sd
+
+    for epsilon in (1.0, 10.0):
+        assert noise_sd("laplace", epsilon, 0.01, False) == pytest.approx(math.sqrt(2) / epsilon)
+        assert noise_sd("gaussian", epsilon, 0.01, False) == pytest.approx(
+            analytic_gaussian_sigma(epsilon, 0.01))
+
+
+def test_panel_titles_name_the_data_set_and_the_stand_in() -> None:
+    from analysis.studies.network.views import data_set
+
+    rows = pd.DataFrame({"signal_mean": [1.67, 10.0, 10.0],
+                         "graph.kind": ["geometric", "newman_watts_strogatz", "edgelist"]})
+    titles = list(data_set(rows))
+    assert titles[0].startswith("German households") and "synthetic signals" in titles[0]
+    assert titles[1] == "US power grid\n(stand-in graph: Newman–Watts–Strogatz)"
+    assert titles[2] == "US power grid\n(its edge list)"

@@ -27,6 +27,7 @@ COMMANDS = [
     ["+experiment=sample_paths", *NETWORK],
     ["+experiment=appendix_c_budgets", "epsilon=1,10", *NETWORK],
     ["+experiment=appendix_c_dynamic", *NETWORK],
+    ["+experiment=network_ablations", "rounds=200", "checkpoints=[1,10,20,200]", *NETWORK],
     # The inference paper's presets, small: fewer ε, runs and centres.
     ["+experiment=inference_fig1", "epsilon=0.05,0.3,2"],
     ["+experiment=inference_fig2", "replicates=30", "null_draws=200", "epsilon=0.1,0.5,2",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...study import Preset, Section, Study, summary_view
 from ...vocabulary import Vocabulary
 from . import document, figures
+from .appendix_c import BUDGET_NAMES, GRAPH_NAMES
 
 VOCABULARY = Vocabulary(
     names={
@@ -14,6 +15,7 @@ VOCABULARY = Vocabulary(
                    "rizk_ol": "Rizk et al. (OL)"},
         "privacy": {"none": "non-private", "signal": "Signal DP", "network": "Network DP"},
         "source": {"bound": "bound (Thms 3.1, 4.1, 4.2)", "exact": "exact RMS cost of privacy"},
+        "budgets": BUDGET_NAMES, "edge_keep": GRAPH_NAMES,
         "graph.kind": {"geometric": "random geometric",
                        "newman_watts_strogatz": "Newman–Watts–Strogatz",
                        "watts_strogatz": "Watts–Strogatz", "erdos_renyi": "Erdős–Rényi",
@@ -28,6 +30,14 @@ VOCABULARY = Vocabulary(
     facets=("epsilon", "graph.kind", "graph.n_nodes", "rounds"),
     references=("bound", "exact"),
     metric="total_error",
+    # One colour per method in every figure of the family (Okabe–Ito hues): ours in blue
+    # and bluish green, their ablations in sky blue and orange, Rizk et al. in vermilion and
+    # reddish purple; Appendix C's budget rules and graphs in hues no drawn method takes.
+    colours={"mvue": "#0072B2", "ol": "#009E73", "mvue_fresh_noise": "#56B4E9",
+             "ol_alg4": "#E69F00", "rizk": "#D55E00", "rizk_ol": "#CC79A7",
+             "homogeneous": "#000000", "centralized": "#E69F00", "waterfilling": "#56B4E9",
+             "static MH": "#000000", "q=1": "#E69F00", "q=0.5": "#56B4E9",
+             "q=0.2": "#117733"},
 )
 STUDY = Study(
     family="network",
@@ -46,8 +56,13 @@ STUDY = Study(
             # households only.
             Preset("appendix_c_budgets", figures.SIZES, ("appendix_c_budgets",)),
             Preset("appendix_c_dynamic", figures.SIZES, ("appendix_c_dynamic",)),
+            # The two ablations of Secs 3.1 and 4.1, German households only.
+            Preset("network_ablations", figures.SIZES),
         ),
         values=document.values,
         sizes={"graph.n_nodes": "n", "rounds": "T"},
+        # The claims compare quantities of the same runs (paired) and fit rates by
+        # bootstrap over the runs.
+        reads="rows",
     ),
 )

@@ -8,7 +8,7 @@ import pandas as pd
 import seaborn as sns
 
 from ...plot import MissingData, curves, derived
-from .views import _network, long_errors
+from .views import ERROR_UNITS, _network, data_set, long_errors
 
 #: The budget rules in the document's words (:mod:`sweep.network.budgets`).
 BUDGET_NAMES = {"homogeneous": "homogeneous ε", "centralized": "Prop. C.3 (as printed)",
@@ -19,9 +19,22 @@ DYNAMIC_METRICS = {"total_error": ("total error", "simulated"),
                    "cost_of_decentralization": ("non-private (CoD)", "simulated")}
 
 
+#: How a round's graph is drawn, in the document's words (the vocabulary's names of
+#: ``edge_keep``, keyed by :func:`graph_label`).
+GRAPH_NAMES = {"static MH": "static graph, MH weights",
+               "q=1": "q = 1: static graph, weights (C.3)",
+               "q=0.5": "q = 0.5, weights (C.3)", "q=0.2": "q = 0.2, weights (C.3)"}
+
+
 def graph_label(edge_keep: float) -> str:
     """How a round's graph is drawn: static with the MH weights, or edges kept w.p. q."""
-    return "none (static, MH)" if pd.isna(edge_keep) else f"{edge_keep:g} (C.3)"
+    return "static MH" if pd.isna(edge_keep) else f"q={edge_keep:g}"
+
+
+def _title(rows: pd.DataFrame, what: str) -> str:
+    """A figure's title: what it shows, on which data set(s)."""
+    sets = " and ".join(sorted(set(data_set(rows).str.replace("\n", " ", regex=False))))
+    return f"{what}, {sets}"
 
 
 def budgets_vs_epsilon(summary: pd.DataFrame) -> sns.FacetGrid:
@@ -32,10 +45,11 @@ def budgets_vs_epsilon(summary: pd.DataFrame) -> sns.FacetGrid:
     if rows.epsilon.nunique() < 2 or rows.budgets.nunique() < 2:
         raise MissingData("appendix_c_budgets: needs cells at two values of epsilon and two "
                           "budget rules (run +experiment=appendix_c_budgets)")
-    rows = derived(rows.assign(budgets=rows.budgets.map(BUDGET_NAMES)), rows, "total_error")
+    title = _title(rows, "Appendix C.3: heterogeneous budgets")
+    rows = derived(rows, rows, "total_error")
     return curves(rows, x="epsilon", y="total_error", source="simulated", baselines=(),
                   hue="budgets", col="method", row="privacy", sharey=False,
-                  ylabel="total error at t = T", title="Appendix C.3: heterogeneous budgets",
+                  ylabel=f"total error at t = T\n{ERROR_UNITS}", title=title,
                   note="Budgets capped at ε_i,max = 10ε; each point is a cell's error at T.")
 
 
@@ -50,11 +64,15 @@ def dynamic_vs_round(summary: pd.DataFrame) -> sns.FacetGrid:
                           "+experiment=appendix_c_dynamic)")
     long = long_errors(rows, DYNAMIC_METRICS)
     long["edge_keep"] = long.edge_keep.map(graph_label)
-    return curves(long, y="error", source="simulated", baselines=(), hue="edge_keep",
+    grid = curves(long, y="error", source="simulated", baselines=(), hue="edge_keep",
                   style="metric", col="method", row="privacy", sharey=False,
-                  ylabel="error (Euclidean norm)",
-                  title="Appendix C.1: time-varying graphs",
+                  ylabel=f"error\n{ERROR_UNITS}",
+                  title=_title(rows, "Appendix C.1: time-varying graphs"),
                   note="Each round every edge is present with probability q.")
+    for ax in grid.axes[-1]:
+        ax.set_xlabel("round t")
+    return grid
 
 
-__all__ = ["BUDGET_NAMES", "budgets_vs_epsilon", "dynamic_vs_round", "graph_label"]
+__all__ = ["BUDGET_NAMES", "GRAPH_NAMES", "budgets_vs_epsilon", "dynamic_vs_round",
+           "graph_label"]

@@ -25,7 +25,7 @@ import seaborn as sns
 
 from sweep.network.api import LATER_OPTIONS, NetworkConfig
 
-from ...labels import axis
+from ...labels import axis, name
 from ...plot import MissingData, curves, derived
 
 #: The errors the figures show, in the paper's words, and the reference each one has:
@@ -83,14 +83,15 @@ def quotient(top: pd.DataFrame, bottom: pd.DataFrame) -> pd.DataFrame:
 
 
 def rizk_ratios(summary: pd.DataFrame, scenario: Mapping[str, Any], privacy: str,
-                reading: str, start: str = "zero") -> pd.DataFrame:
+                reading: str, start: str = "zero", network_scale: str = "paper"
+                ) -> pd.DataFrame:
     """Fig. 7's ratio of Rizk et al.'s total error at T (MVUE task, Appendix B's noise read
-    as ``reading``, start ``start``) to ours, the larger of MVUE and OL (the paper's
-    Network-DP scale), by ε, with its standard error; columns mean, se, rizk, ours."""
+    as ``reading``, start ``start``) to ours, the larger of MVUE and OL (Network DP's scale
+    ``network_scale``), by ε, with its standard error; columns mean, se, rizk, ours."""
     rizk = last_round(summary, "total_error", method="rizk", privacy=privacy,
                       rizk_scale=reading, rizk_start=start, **scenario)
     ours = [last_round(summary, "total_error", method=m, privacy=privacy,
-                       network_scale="paper", **scenario) for m in ("mvue", "ol")]
+                       network_scale=network_scale, **scenario) for m in ("mvue", "ol")]
     larger = ours[0].where(ours[0]["mean"] >= ours[1]["mean"], ours[1])
     return quotient(rizk, larger).assign(rizk=rizk["mean"], ours=larger["mean"])
 
@@ -102,6 +103,33 @@ def node_zero_excess(n: int, rounds: int, sigma: float) -> float:
     averages sharing ξ_{0,0} (tests/test_network.py checks it by Monte Carlo). Against
     the target 1·m the excess is n·Var(m̂) = σ²."""
     return sigma * math.sqrt(1.0 + (n - 2) / rounds)
+
+
+#: The data sets of Sec. 5, told apart by their signals' log-mean.
+DATA_SETS = {10.0: "US power grid", 1.67: "German households"}
+#: The y axis of the errors: a Euclidean norm over the agents of estimates of E[log s].
+ERROR_UNITS = "(norm over agents, units of log s)"
+
+
+def data_set(rows: pd.DataFrame) -> pd.Series:
+    """Each row's panel title: the data set, and what in it is a stand-in (the German
+    households' signals are synthetic draws of the fitted log-normal, on the paper's own
+    random geometric graph; the power grid's graph is a random stand-in unless its edge
+    list is given)."""
+    def title(mean: float, kind: str) -> str:
+        graph = name("graph.kind", kind, "network")
+        data = DATA_SETS.get(round(float(mean), 2))
+        if data == "German households":
+            return ("German households\n(synthetic signals, geometric graph)"
+                    if kind == "geometric" else
+                    f"German households\n(synthetic signals, {graph} graph)")
+        if data == "US power grid":
+            return ("US power grid\n(its edge list)" if kind == "edgelist" else
+                    f"US power grid\n(stand-in graph: {graph})")
+        return f"{graph} graph"
+
+    return pd.Series([title(m, k) for m, k in zip(rows.signal_mean, rows["graph.kind"],
+                                                   strict=True)], index=rows.index)
 
 
 def _network(summary: pd.DataFrame, view: str) -> pd.DataFrame:
@@ -143,9 +171,12 @@ def error_vs_epsilon(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
     # The paper's Fig. 7 has no reference curves.
     long = long_errors(rows[rows.source == "simulated"],
                        {m: METRICS[m] for m in ("cost_of_privacy", "total_error")})
+    long["panel"] = data_set(long)
+    long = long.sort_values(["signal_mean", "epsilon"], kind="stable")
     return curves(long, x="epsilon", y="error", source="simulated", baselines=(),
-                  hue="scheme", style="metric", parts=PARTS, aggregate=aggregate,
-                  sharey=False, ylabel="error at t = T (Euclidean norm)",
+                  hue="method", style="metric", col="privacy", row="panel",
+                  aggregate=aggregate, sharey=False,
+                  ylabel=f"error at t = T\n{ERROR_UNITS}",
                   note="Each point is a cell's error at its last round T.")
 
 
@@ -162,13 +193,27 @@ def error_vs_round(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
         raise MissingData("network_error_vs_round: needs simulated network rows "
                           "(replicates > 0)")
     long = long_errors(rows, {m: METRICS[m] for m in ("total_error", "cost_of_privacy")})
-    grid = curves(long, y="error", source="simulated", baselines=(), hue="scheme",
-                  style="metric", col="privacy", parts=("method",), aggregate=aggregate,
-                  sharey="row", ylabel="error (Euclidean norm)")
+    long["panel"] = data_set(long) + "\nε = " + long.epsilon.map("{:g}".format)
+    long = long.sort_values(["signal_mean", "epsilon"], kind="stable")
+    grid = curves(long, y="error", source="simulated", baselines=(), hue="method",
+                  style="metric", col="privacy", row="panel", aggregate=aggregate,
+                  sharey="row", ylabel=f"error\n{ERROR_UNITS}")
     for ax in grid.axes[-1]:
         ax.set_xlabel(axis("t").replace("time", "round"))
     return grid
 
 
-__all__ = ["READINGS", "error_vs_epsilon", "error_vs_round", "last_round", "node_zero_excess",
-           "paper_reading", "quotient", "rizk_ratios", "with_readings"]
+__all__ = [
+    "DATA_SETS",
+    "ERROR_UNITS",
+    "READINGS",
+    "data_set",
+    "error_vs_epsilon",
+    "error_vs_round",
+    "last_round",
+    "node_zero_excess",
+    "paper_reading",
+    "quotient",
+    "rizk_ratios",
+    "with_readings",
+]
