@@ -44,9 +44,11 @@ STUDY = Study(
         paper="Yakimenka et al., Private-ColME",
         presets=(
             Preset("fig2_left", figures.SIZES, ("fig2_left",)),
+            Preset("fig2_no_privacy", figures.SIZES),
             Preset("fig2_oracle", figures.SIZES, ("fig2_middle", "fig2_right")),
             Preset("fig3", figures.SIZES,
                    ("fig3_left", "fig3_right", "fig3_forms", "fig3_forms_zoom")),
+            Preset("fig3_paired", figures.SIZES),
             Preset("fig3_welch", figures.SIZES),
             Preset("fig4", figures.SIZES, ("fig4_left", "fig4_right")),
         ),
