@@ -83,7 +83,7 @@ def test_the_numbers_are_those_of_the_results(rendered: tuple[Path, str]) -> Non
     fig2 = summaries(root / "fig2_left", method="colme", mechanism="pm1", schedule="rr")
     mse = fig2[fig2.t == fig2.t_max].set_index("weights").mse
     short = [re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{mse[w]:.2e}") for w in ("last", "mom")]
-    assert f"PM-I non-MoM RR {short[0]} ± " in text and f"; PM-I MoM RR {short[1]} ± " in text
+    assert f"| non-MoM {short[0]} ± " in text and f", MoM {short[1]} ± " in text
     # Welch's degrees of freedom: Sch-Var-2's MSE at t_max under k − 1, ± its SE.
     welch = summaries(root / "fig3_welch", method="colme", variance="inferred",
                       welch_dof="releases")
