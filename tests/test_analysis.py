@@ -124,7 +124,7 @@ def test_curves_draw_the_promised_series_axes_and_bands() -> None:
     assert [ax.get_title() for ax in grid.axes.flat] == ["PM-I", "PM-II"]
     for ax in grid.axes.flat:
         assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
-        assert ax.get_xlabel() == "time t"
+        assert ax.get_xlabel() == "time t (samples per agent)"
         # 2 weights × 2 schedules in this panel, and the two baselines.
         labels = [line.get_label() for line in ax.lines]
         assert labels == ["non-MoM, RR", "non-MoM, rRR", "MoM, RR", "MoM, rRR", "local",

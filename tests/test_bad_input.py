@@ -39,6 +39,8 @@ BAD = [
     (["variance=inferred", "welch_dof=k"], "welch_dof"),
     (["variance=shared", "welch_dof=releases"], "welch_dof"),  # Sch-Var-2 only
     (["oracle_start=first"], "oracle_start"), (["oracle_eq21=pooled"], "oracle_eq21"),
+    (["stream=shared"], "stream"), (["stream=scenario", "schedule=rrr"], "stream"),
+    (["stream=scenario", "variance=shared"], "stream"),  # a second noise per query
     (["decision.theta0=0"], "decision.theta0"), (["decision.theta0=1"], "decision.theta0"),
     (["decision.refresh=never"], "decision.refresh"),
     (["checkpoints=0"], "checkpoints"), (["checkpoints=[5,3]"], "checkpoints"),

@@ -3,6 +3,7 @@ filled, every figure it shows is drawn, and its numbers are those of the results
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from analysis import MissingData, summaries
 from analysis.__main__ import main
+from analysis.claims import read_tables
 from analysis.document import TemplateError, busy, fill, render
 from tests.sweep_reference import run_cli
 
@@ -20,7 +22,9 @@ COMMANDS = [
     ["+experiment=fig2_oracle", "t_max=300"],
     ["+experiment=fig4", "t_max=300", "replicates=2"],
     ["+experiment=fig2_left", "t_max=300", "replicates=2"],
+    ["+experiment=fig2_no_privacy", "t_max=300", "replicates=2"],
     ["+experiment=fig3", "t_max=300", "replicates=2"],
+    ["+experiment=fig3_paired", "t_max=300", "replicates=2"],
     ["+experiment=fig3_welch", "t_max=300", "replicates=2"],
     ["+experiment=fig7", "epsilon=0.5,1", *NETWORK],
     ["+experiment=fig7_long", "epsilon=0.5,1", "rounds=200", "checkpoints=[1,200]", *NETWORK],
@@ -80,7 +84,7 @@ def test_the_numbers_are_those_of_the_results(rendered: tuple[Path, str]) -> Non
     fig2 = summaries(root / "fig2_left", method="colme", mechanism="pm1", schedule="rr")
     mse = fig2[fig2.t == fig2.t_max].set_index("weights").mse
     short = [re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{mse[w]:.2e}") for w in ("last", "mom")]
-    assert f"PM-I non-MoM RR {short[0]} ± " in text and f"; PM-I MoM RR {short[1]} ± " in text
+    assert f"| non-MoM {short[0]} ± " in text and f", MoM {short[1]} ± " in text
     # Welch's degrees of freedom: Sch-Var-2's MSE at t_max under k − 1, ± its SE.
     welch = summaries(root / "fig3_welch", method="colme", variance="inferred",
                       welch_dof="releases")
@@ -88,13 +92,25 @@ def test_the_numbers_are_those_of_the_results(rendered: tuple[Path, str]) -> Non
     shown = [re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{x:.2e}")
              for x in (end.mse, end.mse_high - end.mse)]
     assert f"| {shown[0]} ± {shown[1]} |" in text
-    # One row per statement of Sec. VII on Figs 2 and 4, each with a verdict.
+    # One row per case of a statement of Sec. VII on Figs 2 and 4, each with its rule's
+    # evidence and verdict; the checks against the oracle apart, untallied.
     table = text[text.index("### The paper's statements on Figs 2 and 4, checked"):]
     table = table[:table.index("### Where the reproduction disagrees")]
-    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
-    assert len(rows) == 1 + 16
-    for row in rows[1:]:
-        assert re.match(r" (yes|\*\*no\*\*)", re.split(r"(?<!\\)\|", row)[4]), row
+    rows = {row["case"]: row for row in read_tables(table)
+            if row.get("the paper's claim", "").startswith('"As expected, for PM-I')}
+    assert set(rows) == {"PM-I, RR", "PM-I, rRR"}
+    final = fig2[fig2.t == fig2.t_max].set_index("weights")
+    se = (final.mse_high - final.mse_low) / 2
+    z = (mse["last"] - mse["mom"]) / math.hypot(se["last"], se["mom"])
+    assert f"(independent), z = {z:.2f}".replace("-", "−") in rows["PM-I, RR"][
+        "evidence (rule: numbers)"]
+    claims = [r for r in read_tables(table) if "the paper's claim" in r]
+    checks = [r for r in read_tables(table) if "our check" in r]
+    assert len(claims) == 40 and len(checks) == 8
+    assert re.search(r": \d+ agree, \d+ disagree, \d+ inconclusive \(of 40\)", table)
+    fig3 = text[text.index("### Fig. 3: unknown variance"):]
+    fig3 = fig3[:fig3.index("**Welch")]
+    assert len([r for r in read_tables(fig3) if "the paper's claim" in r]) == 10
 
 
 def test_the_inference_claims_are_those_of_the_results(rendered: tuple[Path, str]) -> None:

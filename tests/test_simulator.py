@@ -87,6 +87,32 @@ def test_a_replicate_does_not_depend_on_the_others():
     )
 
 
+def test_a_scenario_stream_pairs_the_variance_schemes():
+    """stream=scenario: known variance, Sch-Var-2 and its Bayesian form (any reading of
+    eq. (16)) see the same data in each replicate (their simulated local MSEs are equal)
+    while their Algorithm 1 differs; replicates still differ, and the default stream
+    keeps each cell's own (independent) draws and its identity."""
+    options = dict(n_agents=12, t_max=60, replicates=3, seed=4, baselines=["local"],
+                   stream="scenario")
+    cells = [simulate(variance="known", **options),
+             simulate(variance="inferred", inferred_form="weighted", **options),
+             simulate(variance="inferred_bayes", prior="jeffreys", **options)]
+    local = [c[c.method == "local"].sort_values(["replicate", "t"]).mse.to_numpy()
+             for c in cells]
+    for other in local[1:]:
+        np.testing.assert_array_equal(other, local[0])
+    mse = [c[c.method == "colme"].sort_values(["replicate", "t"]).mse.to_numpy()
+           for c in cells]
+    assert not np.array_equal(mse[0], mse[1]) and not np.array_equal(mse[1], mse[2])
+    last = cells[0][(cells[0].method == "local") & (cells[0].source == "simulated")
+                    & (cells[0].t == 60)].mse
+    assert last.nunique() == 3
+    own = simulate(**{**options, "variance": "known", "stream": "cell"})
+    assert not np.array_equal(own[own.method == "local"].sort_values(["replicate", "t"])
+                              .mse.to_numpy(), local[0])
+    assert "stream" not in own and cells[0].stream.iloc[0] == "scenario"
+
+
 def test_frame_layout():
     frame = simulate(replicates=2, seed=1, n_agents=4, t_max=50, checkpoints=5,
                      decision={"refresh": "every_step"}, baselines=["local", "oracle"])

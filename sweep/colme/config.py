@@ -45,6 +45,14 @@ BASELINES = ("local", "ideal", "oracle")
 #: simulation ignores them.
 ORACLE_STARTS = ("paper", "simulator")
 ORACLE_EQ21S = ("exact", "printed")
+#: Where a replicate's random numbers come from: the cell's own stream (``cell``), or a
+#: stream of the scenario shared by the cells that differ only in :data:`ESTIMATES`
+#: (``scenario``: common random numbers, so that their runs pair).
+STREAMS = ("cell", "scenario")
+#: The options that choose how σ_b² is estimated and tested. Under RR with known
+#: variances or Sch-Var-2 they draw no random numbers: every query draws one p-sum noise
+#: whatever they are, so cells that differ only in them use one stream identically.
+ESTIMATES = ("variance", "prior", "inferred_form", "welch_dof")
 
 
 @dataclass(frozen=True)
@@ -87,7 +95,11 @@ class ColmeConfig:
     Lemma 1's Gaussian mechanism with σ_DP² = 8 L² ln(1.25/δ)/ε², valid for 0 < ε <= 1
     (checked on each release's ε), or ``laplace``, Lemma 2's scale σ_DP/√2 with
     σ_DP² = 8 L²/ε², pure ε-DP (δ unused by the mean releases); Sch-Var-1's variance
-    releases follow Lemma 3 with the same kind. ``oracle_start`` and ``oracle_eq21`` set
+    releases follow Lemma 3 with the same kind. ``stream`` is where a replicate's random
+    numbers come from: ``cell``, the cell's own stream (independent cells), or
+    ``scenario``, one stream for the cells that differ only in :data:`ESTIMATES`, so that
+    known variance, Sch-Var-2 and its Bayesian form run on the same data and noise and
+    their runs can be compared pairwise (RR, no Sch-Var-1). ``oracle_start`` and ``oracle_eq21`` set
     the analytic oracle baseline only (:func:`sweep.colme.baselines.oracle_mse`): rRR's
     query times, Remark 3's (``paper``) or the simulator's decision rule's (``simulator``),
     and PM-II's noise variance, ``exact`` or eq. (21) as ``printed``.
@@ -114,6 +126,7 @@ class ColmeConfig:
     welch_dof: str = "paper"
     oracle_start: str = "paper"
     oracle_eq21: str = "exact"
+    stream: str = "cell"
     decision: DecisionConfig = field(default_factory=DecisionConfig)
     checkpoints: int | tuple[int, ...] = 100
 
@@ -177,6 +190,12 @@ class ColmeConfig:
         choice("welch_dof", self.welch_dof, WELCH_DOFS)
         choice("oracle_start", self.oracle_start, ORACLE_STARTS)
         choice("oracle_eq21", self.oracle_eq21, ORACLE_EQ21S)
+        choice("stream", self.stream, STREAMS)
+        if self.stream == "scenario" and (self.schedule != "rr" or self.variance == "shared"):
+            # rRR queries only C_a, and Sch-Var-1 draws a second noise per query: either
+            # makes the draws' use depend on the estimates, so a shared stream would not pair.
+            fail("stream", "cell unless schedule=rr and variance is known, inferred or "
+                 "inferred_bayes", self.stream)
         if self.welch_dof != "paper" and self.variance not in ("inferred", "inferred_bayes"):
             # Only Sch-Var-2 estimates σ_b² from its k p-sums; Sch-Var-1's V_{b→a} is a
             # sample variance of t_κ data, and known variances need no Welch test.

@@ -26,7 +26,7 @@ _CHECKPOINT_PAIR_COST = 4.0
 _TABLE_SECONDS = 2e-3
 #: Options added after the first stored results: at their defaults they stay out of a
 #: cell's identity and columns, so those cells keep their ids and stored results.
-LATER = ("welch_dof", "oracle_start", "oracle_eq21")
+LATER = ("welch_dof", "oracle_start", "oracle_eq21", "stream")
 
 
 @dataclass(frozen=True)

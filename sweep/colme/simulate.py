@@ -6,13 +6,16 @@ the functions that compute: validating a cell (:func:`check_baselines`) needs no
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ConfigError
-from .config import BASELINES, ColmeConfig
+from ..options import as_dict
+from .config import BASELINES, ESTIMATES, ColmeConfig
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,6 +28,25 @@ def check_baselines(baselines: str | Iterable[str]) -> tuple[str, ...]:
         if name not in BASELINES:
             raise ConfigError(f"baselines: must be among {', '.join(BASELINES)}; got {name!r}")
     return names
+
+
+#: Options that never reach the simulation: the analytic oracle's, and the stream's own.
+_NOT_SIMULATED = ("oracle_start", "oracle_eq21", "stream")
+
+
+def replicate_seed(config: ColmeConfig, seed: np.random.SeedSequence, replicate: int
+                   ) -> np.random.SeedSequence:
+    """The seed replicate ``replicate`` draws from: the engine's ``seed`` under
+    ``stream=cell``; under ``stream=scenario``, one from the root seed, the options that
+    are not :data:`~sweep.colme.config.ESTIMATES` and the replicate alone, so that cells
+    that differ only in how σ_b² is estimated run on common random numbers."""
+    if config.stream == "cell":
+        return seed
+    scenario = {k: v for k, v in as_dict(config).items()
+                if k not in ESTIMATES and k not in _NOT_SIMULATED}
+    digest = hashlib.sha256(json.dumps(scenario, sort_keys=True).encode()).digest()
+    key = (int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big"))
+    return np.random.SeedSequence(seed.entropy, spawn_key=(*key, replicate))
 
 
 def tabulate(
@@ -73,7 +95,7 @@ def columns(
     blocks: list[tuple[str, str, float, np.ndarray, np.ndarray, np.ndarray]] = []
     missing = np.full(len(times), np.nan)
     for replicate, seed in zip(ids, seeds, strict=True):
-        metrics, _ = run_replicate(config, seed)
+        metrics, _ = run_replicate(config, replicate_seed(config, seed, int(replicate)))
         blocks.append((method, "simulated", replicate, metrics[:, MSE],
                        metrics[:, FALSE_EXCLUSION], metrics[:, FALSE_INCLUSION]))
         for name in baselines:

@@ -29,7 +29,7 @@ Paper = functools.partial(Figure, parameters=PAPER, sizes=SIZES)
 
 def _fig2_left(rows: pd.DataFrame) -> sns.FacetGrid:
     return curves(rows, hue="scheme", style="schedule", parts=("mechanism", "weights"),
-                  title="Fig. 2 (left): simulation")
+                  title="Fig. 2 (left): Algorithm 1 simulated, Gaussian noise, ε = 1")
 
 
 #: Cells the product grids compute but the paper does not draw: PM-I with wMoM (the
@@ -51,7 +51,8 @@ def _fig3(xlim: tuple[float, float] | None) -> Callable[[pd.DataFrame], sns.Face
         # The grid is a product; the paper shows MoM with known variance only.
         rows = rows[(rows.weights == "last") | (rows.variance == "known")]
         return curves(rows, hue="scheme", parts=("weights", "variance"), xlim=xlim,
-                      title="Fig. 3: PM-I, RR" + ("" if xlim is None else f", t ≤ {xlim[1]:g}"))
+                      title="Fig. 3: Algorithm 1 with estimated variances, PM-I, RR"
+                            + ("" if xlim is None else f", t ≤ {xlim[1]:g}"))
     return draw
 
 
@@ -78,8 +79,9 @@ def _fig3_forms(xlim: tuple[float, float] | None) -> Callable[[pd.DataFrame], sn
 
 
 def _fig4_left(rows: pd.DataFrame) -> sns.FacetGrid:
-    return curves(rows, hue="scheme", parts=("noise", "mechanism"),
-                  title="Fig. 4 (left): non-MoM, RR")
+    return curves(rows, hue="scheme", style="noise", parts=("mechanism",),
+                  title="Fig. 4 (left): Algorithm 1 simulated, Gaussian and Laplace noise, "
+                        "non-MoM, RR")
 
 
 # n_agents selects as much as the schemes do: cells of other figures share the rest. It is
@@ -98,10 +100,12 @@ FIGURES: dict[str, Figure] = {f.name: f for f in [
            {**FIG2, "weights": ["last", "mom"]}, _fig2_left,
            {"mechanism": {"pm1", "pm2"}, "schedule": {"rr", "rrr"}}),
     Paper("fig2_middle", "+experiment=fig2_oracle; analytic oracle (Prop. 3), M = 200",
-           {**FIG2_ORACLE, "n_agents": 200}, _oracle("Fig. 2 (middle): oracle"),
+           {**FIG2_ORACLE, "n_agents": 200},
+           _oracle("Fig. 2 (middle): analytic oracle (Prop. 3), Gaussian noise, RR"),
            {"mechanism": {"pm1", "pm2"}}),
     Paper("fig2_right", "+experiment=fig2_oracle; analytic oracle (Prop. 3), M = 30",
-           {**FIG2_ORACLE, "n_agents": 30}, _oracle("Fig. 2 (right): oracle"),
+           {**FIG2_ORACLE, "n_agents": 30},
+           _oracle("Fig. 2 (right): analytic oracle (Prop. 3), Gaussian noise, RR"),
            {"mechanism": {"pm1", "pm2"}}),
     Paper("fig3_left", "+experiment=fig3; known variance vs Sch-Var-1, Sch-Var-2",
            FIG3_PRINTED, _fig3(None),
@@ -116,7 +120,8 @@ FIGURES: dict[str, Figure] = {f.name: f for f in [
     Paper("fig4_left", "+experiment=fig4; Gaussian vs Laplace noise, M = 15",
            {**FIG4, "class_estimator": "test"}, _fig4_left, {"noise": {"gaussian", "laplace"}}),
     Paper("fig4_right", "+experiment=fig4; analytic oracle with Laplace noise, M = 15",
-           {**FIG4, "noise": "laplace"}, _oracle("Fig. 4 (right): oracle, Laplace"),
+           {**FIG4, "noise": "laplace"},
+           _oracle("Fig. 4 (right): analytic oracle (Prop. 3), Laplace noise, non-MoM, RR"),
            {"mechanism": {"pm1", "pm2"}}),
 ]}
 
