@@ -39,7 +39,7 @@ from matplotlib.patches import Patch
 
 from sweep.inference.api import ARMS
 
-from ...labels import axis, name
+from ...labels import axis, name, vocabulary
 from ...load import MissingData
 from ...plot import GREY, SharedCurve, curves, derived, finish, panel_grid
 from ...study import Source, View
@@ -72,6 +72,13 @@ TVD_METHODS = ("am", "gm", "threshold_1", "threshold_2", "private_ol", "rizk")
 
 def _palette(count: int) -> list[Any]:
     return sns.color_palette("colorblind", max(count, 1))
+
+
+def _method_colours(methods: Sequence[str]) -> dict[str, Any]:
+    """Each method's fixed colour (the vocabulary's ``colours``: one hue per method across
+    the family's figures)."""
+    fixed = vocabulary(FAMILY).colours
+    return {m: fixed[m] for m in methods}
 
 
 def _count(n: int, noun: str) -> str:
@@ -177,7 +184,8 @@ def power_figure(summary: pd.DataFrame, method: str | None = None, p: float = 0.
     return finish(grid, f"{cells} cells (one per n, p and ε), α = 0.05; each curve is one "
                   f"(n, p) over its cells of ε. {how}. β_IND depends on p only: one grey "
                   "dotted line where a panel's curves share it.",
-                  "Fig. 1: randomized response" if rr else "Fig. 2: Laplace noise")
+                  "Fig. 1: randomized response (Sec. 2's binary signals)" if rr else
+                  "Fig. 2: Laplace noise (Sec. 2's binary signals)")
 
 
 def _critical_heatmap(ax: plt.Axes, curves_: list[Curve], rr: bool) -> None:
@@ -302,7 +310,7 @@ def beliefs_figure(summary: pd.DataFrame) -> sns.FacetGrid:
     rows = _belief_cells(summary, "beliefs_figure")
     beliefs = final_rows(rows[rows.source == "belief"])
     methods = [m for m in BELIEF_METHODS if (beliefs.method == m).any()]
-    colours = dict(zip(methods, _palette(len(methods)), strict=False))
+    colours = _method_colours(methods)
     states = list(dict.fromkeys(beliefs.sort_values("state").state))
     if (rows.model == "treatments").all():
         states = [a for a in ARMS.values() if a in states]
@@ -357,7 +365,9 @@ def beliefs_figure(summary: pd.DataFrame) -> sns.FacetGrid:
                   "above the threshold. Right: the total variation distance of the agents' "
                   "beliefs to Alg. 4 run on the same data without noise, ± one standard "
                   f"error over runs. Rounds, iterations and Laplace scales: {rounds}.",
-                  "Fig. 5: best-treatment identification")
+                  "Fig. 5: best-treatment identification (ACTG 175, 3 arms against ZDV)"
+                  if (rows.model == "treatments").all() else
+                  f"Fig. 5: final beliefs ({rows.model.iloc[0]} model)")
 
 
 # -- Fig. 6: TVD to the ground truth against ε ------------------------------------------------
@@ -377,14 +387,28 @@ def tvd_figure(summary: pd.DataFrame, aggregate: str | Sequence[str] = (),
     if rows.epsilon.nunique() < 2:
         raise MissingData("tvd_figure: needs cells of the MLE algorithms at two values of ε "
                           "or more (+experiment=inference_fig6)")
+    cell = rows[rows.mle_set.notna()].iloc[0]
+    # The uniform belief on Θ against the ground truth (uniform on Θ*): what a belief that
+    # learned nothing scores.
+    uniform = 1 - len(str(cell.mle_set).split(",")) / len(str(cell.states).split(","))
+    data = ("ACTG 175, ddI against ZDV" if str(cell.get("dataset")) == "actg175"
+            else str(cell.model))
     note = (f"{left_out}Each point is a cell's mean TVD over its runs at its last iteration "
             "T (T differs by method and ε: the theorems' T; Rizk et al. run the GM's T). No "
-            "jitter is added (the authors' notebook adds U(0, 0.05)).")
-    return curves(without_derived(rows), x="epsilon", y="tvd_truth", series=tuple(
+            "jitter is added (the authors' notebook adds U(0, 0.05)). The dotted grey line "
+            f"is the uniform belief's TVD, {uniform:.2g}: below it a belief has learned "
+            "something.")
+    grid = curves(without_derived(rows), x="epsilon", y="tvd_truth", series=tuple(
         m for m in TVD_METHODS if (rows.method == m).any()), source="simulated",
         baselines=(), hue="method", aggregate=aggregate, log=(True, True),
-        ylabel="TVD to the ground truth at T", title="Fig. 6: total variation distance "
-        "to the ground truth", note=note)
+        ylabel="TVD to the ground truth at T", title="Fig. 6: total variation distance to "
+        f"the ground truth ({data})", note=note)
+    for ax in grid.axes.flat:
+        ax.axhline(uniform, color=GREY, lw=1.0, ls=DOTTED, zorder=1.5)
+        ax.annotate("uniform belief", (1.0, uniform), xycoords=("axes fraction", "data"),
+                    xytext=(-2, 2), textcoords="offset points", ha="right", va="bottom",
+                    fontsize=7, color=GREY)
+    return grid
 
 
 # -- Sec. 14.3: run time per run --------------------------------------------------------------
@@ -409,7 +433,7 @@ def runtime_figure(table: pd.DataFrame) -> sns.FacetGrid:
         raise SharedCurve(extra, ["graph.n_nodes", "patients", "method"])
     methods = sorted(table.method.unique())
     sizes = sorted(table.patients.dropna().unique()) or [None]
-    colours = dict(zip(methods, _palette(len(methods)), strict=False))
+    colours = _method_colours(methods)
     styles = dict(zip(sizes, ["-", "--", ":", "-."], strict=False))
     grid = panel_grid([""], height=3.6, aspect=1.5)
     ax = grid.axes.flat[0]
