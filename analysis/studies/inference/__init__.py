@@ -86,6 +86,11 @@ SECTION = Section(
         # The theorems' guarantees on synthetic data, and Fig. 6 at the notebook's setting.
         Preset("inference_guarantees", SIZES),
         Preset("inference_fig6_notebook", SIZES),
+        # The notebook's other readings: Rizk et al.'s start and clipping, ZDV as a fourth
+        # state of Fig. 5, arrivals by 10-day period online.
+        Preset("inference_fig6_rizk", SIZES),
+        Preset("inference_fig5_notebook", SIZES),
+        Preset("inference_ol_notebook", SIZES),
     ),
     values=inference_values,
     sizes={"graph.n_nodes": "n", "patients": "time points"},

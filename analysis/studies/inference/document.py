@@ -55,6 +55,7 @@ from .statistics import (
     notebook_rounds,
     pvalues_table,
     rizk_ratios,
+    rizk_variants,
     timed_runs,
 )
 
@@ -301,9 +302,19 @@ def treatment_claims(hazards: pd.DataFrame, mle_set: str, best: pd.DataFrame,
         + f"; Θ* of the centres' GLR scores: {mle_set}",
         "the two best arms' hazard ratios are within their standard errors: the data do "
         "not single out one arm")]
+    return claims + identify_claims(best, scale, spread)
+
+
+def identify_claims(best: pd.DataFrame, scale: Mapping[str, float], spread: float,
+                    setting: str = "") -> list[Claim]:
+    """Fig. 5: per private algorithm, its share of runs whose top final belief is
+    ZDV+ddI (:func:`.statistics.best_treatment`) against one half, with the Laplace
+    scales and the centres' spread of scores; ``setting`` names a case other than the
+    paper's printed one."""
     rows = best.set_index("method")
     column = f"share_{ARM_BEST}"
     states = [c.removeprefix("mean_") for c in rows.columns if c.startswith("mean_")]
+    claims = []
     for m in (m for m in PRIVATE_MLE if m in rows.index):
         runs = int(rows.loc[m, "runs"])
         value = float(rows.loc[m, column])
@@ -312,7 +323,8 @@ def treatment_claims(hazards: pd.DataFrame, mle_set: str, best: pd.DataFrame,
             "5, Fig. 5", f"AM, GM and the two-threshold algorithm identify {ARM_BEST} "
             "(5 centres, ε = 1)",
             most_runs(f"share of runs whose top final belief is {ARM_BEST}", value, runs),
-            _label(m), f"{percent(value)} of {runs} runs (chance {percent(1 / len(states))});"
+            _label(m) + (f"; {setting}" if setting else ""),
+            f"{percent(value)} of {runs} runs (chance {percent(1 / len(states))});"
             f" mean final beliefs {means}",
             f"Laplace noise of scale b = K|Θ|·2Δ/ε = {number(scale.get(m, math.nan))} per "
             f"centre and arm against scores that differ between arms by at most "
@@ -545,7 +557,9 @@ def synthetic_claims(table: pd.DataFrame) -> tuple[list[Claim], list[Claim]]:
 
 def notebook_table(gaps: Mapping[str, float], rounds: Mapping[str, tuple[int, int]],
                    shares: Mapping[str, float], test_share: float,
-                   fig6: pd.DataFrame | None) -> str:
+                   fig6: pd.DataFrame | None, fig5: Mapping[str, pd.DataFrame],
+                   rizk: pd.DataFrame, online: Mapping[str, float],
+                   hospitals: Sequence[Mapping[str, float]]) -> str:
     """What the authors' notebook does differently, and how much each difference moves
     the paper's numbers, as computed here: the Cox likelihood gap ddI vs ZDV (correct and
     with the notebook's risk-set sum over every patient), the noise scale (K and the extra
@@ -577,6 +591,33 @@ def notebook_table(gaps: Mapping[str, float], rounds: Mapping[str, tuple[int, in
         ["Δ for the test and Fig. 5", "from the centres' own penalized fits",
          "data-dependent: not DP", "—"],
     ]
+    column = f"share_{ARM_BEST}"
+    rows.append(["ZDV as a fourth state of Fig. 5 (a reading)", "ZDV scored 0 (log-belief 0) "
+                 "beside the three arms; ε = 0.1, K = 10, T = 1000 (preset "
+                 "inference_fig5_notebook)", "runs picking ZDV+ddI, one change at a time: "
+                 + "; ".join(f"{label}: " + ", ".join(
+                     f"{_label(m)} {percent(table.set_index('method').loc[m, column])}"
+                     for m in PRIVATE_MLE if m in set(table.method))
+                     for label, table in fig5.items()),
+                 "chance falls from 1/3 to 1/4; Fig. 5's rows above, case by case"])
+    parts = rizk.set_index(["start", "clip"])
+    rows.append(["Rizk et al.'s start and clipping (readings)", "θ_{i,0} ~ U(−1, 1); the "
+                 "centres' scores scaled to ℓ1 norm ≤ 1 (preset inference_fig6_rizk)",
+                 "Rizk et al.'s mean TVD over Fig. 6's cells: " + "; ".join(
+                     f"start {start}, clip {clip}: {number(r['mean'])} ± {number(r.se, 2)} "
+                     f"({span((r.low, r.high))})" for (start, clip), r in parts.iterrows()),
+                 ("under every reading each cell's TVD stays above the uniform belief's 0.5"
+                  if rizk.low.min() > 0.5 else "a reading brings Rizk et al.'s TVD below the "
+                  "uniform belief's 0.5 in some cells")])
+    rows.append(["online arrivals (a reading)", "each centre's patients by 10-day period of "
+                 "their time (preset inference_ol_notebook)", "private OL's exact recovery at "
+                 "T, ε = 1: " + "; ".join(f"{k} {percent(v)}" for k, v in online.items()),
+                 "Fig. 14.1(c)'s rows above, case by case"])
+    if hospitals:
+        rows.append(["Fig. 3's hospital (a reading)", "patient index mod 10: one of 10 "
+                     "centres", "p-values of the 10 centres: " + ", ".join(
+                         pvalue(h["p"]) for h in hospitals),
+                     "the paper's p = 0.9 is one of them (Fig. 3's rows above)"])
     if fig6 is not None and not fig6.empty:
         rows.append(["Fig. 6 setting (a reading)", "α = 0.1, ϱ = 0.1, ε ∈ [0.1, 1.6] "
                      "(preset inference_fig6_notebook)",
@@ -584,9 +625,10 @@ def notebook_table(gaps: Mapping[str, float], rounds: Mapping[str, tuple[int, in
                          f"{_label(m)} {span(p.ours)}"
                          for m, p in fig6.groupby("method", sort=False))
                      + f"; Rizk et al. {span(fig6.rizk)}",
-                     "the comparison keeps its sign; the TVDs stay near the uniform belief's"])
+                     "Fig. 6's rows above, case by case"])
     return markdown_table(("difference", "the notebook", "how much, computed here",
-                           "effect on the paper's figures"), rows)
+                           "effect on the paper's figures (the notebook run beside ours)"),
+                          rows)
 
 
 def uniform_tvd(summary: pd.DataFrame) -> float:
@@ -631,6 +673,20 @@ def inference_values(results: Results) -> Values:
     claims += treatment_claims(hazards, str(cells.mle_set.iloc[0]), best, scale,
                                score_spread(treatments))
 
+    # Fig. 5 with ZDV as a fourth state: at ε = 1 (only Θ changes) and at the notebook's
+    # ε = 0.1, K = 10, T = 1000 (the figure's setting, whose rows are claims' cases).
+    zdv_root = results.root / "inference_fig5_notebook"
+    zdv_rows = load(zdv_root, family=FAMILY, model="treatments", source="belief")
+    zdv_cells = s["inference_fig5_notebook"]
+    zdv_cells = zdv_cells[zdv_cells.source == "simulated"].drop_duplicates("cell_id")
+    zdv = {float(e): best_treatment(part) for e, part in zdv_rows.groupby("epsilon")}
+    notebook_eps = min(zdv)
+    zdv_scale = zdv_cells[zdv_cells.epsilon == notebook_eps].set_index(
+        "method").noise_scale.to_dict()
+    claims += identify_claims(zdv[notebook_eps], zdv_scale, score_spread(treatments),
+                              f"Θ with ZDV as a fourth state, ε = {notebook_eps:g}, K = 10, "
+                              "T = 1000 (the notebook's setting of the figure)")
+
     fig6 = s["inference_fig6"]
     rizk, rizk_checks = rizk_claims(rizk_ratios(fig6), uniform_tvd(fig6))
     claims += rizk
@@ -655,7 +711,15 @@ def inference_values(results: Results) -> Values:
         for _, cell in summary[(summary.model == "cox") & (summary.source == "bound")
                                ].drop_duplicates("graph.n_nodes").iterrows():
             gaps[int(cell["graph.n_nodes"])] = likelihood_gap(cell)
-    claims += recovery_claims(final, epsilon, likelihood_gap(quick[quick.model == "cox"].iloc[0]))
+    gap = likelihood_gap(quick[quick.model == "cox"].iloc[0])
+    claims += recovery_claims(final, epsilon, gap)
+    periods = s["inference_ol_notebook"]
+    periods = periods[(periods.source == "simulated") & (periods.epsilon == epsilon)]
+    periods = periods[periods.t == periods.groupby("cell_id").t.transform("max")]
+    claims += [Claim(c.section, c.claim, c.evidence, f"{c.case}; patients arriving by 10-day "
+                     f"period (the notebook's), T = {int(periods.iterations_t.max())}",
+                     c.ours, c.reading)
+               for c in recovery_claims(periods, epsilon, gap)]
 
     rates = pd.concat([final_rates(s[p]).assign(preset=p) for p in (
         "inference_quickstart", "inference_fig6", "inference_actg")], ignore_index=True)
@@ -665,9 +729,15 @@ def inference_values(results: Results) -> Values:
     checks += synthetic_checks + lower_checks
 
     shares = best.set_index("method")[f"share_{ARM_BEST}"].to_dict()
+    online = {name: float(part.set_index("method").loc["private_ol", "exact_recovery"])
+              for name, part in (("random batches", final), ("10-day periods", periods))}
     notebook = notebook_table(
         notebook_gap(cox), notebook_rounds(), {m: shares[m] for m in ("am", "gm") if m in shares},
-        float(tests.set_index("method").loc["test", "below_1e5"]), notebook_fig6)
+        float(tests.set_index("method").loc["test", "below_1e5"]), notebook_fig6,
+        {"the paper's Θ (3 arms), ε = 1": best, **{
+            f"ZDV as a fourth state, ε = {e:g}" + (", K = 10, T = 1000" if e < 1 else ""):
+            table for e, table in sorted(zdv.items(), reverse=True)}},
+        rizk_variants(s["inference_fig6_rizk"]), online, modulo)
 
     fig2 = s["inference_fig2"]
     return {

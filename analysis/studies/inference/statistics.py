@@ -483,3 +483,23 @@ def timed_runs(summary: pd.DataFrame, repeats: int = REPEATS) -> pd.DataFrame:
                       "log_se": float(total.std(ddof=1) / math.sqrt(len(total))),
                       "repeats": len(total)})
     return pd.DataFrame(found)
+
+
+def rizk_variants(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per start and clipping of Rizk et al. (``inference_fig6_rizk``): the mean over the
+    cells (n, ε) of the TVD to the ground truth at T, its standard error (the cells'
+    standard errors combined: independent cells), and its range over the cells."""
+    rows = family_rows(summary, "rizk_variants")
+    final = final_rows(rows[(rows.source == "simulated") & (rows.method == "rizk")])
+    if final.empty or "rizk_start" not in final:
+        raise MissingData("rizk_variants: needs the cells of +experiment=inference_fig6_rizk")
+    found = []
+    for (start, clip), part in final.groupby(["rizk_start", "rizk_clip"], observed=True,
+                                             sort=False):
+        se = part.tvd_truth_high - part.tvd_truth
+        found.append({"start": str(start), "clip": str(clip),
+                      "mean": float(part.tvd_truth.mean()),
+                      "se": float(np.sqrt((se ** 2).sum()) / len(part)),
+                      "low": float(part.tvd_truth.min()), "high": float(part.tvd_truth.max()),
+                      "cells": len(part)})
+    return pd.DataFrame(found)
