@@ -45,6 +45,7 @@ from analysis.studies.inference.figures import (
     km_figure,
     power_figure,
     runtime_figure,
+    timed_figure,
     tvd_figure,
 )
 from analysis.studies.inference.statistics import (
@@ -486,6 +487,22 @@ def test_notebook_gap_and_split() -> None:
         split_hospitals(cell, 10, "even")
     with pytest.raises(ValueError, match="n: must be an integer >= 1"):
         split_hospitals(cell, 0)
+
+
+def test_timed_figure() -> None:
+    """Fig. 14.2 like with like: geometric means with their log-scale errors, the share of
+    the likelihoods in the caption; a table of one n is refused."""
+    timed = pd.DataFrame({"n": [3, 96, 3, 96], "patients": [4096, 4096, 8192, 8192],
+                          "method": ["gm"] * 4, "prepare": [0.004, 0.01, 0.005, 0.012],
+                          "exchange": [0.001, 0.004, 0.001, 0.005],
+                          "log_mean": np.log10([0.005, 0.014, 0.006, 0.017]),
+                          "log_se": [0.02] * 4, "repeats": [5] * 4})
+    grid = timed_figure(timed)
+    assert "The likelihoods take 71%–83% of a run" in grid.caption
+    lines = grid.axes.flat[0].get_lines()
+    assert any(np.allclose(line.get_ydata(), [0.005, 0.014]) for line in lines)
+    with pytest.raises(MissingData, match="timed_figure"):
+        timed_figure(timed[timed.n == 3])
 
 
 def test_time_cell_refuses_bad_repeats() -> None:
