@@ -67,8 +67,8 @@ from .statistics import (
     timed_runs,
 )
 
-#: Marker shapes, by rank of a series: the colourblind palette's pinks and oranges are
-#: close, the shapes tell them apart.
+#: Marker shapes, by rank of a series: they tell the curves apart where hues do not (in
+#: grey print, to a colour-blind reader).
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*")
 #: The x label of t: an iteration of the belief exchange (a round online).
 ITERATION = "iteration t"
@@ -78,8 +78,15 @@ DASHED = (0, (4, 2))
 TVD_METHODS = ("am", "gm", "threshold_1", "threshold_2", "private_ol", "rizk")
 
 
+#: Colours of curves that are not methods (the toy's n or p, the arms), in order: the
+#: Okabe–Ito hues with the ones far apart first (the colour-blind palette's orange and
+#: vermillion side by side are hard to tell apart).
+DISTINCT = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#000000",
+            "#f0e442")
+
+
 def _palette(count: int) -> list[Any]:
-    return sns.color_palette("colorblind", max(count, 1))
+    return [DISTINCT[i % len(DISTINCT)] for i in range(max(count, 1))]
 
 
 def _method_colours(methods: Sequence[str]) -> dict[str, Any]:
