@@ -317,16 +317,16 @@ def test_toy_claims_one_row_per_case() -> None:
     assert _verdicts(checks) == ["agrees"]
     bad = _critical({(25, 0.7): 0.3, (50, 0.7): 0.35, (25, 0.9): 0.6, (50, 0.9): 0.4})
     claims, _ = toy_claims(bad, bad.assign(replicates=100))
-    rows = {(c.claim.split(" (")[0], c.case.split(",")[0]): c for c in claims}
-    falls = rows[("ε*_RR decreases with n", "n = 25 → 50")]
+    rows = {(c.section, c.case.split(",")[0]): c for c in claims}
+    falls = rows[("2, Fig. 1 (left)", "n = 25 → 50")]
     assert falls.verdict.value == "disagrees" and "z = ∞" in evidence_text(falls.evidence)
     # Crossings 0.6 → 0.7, SEs 0.4·v/3.92 = 0.031, 0.036: z = 0.1 / 0.047 = 2.1 upwards.
-    simulated = rows[("ε*_Laplace decreases with n", "n = 25 → 50")]
+    simulated = rows[("2, Fig. 2 (left)", "n = 25 → 50")]
     assert simulated.verdict.value == "disagrees"
     # Crossings 0.6 ± 0.031 and 0.65 ± 0.034 (a rise of 0.05, z = 1.1): inconclusive.
     close = _critical({(25, 0.7): 0.3, (50, 0.7): 0.325, (25, 0.9): 0.6, (50, 0.9): 0.4})
     claims, _ = toy_claims(close, close.assign(replicates=100))
-    simulated = next(c for c in claims if c.claim.startswith("ε*_Laplace decreases"))
+    simulated = next(c for c in claims if c.section == "2, Fig. 2 (left)")
     assert simulated.verdict.value == "inconclusive"
     below = claims[0]
     assert below.case == "largest of 4 (n, p): n = 25, p = 0.9"
