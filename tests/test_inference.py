@@ -817,6 +817,87 @@ def test_private_ol_tvd_private_decreases() -> None:
     assert tvd[:, -1].mean() < 0.01
 
 
+# 7b. The authors' notebook's readings (options) ----------------------------------------
+
+def _irwin_hall_cdf(x: float, n: int) -> float:
+    """P[U₁ + … + U_n <= x] for independent U(0, 1) (Irwin–Hall)."""
+    return sum((-1) ** k * math.comb(n, k) * (x - k) ** n
+               for k in range(math.floor(x) + 1)) / math.factorial(n)
+
+
+@pytest.mark.parametrize("start", ["zero", "uniform"])
+def test_rizk_start(start) -> None:
+    """rizk_start: with no noise to speak of (ε = 10¹², b = 2·10⁻¹⁸), η = 10⁻⁶ and T = 1
+    on the complete graph of 5 (a_ij = 1/4 for j ≠ i, a_ii = 0), θ_{i,1} is the mean of
+    the other four centres' starts (the scores move it by at most η·|score| < 10⁻³), so
+    agent i's belief is the point mass on −log 2 = Θ* exactly when that mean is below
+    −log(2)/2. From θ₀ = 0 never; from U(−1, 1) with the Irwin–Hall probability
+    P[U₁ + … + U₄ <= 4(1 − log(2)/2)/2] = 0.1201 per agent (the agents' average exact
+    recovery has that mean), against 4,000 replicates."""
+    cell = make_cell(method="rizk", rizk_start=start, epsilon=1e12, learning_rate=1e-6,
+                     iterations=1)
+    final = simulate_final(cell, 4000, 21)
+    expected = 0.0 if start == "zero" else _irwin_hall_cdf(4 * (1 - math.log(2) / 2) / 2, 4)
+    if start == "zero":
+        assert (final["exact_recovery"] == 0).all()
+    else:
+        assert expected == pytest.approx(0.1201, abs=5e-5)
+        # The agents' average of correlated indicators: the replicates' own spread.
+        assert_close_mean(final["exact_recovery"], expected)
+
+
+@pytest.mark.parametrize("clip", ["score", "l1"])
+def test_rizk_clip(clip) -> None:
+    """rizk_clip: from θ₀ = 0 with η = 1, T = 1 and no noise to speak of, θ_{i,1} is centre
+    i's score at 0, clipped to ±2B_θB_x = ±2 (``score``) or the centres' scores over
+    max(1, their ℓ1 norm) (``l1``); the reported statistic is the agents' mean of
+    2[log ℓ_i(θ_{i,1}) − log ℓ_i(0)], recomputed here from lifelines-checked likelihoods."""
+    from sweep.inference.api import cox_centres
+    from sweep.inference.survival import partial_loglik, partial_score
+
+    cell = make_cell(method="rizk", rizk_clip=clip, epsilon=1e12, learning_rate=1.0,
+                     iterations=1)
+    centres = cox_centres(cell.config, cell.n)
+    scores = np.array([float(partial_score(c, 0.0)) for c in centres])
+    theta = (scores / max(1.0, np.abs(scores).sum()) if clip == "l1"
+             else np.clip(scores, -2.0, 2.0))
+    expected = np.mean([2 * (float(partial_loglik(c, t)) - float(partial_loglik(c, 0.0)))
+                        for c, t in zip(centres, theta, strict=True)])
+    final = simulate_final(cell, 3, 22)
+    assert final["statistic"] == pytest.approx(np.full(3, expected), abs=1e-8)
+    assert np.abs(scores).sum() > 1  # the two clippings differ here
+
+
+def test_arrival_days_are_the_notebooks_periods() -> None:
+    """arrival_days = 10: a patient arrives in round ⌊t/10⌋ of its time; T defaults to the
+    last period (ACTG 175's ddI and ZDV patients reach 1,231 days: T = 123). The arrivals
+    are the data's, so non-private online learning gives the same run whatever the seed;
+    the random batches (the default) differ between seeds."""
+    periods = make_cell(method="ol", arrival_days=10)
+    assert periods.iterations == 123
+    one, other = (run(periods, seeds(1, root), [0]) for root in (1, 2))
+    np.testing.assert_array_equal(one["belief"], other["belief"])
+    batches = make_cell(method="ol")
+    one, other = (run(batches, seeds(1, root), [0]) for root in (1, 2))
+    assert not np.array_equal(one["belief"], other["belief"])
+
+
+def test_zdv_as_a_fourth_state_scores_zero() -> None:
+    """ZDV (0) as a state of the best-treatment model scores 0 at every centre (its GLR
+    against itself); the arms keep the scores of the paper's Θ = {1, 2, 3} (the same
+    patients: ZDV's rows are split either way)."""
+    from sweep.inference.api import treatment_loglik
+
+    four = InferenceConfig.from_options(model="treatments", states=[0, 1, 2, 3])
+    three = InferenceConfig.from_options(model="treatments")
+    local4, pooled4, _ = treatment_loglik(four, 5)
+    local3, pooled3, _ = treatment_loglik(three, 5)
+    assert (local4[:, 0] == 0).all() and pooled4[0] == 0
+    np.testing.assert_array_equal(local4[:, 1:], local3)
+    np.testing.assert_array_equal(pooled4[1:], pooled3)
+    assert make_cell(model="treatments", states=[0, 1, 2, 3]).labels[0] == "ZDV"
+
+
 # 8. The Sec. 2 toy through the family ---------------------------------------------------
 
 TOY = {"model": "bernoulli", "states": [0.3, 0.7], "graph": {"kind": "complete",

@@ -13,19 +13,29 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.claims import Claim, claims_table
+from analysis.claims import Claim, claims_table, evidence_text
 from analysis.labels import name
 from analysis.load import summaries, summarize
 from analysis.plot import MissingData, save
 from analysis.reporting import draw, overview
 from analysis.studies.inference import STUDY
-from analysis.studies.inference.actg import centre_frames, hazard_ratios, survival_cell
+from analysis.studies.inference.actg import (
+    centre_frames,
+    hazard_ratios,
+    notebook_gap,
+    split_hospitals,
+    survival_cell,
+)
 from analysis.studies.inference.document import (
     bound_claims,
     hospital_claims,
+    lower_bound_claims,
+    most_runs,
     pvalue_claims,
     rizk_claims,
     runtime_claims,
+    share_se,
+    synthetic_claims,
     toy_claims,
     treatment_claims,
 )
@@ -35,6 +45,7 @@ from analysis.studies.inference.figures import (
     km_figure,
     power_figure,
     runtime_figure,
+    timed_figure,
     tvd_figure,
 )
 from analysis.studies.inference.statistics import (
@@ -49,6 +60,7 @@ from analysis.studies.inference.statistics import (
 from analysis.study import Source
 from sweep.execute import simulate
 from sweep.inference import survival
+from sweep.inference.api import time_cell
 from sweep.inference.config import InferenceConfig
 from sweep.inference.simulate import treatment_loglik
 from tests.sweep_reference import run_cli
@@ -277,32 +289,63 @@ def test_the_overview_facets_by_options_and_renders_symbols(tmp_path: Path) -> N
                      r"off it\.", grid.caption)
     _drawn(grid, tmp_path, "overview")
     grid = draw(tvd_figure, summary)  # as a report draws it: sizes unchecked
-    assert grid.figure.get_suptitle() == "Total variation distance to the ground truth"
+    assert grid.figure.get_suptitle().startswith("Total variation distance to the ground truth")
 
 
 # -- The claims' verdicts, on synthetic numbers ------------------------------------------
 
 def _critical(values: dict[tuple[int, float], float], **extra: float) -> pd.DataFrame:
+    """A critical table whose simulated crossings are 2× eq. (2)'s, with a 95% band of
+    ±10% (a standard error of 0.2·v / 3.92)."""
     rows = [{"n": n, "p": p, "critical": v, "crossing": v * 2, "crossing_low": v * 1.8,
              "crossing_high": v * 2.2, "replicates": extra.get("replicates", 0)}
             for (n, p), v in values.items()]
     return pd.DataFrame(rows)
 
 
-def test_toy_claims_compare_their_numbers() -> None:
+def _verdicts(claims: list[Claim]) -> list[str]:
+    return [c.verdict.value for c in claims]
+
+
+def test_toy_claims_one_row_per_case() -> None:
+    """ε* falls with n at p = 0.7 (one exact row per pair of n), is largest at the top p
+    (at the largest n), stays below 1; the simulated rows are orderings of independent
+    cells with the standard errors of their Wilson bands."""
     good = _critical({(25, 0.7): 0.3, (50, 0.7): 0.2, (25, 0.9): 0.45, (50, 0.9): 0.4})
-    claims = toy_claims(good, good.assign(replicates=100))
-    assert all(c.agrees for c in claims), [c.claim for c in claims if not c.agrees]
+    claims, checks = toy_claims(good, good.assign(replicates=100))
+    assert _verdicts(claims) == ["agrees"] * len(claims) and len(claims) == 6
+    assert _verdicts(checks) == ["agrees"]
     bad = _critical({(25, 0.7): 0.3, (50, 0.7): 0.35, (25, 0.9): 0.6, (50, 0.9): 0.4})
-    claims = {c.claim: c for c in toy_claims(bad, bad.assign(replicates=100))}
-    below = claims["ε*_RR < 1 in every case tested (n = 25–50, p = 0.7–0.9)"]
-    assert below.checks == {"eq. (2)": True, "power crossing": False}
-    falls = claims["ε*_RR decreases with n (larger groups gain more from sharing)"]
-    assert falls.checks["eq. (2) at p = 0.7"] is False
-    assert falls.checks["eq. (2) at p = 0.9"] is True
-    simulated = claims["ε*_Laplace decreases with n"]
-    # 0.3 → 0.35: intervals [0.54, 0.66] and [0.63, 0.77] overlap: not a significant rise.
-    assert simulated.checks["simulated at p = 0.7"] is True
+    claims, _ = toy_claims(bad, bad.assign(replicates=100))
+    rows = {(c.section, c.case.split(",")[0]): c for c in claims}
+    falls = rows[("2, Fig. 1 (left)", "n = 25 → 50")]
+    assert falls.verdict.value == "disagrees" and "z = ∞" in evidence_text(falls.evidence)
+    # Crossings 0.6 → 0.7, SEs 0.4·v/3.92 = 0.031, 0.036: z = 0.1 / 0.047 = 2.1 upwards.
+    simulated = rows[("2, Fig. 2 (left)", "n = 25 → 50")]
+    assert simulated.verdict.value == "disagrees"
+    # Crossings 0.6 ± 0.031 and 0.65 ± 0.034 (a rise of 0.05, z = 1.1): inconclusive.
+    close = _critical({(25, 0.7): 0.3, (50, 0.7): 0.325, (25, 0.9): 0.6, (50, 0.9): 0.4})
+    claims, _ = toy_claims(close, close.assign(replicates=100))
+    simulated = next(c for c in claims if c.section == "2, Fig. 2 (left)")
+    assert simulated.verdict.value == "inconclusive"
+    below = claims[0]
+    assert below.case == "largest of 4 (n, p): n = 25, p = 0.9"
+
+
+def test_lower_bound_claims() -> None:
+    """Thm 13.1 at K = T = 1: the printed bound above 1 disagrees; the data-processing
+    inequality's slack decides the check."""
+    bounds = pd.DataFrame({"n": [25, 100], "p": [0.6, 0.9], "epsilon": [0.02, 1.0],
+                           "power": [0.022, 0.9], "size": [0.021, 0.04],
+                           "kl": [2e-4, 3.0], "printed": [2391.9, 0.01],
+                           "corrected": [2.58, 0.1], "decision_kl": [2.5e-5, 2.5]})
+    (claim,), (check,) = lower_bound_claims(bounds)
+    assert claim.verdict.value == "disagrees" and "ε = 0.02" in claim.case
+    assert "1 of 2 cells" in claim.reading
+    assert check.verdict.value == "agrees" and "n = 25" in check.case
+    (claim,), (check,) = lower_bound_claims(bounds.assign(printed=[0.5, 0.01],
+                                                          decision_kl=[3e-4, 2.5]))
+    assert claim.verdict.value == "agrees" and check.verdict.value == "disagrees"
 
 
 def test_test_claims() -> None:
@@ -312,58 +355,156 @@ def test_test_claims() -> None:
         {"method": "test", "median": 6e-4, "low": 1e-9, "high": 1.0, "below_1e5": 0.4,
          "reject": 0.5, "runs": 10, "alpha": 0.05}])
     centralized, distributed = pvalue_claims(tests, 16.0, 4, 2.0, 21.3)
-    assert centralized.agrees and not distributed.agrees
+    # 40% of 10 runs: z = −0.1 / 0.14 (Agresti–Coull): inconclusive.
+    assert _verdicts([centralized, distributed]) == ["agrees", "inconclusive"]
     assert "16.0" in distributed.reading and "6.00e-4" in distributed.ours
-    tests.loc[1, "median"] = 1e-6
-    assert pvalue_claims(tests, 16.0, 4, 2.0, 21.3)[1].agrees
+    tests.loc[1, ["below_1e5", "runs"]] = [0.3, 400]
+    assert pvalue_claims(tests, 16.0, 4, 2.0, 21.3)[1].verdict.value == "disagrees"
+    tests.loc[1, "below_1e5"] = 0.7
+    assert pvalue_claims(tests, 16.0, 4, 2.0, 21.3)[1].verdict.value == "agrees"
+
+
+def test_share_standard_error_is_agresti_coull() -> None:
+    """(k + 2)/(n + 4): 0 of 50 runs has p̃ = 2/54 and SE √(p̃(1 − p̃)/54) = 0.0257."""
+    assert share_se(0.0, 50) == pytest.approx(math.sqrt(2 / 54 * 52 / 54 / 54))
+    ordering = most_runs("share", 0.0, 50)
+    assert (ordering.difference, ordering.claimed) == (-0.5, ">")
+    assert ordering.decide().value == "disagrees"
 
 
 def test_hospital_and_treatment_claims() -> None:
     centre = {"coef": -0.1, "low": -0.6, "high": 0.4, "p": 0.9, "patients": 218, "events": 60}
     pooled = {"coef": -0.45, "low": -0.65, "high": -0.24, "p": 2e-5, "patients": 1093,
               "events": 309}
-    one, both = hospital_claims([centre, {**centre, "p": 0.01}], pooled, "ddI")
-    assert one.checks == {"centre 1": True, "centre 2": False} and both.agrees
-    hazards = pd.DataFrame({"arm": ["ZDV+ddI", "ZDV+Zal", "ddI"], "coef": [-0.6, -0.5, -0.4]})
+    modulo = [{**centre, "p": 0.4}, {**centre, "p": 0.88}, {**centre, "p": 0.01}]
+    runs, notebook, both = hospital_claims([{**centre, "p": 0.01}, centre], pooled, "ddI",
+                                           modulo)
+    assert _verdicts([runs, notebook, both]) == ["disagrees", "agrees", "agrees"]
+    assert notebook.case.startswith("centre 2 of 10")  # p nearest the paper's 0.9
+    hazards = pd.DataFrame({"arm": ["ZDV+ddI", "ZDV+Zal", "ddI"], "coef": [-0.6, -0.5, -0.4],
+                            "low": [-0.8, -0.7, -0.6], "high": [-0.4, -0.3, -0.2]})
     best = pd.DataFrame([{"method": "gm", "runs": 200, "share_ZDV+ddI": 0.6,
                           "mean_ZDV+ddI": 0.5, "mean_ddI": 0.5},
                          {"method": "am", "runs": 200, "share_ZDV+ddI": 0.52,
                           "mean_ZDV+ddI": 0.4, "mean_ddI": 0.6}])
-    truth, identify = treatment_claims(hazards, "ZDV+ddI", best, {"gm": 48.0, "am": 72.0}, 4.8)
-    assert truth.agrees
-    # 60% of 200 runs is above one half beyond its interval; 52% is not.
-    assert identify.checks == {"AM (Alg. 1)": False, "GM (Alg. 1)": True}
+    truth, am, gm = treatment_claims(hazards, "ZDV+ddI", best, {"gm": 48.0, "am": 72.0}, 4.8)
+    # −0.6 against −0.5, SEs 0.102 each: z = −0.69.
+    assert truth.verdict.value == "inconclusive"
+    assert (am.case, gm.case) == ("AM (Alg. 1)", "GM (Alg. 1)")
+    # 60% of 200 runs: z = 0.1 / 0.0345 = 2.9; 52%: z = 0.57.
+    assert _verdicts([am, gm]) == ["inconclusive", "agrees"]
 
 
-def test_rizk_and_runtime_claims() -> None:
-    ratios = pd.DataFrame({"n": [10, 10], "epsilon": [1.0, 8.0], "method": ["gm", "gm"],
-                           "rizk": [1.0, 1.0], "ours": [0.5, 0.01], "ratio": [2.0, 100.0],
-                           "ratio_se": [0.1, 20.0], "rizk_private": [0.0, 0.0]})
-    below, hundred = rizk_claims(ratios)
-    assert below.agrees and hundred.agrees
-    assert not rizk_claims(ratios.assign(ratio=[2.0, 17.0]))[1].agrees
-    table = pd.DataFrame({"graph.n_nodes": [3, 96], "per_run": [1e-3, 0.5]})
-    sec5, actg = runtime_claims(table)
-    assert sec5.checks == {"within 10 s": True, "≥ 10× faster at n = 96": True}
-    assert actg.agrees and "20.0 times faster than 10 s" in sec5.ours
-    sec5, actg = runtime_claims(table.assign(per_run=[1e-3, 2.0]))
-    assert sec5.checks["≥ 10× faster at n = 96"] is False and not actg.agrees
+def _ratios(ours: list[float], ours_se: list[float]) -> pd.DataFrame:
+    rizk = [1.0] * len(ours)
+    return pd.DataFrame({"n": [10] * len(ours), "epsilon": [1.0, 8.0][:len(ours)],
+                         "method": ["gm"] * len(ours), "rizk": rizk,
+                         "rizk_se": [0.01] * len(ours), "ours": ours, "ours_se": ours_se,
+                         "ratio": [r / o for r, o in zip(rizk, ours, strict=True)],
+                         "ratio_se": [r / o * s / o for r, o, s in zip(rizk, ours, ours_se,
+                                                                        strict=True)],
+                         "rizk_private": [0.0] * len(ours)})
 
 
-def test_bound_claims_and_the_table() -> None:
+def test_rizk_claims_weigh_the_uniform_belief() -> None:
+    """Below Rizk et al. at the least favourable cell; informative only below the
+    uniform belief's TVD; the largest ratio against 100× read to the decade."""
+    (below, informative, hundred), (check,) = rizk_claims(_ratios([0.5, 0.01],
+                                                                  [0.02, 0.002]), 0.5)
+    assert below.verdict.value == "agrees" and "ε = 1" in below.case
+    # 0.5 ± 0.02 against 0.5: z = 0.
+    assert informative.verdict.value == "inconclusive"
+    assert hundred.verdict.value == "agrees" and check.verdict.value == "agrees"
+    (_, informative, hundred), _ = rizk_claims(_ratios([0.7, 0.06], [0.02, 0.01]), 0.5)
+    assert informative.verdict.value == "disagrees"
+    # 1/0.06 = 16.7, log SE 0.167: [12.0, 23.1] misses [31.6, 316].
+    assert hundred.verdict.value == "disagrees"
+
+
+def test_runtime_claims_read_orders_of_magnitude() -> None:
+    timed = pd.DataFrame({"n": [3, 6, 96], "patients": [4096, 4096, 8192],
+                          "method": ["gm"] * 3, "prepare": [0.005, 0.006, 0.5],
+                          "exchange": [0.001, 0.001, 0.5],
+                          "log_mean": [math.log10(0.006), math.log10(0.007), 0.0],
+                          "log_se": [0.01, 0.01, 0.01], "repeats": [5, 5, 5]})
+    rows = runtime_claims(timed)
+    # Sec. 5: 0.006 s in [0.0032, 0.032]; 1 s against ∼10 s, [3.2, 32]: disagrees.
+    # Sec. 14.3: 0.007 s, and 1 s against ∼1 s; FAMHE: not measured.
+    assert _verdicts(rows) == ["agrees", "disagrees", "agrees", "agrees", "inconclusive"]
+    assert "likelihoods 5.00e-3 s + exchange 1.00e-3 s" in rows[0].case
+
+
+def _guarantee_table() -> pd.DataFrame:
+    base = {"counting": "", "runs": 200, "noise_scale": 1.0, "rounds_k": 4,
+            "iterations_t": 9, "reading": "noise"}
+    return pd.DataFrame([
+        {**base, "theorem": "Thm 4.2", "method": "gm", "metric": "type_i_error",
+         "setting": "a", "rate": 0.02, "bound": 0.1, "lower": False},
+        {**base, "theorem": "Thm 4.2", "method": "gm", "metric": "type_i_error",
+         "setting": "b", "rate": 0.66, "bound": 0.1, "lower": False},
+        {**base, "theorem": "Thm 4.7", "method": "private_ol", "metric": "exact_recovery",
+         "setting": "c", "rate": 1.0, "bound": 0.8, "lower": True},
+        {**base, "theorem": "Thm 4.3", "method": "threshold_1", "metric": "type_i_error",
+         "setting": "d", "rate": 0.005, "bound": 0.0366, "lower": False,
+         "counting": "corrected"}])
+
+
+def test_guarantee_claims() -> None:
+    """Clopper–Pearson against the allowed rate; exact recovery ≥ 1 − 2η counts the runs
+    short of it; the corrected counting (not the paper's) is a check."""
+    claims, checks = synthetic_claims(_guarantee_table())
+    assert _verdicts(claims) == ["agrees", "disagrees", "agrees"]
+    assert _verdicts(checks) == ["agrees"]
+    assert "0 of 200 runs break it" in evidence_text(claims[2].evidence)
     rates = pd.DataFrame([
         {"method": "gm", "metric": "type_i_error", "rate": 0.08, "low": 0.05, "high": 0.12,
-         "bound": 0.1, "lower": False, "holds": True, "epsilon": 1.0, "n": 5,
+         "bound": 0.1, "lower": False, "holds": True, "epsilon": 1.0, "n": 5, "runs": 200,
          "noise_scale": 12.0, "iterations_t": 9, "preset": "quick"},
-        {"method": "am", "metric": "type_ii_error", "rate": 0.4, "low": 0.3, "high": 0.5,
-         "bound": 0.1, "lower": False, "holds": False, "epsilon": 1.0, "n": 5,
-         "noise_scale": 12.0, "iterations_t": 7, "preset": "quick"}])
+        {"method": "gm", "metric": "type_i_error", "rate": 0.4, "low": 0.3, "high": 0.5,
+         "bound": 0.1, "lower": False, "holds": False, "epsilon": 2.0, "n": 5, "runs": 200,
+         "noise_scale": 6.0, "iterations_t": 9, "preset": "quick"}])
     (claim,) = bound_claims(rates, {5: 9.85})
-    assert claim.checks == {"GM (Alg. 1)": True, "AM (Alg. 1)": False}
-    assert "within the bound in 1 of 1 cells" in claim.ours and "9.85" in claim.reading
-    table = claims_table([claim, Claim("2", "a claim", "1.0", {"": True}, "never shown")])
-    lines = table.splitlines()
-    assert len(lines) == 4
-    assert "| yes, except AM (Alg. 1) |" in lines[2]
-    assert claim.reading in lines[2]  # a check fails: the reading is shown
-    assert "never shown" not in table
+    assert claim.verdict.value == "disagrees" and "ε = 2" in claim.case
+    assert "within the bound in 1 of 2 cells" in claim.ours and "9.85" in claim.reading
+    table = claims_table([claim])
+    assert "| **disagrees** |" in table and claim.reading in table
+
+
+def test_notebook_gap_and_split() -> None:
+    """eq. (3)'s gap of the pooled ddI and ZDV patients equals the family's partial
+    likelihood (an independent implementation); the notebook's sum over every patient is
+    28× larger. The notebook's split by index is a partition."""
+    cell = pd.Series({"arm": 3})
+    gap = notebook_gap(cell)
+    patients = survival.Patients.from_arms(survival.actg175(), 3)
+    both = survival.partial_loglik(patients, [-math.log(2.0), 0.0])
+    assert gap["correct"] == pytest.approx(both[0] - both[1], rel=1e-12)
+    assert gap["correct"] == pytest.approx(9.63, abs=0.005)
+    assert 25 < gap["notebook"] / gap["correct"] < 30
+    hospitals = split_hospitals(cell, 10)
+    assert sum(len(h) for h in hospitals) == len(patients) and len(hospitals) == 10
+    with pytest.raises(ValueError, match="how"):
+        split_hospitals(cell, 10, "even")
+    with pytest.raises(ValueError, match="n: must be an integer >= 1"):
+        split_hospitals(cell, 0)
+
+
+def test_timed_figure() -> None:
+    """Fig. 14.2 like with like: geometric means with their log-scale errors, the share of
+    the likelihoods in the caption; a table of one n is refused."""
+    timed = pd.DataFrame({"n": [3, 96, 3, 96], "patients": [4096, 4096, 8192, 8192],
+                          "method": ["gm"] * 4, "prepare": [0.004, 0.01, 0.005, 0.012],
+                          "exchange": [0.001, 0.004, 0.001, 0.005],
+                          "log_mean": np.log10([0.005, 0.014, 0.006, 0.017]),
+                          "log_se": [0.02] * 4, "repeats": [5] * 4})
+    grid = timed_figure(timed)
+    assert "The likelihoods take 71%–83% of a run" in grid.caption
+    lines = grid.axes.flat[0].get_lines()
+    assert any(np.allclose(line.get_ydata(), [0.005, 0.014]) for line in lines)
+    with pytest.raises(MissingData, match="timed_figure"):
+        timed_figure(timed[timed.n == 3])
+
+
+def test_time_cell_refuses_bad_repeats() -> None:
+    with pytest.raises(ValueError, match="repeats: must be an integer >= 1"):
+        time_cell({}, 0)

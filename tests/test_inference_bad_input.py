@@ -18,6 +18,8 @@ Beyond those, the slips that matter:
 * Cox states outside [−B_θ, B_θ] (Sec. 12's bound) and Bernoulli states outside (0, 1);
 * ``method=rr`` with a non-Bernoulli model, and ``test=simple`` with the Cox model;
 * ``learning_rate`` without ``rizk``, β = 1, ε = 0, ``rounds=0``;
+* the notebook's readings out of place or range (``rizk_start``, ``rizk_clip``,
+  ``arrival_days``, a treatment state beyond ZDV's 0 and the arms 1–3);
 * a mistyped key (did-you-mean);
 * the other CSV problems, toy and treatment constraints, and bad grids.
 
@@ -90,7 +92,6 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("no states", {"states": []}, "states"),
     ("a NaN state", {"model": "gaussian", "states": [0, float("nan")]}, "states"),
     ("truth not a state", {"model": "bernoulli", "truth": 0.4}, "truth"),
-    ("treatment arm 0 as a state", {"model": "treatments", "states": [0, 1]}, "states"),
     # Methods and the models they need.
     ("rr on gaussian signals", {"model": "gaussian", "method": "rr"}, "method"),
     ("rr on three states", {"model": "bernoulli", "method": "rr"}, "method"),
@@ -113,6 +114,17 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("learning rate without rizk", {"learning_rate": 0.01}, "learning_rate"),
     ("learning rate 0", {"method": "rizk", "learning_rate": 0}, "learning_rate"),
     ("learning rate 2", {"method": "rizk", "learning_rate": 2}, "learning_rate"),
+    # The authors' notebook's readings.
+    ("rizk start without rizk", {"rizk_start": "uniform"}, "rizk_start"),
+    ("unknown rizk start", {"method": "rizk", "rizk_start": "random"}, "rizk_start"),
+    ("rizk clip without rizk", {"rizk_clip": "l1"}, "rizk_clip"),
+    ("unknown rizk clip", {"method": "rizk", "rizk_clip": "l2"}, "rizk_clip"),
+    ("arrival days offline", {"arrival_days": 10}, "arrival_days"),
+    ("arrival days on bernoulli", {"model": "bernoulli", "method": "private_ol",
+                                   "arrival_days": 10}, "arrival_days"),
+    ("arrival days 0", {"method": "private_ol", "arrival_days": 0}, "arrival_days"),
+    ("arrival days 2.5", {"method": "ol", "arrival_days": 2.5}, "arrival_days"),
+    ("treatment state 4", {"model": "treatments", "states": [0, 4]}, "states"),
     ("beta 1", {"beta": 1}, "beta"),
     ("epsilon 0", {"epsilon": 0}, "epsilon"),
     ("epsilon inf", {"epsilon": float("inf")}, "epsilon"),

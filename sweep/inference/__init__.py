@@ -63,6 +63,10 @@ is also documented where it is applied; the tests measure the consequences):
 14. Ties: eq. (3) (Breslow) by default; ``ties=efron`` is lifelines' likelihood.
 15. The authors' notebook (an extra factor 2 in the noise, its own K, jitter on the
     plotted TVD, TVD against the non-DP run) is not followed; both TVDs are reported.
+    Its readings of what the paper leaves open are options, the paper's reading the
+    default: Rizk et al.'s start and clipping (``rizk_start=uniform``,
+    ``rizk_clip=l1``), ZDV as a fourth state of Fig. 5 (``states=[0,1,2,3]`` with
+    ``model=treatments``), online arrivals by 10-day period (``arrival_days=10``).
 """
 
 from .config import InferenceConfig

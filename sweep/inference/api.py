@@ -14,12 +14,19 @@ options, through these names only.
 - :func:`treatment_frames`: ACTG 175's rows of each centre of a best-treatment cell;
 - :func:`treatment_loglik`: the centres' scores of the arms (log GLR against ZDV), as
   the runs compute them;
-- :func:`partial_loglik`: the Cox partial log-likelihood of eq. (3) on a grid of θ.
+- :func:`partial_loglik`: the Cox partial log-likelihood of eq. (3) on a grid of θ;
+- :func:`actg175`: the trial's rows as packaged (``arms``, ``days``, ``cens``);
+- :func:`rr_size`: the actual size of Sec. 2's randomized-response test (eq. (1));
+- :func:`theorem_rounds`: K of Thms 4.1 and 4.3;
+- :func:`time_cell`: the time of whole runs of a cell, one thread (Sec. 14.3).
 """
 
 from .config import ARMS, InferenceConfig
+from .parameters import theorem_rounds
 from .simulate import cox_centres, treatment_frames, treatment_loglik
-from .survival import partial_loglik
+from .survival import actg175, partial_loglik
+from .timing import time_cell
+from .toy import rr_size
 
-__all__ = ["ARMS", "InferenceConfig", "cox_centres", "partial_loglik", "treatment_frames",
-           "treatment_loglik"]
+__all__ = ["ARMS", "InferenceConfig", "actg175", "cox_centres", "partial_loglik", "rr_size",
+           "theorem_rounds", "time_cell", "treatment_frames", "treatment_loglik"]

@@ -18,12 +18,12 @@ import numpy as np
 
 from ..components.graphs import GraphConfig
 from ..options import (
-    as_dict,
     check_checkpoints,
     checkpoint_times,
     choice,
     fail,
     flat_columns,
+    identity_options,
     in_range,
     integer,
     plain_options,
@@ -57,6 +57,16 @@ ROUND_RULES = ("theorem", "agnostic")
 #: (1 − 1/|Θ*|, 1/|Θ̄|), or with Lemma 9.1 applied to the |Θ*| + 1 (|Θ̄| + 1) draws it
 #: compares (``corrected``; the printed p₁ is 0 when |Θ*| = 1).
 COUNTINGS = ("printed", "corrected")
+#: Rizk et al.'s start θ_{i,0} (``rizk_start``): ``zero``, this project's reading of Sec.
+#: 14.4 (which gives none), or ``uniform``, U(−1, 1) per centre, the authors' notebook's.
+RIZK_STARTS = ("zero", "uniform")
+#: Rizk et al.'s clipping (``rizk_clip``): ``score``, each centre's score clipped to
+#: [−2B_θB_x, 2B_θB_x] as Sec. 14.4 prints it, or ``l1``, the centres' scores scaled so that
+#: their ℓ1 norm across centres is at most 1, the authors' notebook's.
+RIZK_CLIPS = ("score", "l1")
+#: Options added after the family's first results: a cell that leaves them at their
+#: defaults keeps its identity (its random streams and stored results).
+LATER = ("rizk_start", "rizk_clip", "arrival_days")
 #: ACTG 175's arms (lifelines' ``arms`` column).
 ARMS = {0: "ZDV", 1: "ZDV+ddI", 2: "ZDV+Zal", 3: "ddI"}
 #: Default state grids Θ per model (Sec. 14.1 for the Cox model).
@@ -83,7 +93,10 @@ class InferenceConfig:
     patients when given (Sec. 14.3); ``ties`` ``breslow`` is eq. (3), ``efron``
     lifelines' likelihood). Synthetic models draw ``samples`` signals per agent from the
     state ``truth`` (MLE setting), or, online, Poisson(``rate``) signals per agent and
-    round (intermittent arrivals, Sec. 4.3).
+    round (intermittent arrivals, Sec. 4.3). Online on a Cox trial, each centre's patients
+    arrive in T + 1 random batches (this project's reading), or, with ``arrival_days`` d,
+    patient j in round ⌊t_j / d⌋ of its event or censoring time t_j, T then defaulting to
+    the last such round (the authors' notebook's 10-day periods: d = 10).
 
     **Privacy.** ε-DP by Laplace noise on log-likelihoods, budget ε/|Θ| per state and
     ε/K per round (Thms 4.1–4.7); ``sensitivity`` Δ as printed (eq. (7), Sec. 12 with
@@ -95,7 +108,9 @@ class InferenceConfig:
     threshold ``rho_threshold``), ``private_ol`` (Alg. 3), ``test`` (the distributed test
     of Prop. 4.6 at level ``alpha``: ``test=simple`` of states[0] against states[1], or the
     ``composite`` GLRT through Wilks over [min Θ, max Θ]), ``rizk`` (Rizk et al.'s
-    first-order method, Sec. 14.4, ``learning_rate``), ``centralized`` (the pooled
+    first-order method, Sec. 14.4, ``learning_rate``, its start ``rizk_start`` and its
+    clipping ``rizk_clip``: the defaults are this project's reading of the text, the
+    alternatives the authors' notebook's), ``centralized`` (the pooled
     non-private MLE and test), ``rr`` and ``laplace`` (Sec. 2's toy: one binary signal per
     agent, states (1 − p, p)). ``rounds`` K and ``iterations`` T default to the theorems'
     values (``round_rule``); ``alpha`` and ``beta`` are the error guarantees (type I α,
@@ -139,6 +154,9 @@ class InferenceConfig:
     pi_2: float = 0.5
     test: str | None = None
     learning_rate: float | None = None
+    arrival_days: int | None = None
+    rizk_start: str = "zero"
+    rizk_clip: str = "score"
     null_draws: int | None = None
     checkpoints: int | tuple[int, ...] = 20
 
@@ -221,9 +239,11 @@ class InferenceConfig:
                 fail("dataset" if self.arm is None else "arm", "actg175 and unset arm for "
                      "model=treatments (its states are ACTG 175's arms 1, 2, 3)",
                      self.arm if self.arm is not None else self.dataset)
-            if not set(self.state_grid) <= {1.0, 2.0, 3.0}:
-                fail("states", "treatment arms among 1 (ZDV+ddI), 2 (ZDV+Zal), 3 (ddI) for "
-                     "model=treatments", self.states)
+            # ZDV (0) as a state scores 0, its own GLR against itself: the authors'
+            # notebook's fourth state of Fig. 5 (log-belief 0); the paper's Θ is 1, 2, 3.
+            if not set(self.state_grid) <= {0.0, 1.0, 2.0, 3.0}:
+                fail("states", "treatment arms among 0 (ZDV, the control: score 0), 1 "
+                     "(ZDV+ddI), 2 (ZDV+Zal), 3 (ddI) for model=treatments", self.states)
         if self.model in SURVIVAL:
             choice("dataset", self.dataset or "actg175", DATASETS)
             choice("split", self.split or "even", SPLITS)
@@ -291,6 +311,16 @@ class InferenceConfig:
             if self.model == "cox":
                 fail("test", "composite for model=cox (the simple LRT's null distribution "
                      "is known for the bernoulli and gaussian models only)", self.test)
+        choice("rizk_start", self.rizk_start, RIZK_STARTS)
+        choice("rizk_clip", self.rizk_clip, RIZK_CLIPS)
+        for name, default in (("rizk_start", "zero"), ("rizk_clip", "score")):
+            if method != "rizk" and getattr(self, name) != default:
+                fail(name, f"{default} (the default) unless method=rizk", getattr(self, name))
+        if self.arrival_days is not None:
+            if method not in OL_METHODS or self.model != "cox":
+                fail("arrival_days", "unset unless model=cox and method=ol or private_ol",
+                     self.arrival_days)
+            integer("arrival_days", self.arrival_days, 1)
         if self.learning_rate is not None:
             if method != "rizk":
                 fail("learning_rate", "unset unless method=rizk", self.learning_rate)
@@ -341,7 +371,7 @@ class InferenceConfig:
         return dataclasses.replace(self, **changes)
 
     def identity(self) -> dict[str, Any]:
-        return as_dict(self)
+        return identity_options(self, later=LATER)
 
     def checkpoint_times(self, last: int) -> np.ndarray:
         """Iterations 1..``last`` at which rows are recorded (``last`` always included)."""
@@ -360,10 +390,13 @@ __all__ = [
     "COUNTINGS",
     "DATASETS",
     "DEFAULT_STATES",
+    "LATER",
     "METHODS",
     "MLE_METHODS",
     "MODELS",
     "OL_METHODS",
+    "RIZK_CLIPS",
+    "RIZK_STARTS",
     "ROUND_RULES",
     "SENSITIVITIES",
     "SPLITS",

@@ -151,12 +151,16 @@ def treatment_loglik(config: InferenceConfig, n: int
     log ℓ_i,a(θ) − log ℓ_i,a(0), on its patients of the two arms (θ <= 0: the treatment
     improves survival, the composite alternative of Sec. 5), the centres those of
     :func:`treatment_frames`. Returns the (n, |Θ|) scores, the pooled scores and the
-    largest number of patients a centre scores an arm on."""
+    largest number of patients a centre scores an arm on. ZDV itself (arm 0, the authors'
+    notebook's fourth state) scores 0: its GLR against itself."""
     arms = [int(a) for a in config.state_grid]
 
     def scores(rows: pd.DataFrame) -> tuple[list[float], int]:
         out, largest = [], 0
         for arm in arms:
+            if arm == 0:
+                out.append(0.0)
+                continue
             patients = survival.Patients.from_arms(rows, arm)
             best = survival.profile_maximum(patients, -config.bound_theta, 0.0,
                                             config.ties)[1]
@@ -222,10 +226,16 @@ def online_loglik(config: InferenceConfig, cell: Cell, rounds: int,
     if config.model == "cox":
         out = np.zeros((rounds + 1, n, len(states)))
         for i, patients in enumerate(cell.centres):
-            label = np.empty(len(patients), dtype=np.int64)
-            for t, batch in enumerate(np.array_split(rng.permutation(len(patients)),
-                                                     rounds + 1)):
-                label[batch] = t
+            if config.arrival_days is not None:
+                # By period of the event or censoring time; later periods never arrive.
+                period = (patients.duration // config.arrival_days).astype(np.int64)
+                patients = patients.take(np.flatnonzero(period <= rounds))
+                label = period[period <= rounds]
+            else:
+                label = np.empty(len(patients), dtype=np.int64)
+                for t, batch in enumerate(np.array_split(rng.permutation(len(patients)),
+                                                         rounds + 1)):
+                    label[batch] = t
             out[:, i] = survival.batch_loglik(patients, label, rounds + 1, states,
                                               config.ties)
         yield out
@@ -370,6 +380,9 @@ def _schedule(cell: Cell) -> tuple[int, int, float]:
         return 1, 1, cell.sensitivity / config.epsilon
     if method in ("ol", "private_ol"):
         scale = scale_of(1) if method == "private_ol" else 0.0
+        if config.iterations is None and config.arrival_days is not None:
+            last = max(float(c.duration.max()) for c in cell.centres)
+            return 1, max(1, int(last // config.arrival_days)), scale
         if config.iterations is not None or config.model == "cox":
             return 1, config.iterations or COX_ONLINE_ROUNDS, scale
         kl, spread = kl_rates(config.model, config.truth, cell.states, config.sigma)
@@ -652,7 +665,12 @@ def run_rizk(cell: Cell, seeds: Sequence[np.random.SeedSequence],
     θ_{i,t} = Σ_j a_ij θ_{j,t−1} + η Clip(d log ℓ_i/dθ, 2B_θB_x) + Lap(2B_xB_θTη/ε),
     from θ_{i,0} = 0, next to the same iteration without noise. Its output belief is the
     point mass on the state of Θ nearest θ_{i,t}; its test statistic is
-    2[log ℓ_i(θ_{i,T}) − log ℓ_i(0)] with the p-value of χ²₁."""
+    2[log ℓ_i(θ_{i,T}) − log ℓ_i(0)] with the p-value of χ²₁.
+
+    The authors' notebook's readings (options): ``rizk_start="uniform"`` starts each
+    centre at θ_{i,0} ~ U(−1, 1), drawn from the replicate's own stream after its noise
+    (the noiseless run starts there too); ``rizk_clip="l1"`` scales the centres' scores so
+    that their ℓ1 norm across centres is at most 1, in place of the per-centre clip."""
     from scipy import stats
 
     from .beliefs import point_mass
@@ -660,22 +678,33 @@ def run_rizk(cell: Cell, seeds: Sequence[np.random.SeedSequence],
     config, times = cell.config, cell.times
     count, n = len(seeds), cell.n
     clip = 2 * config.bound_theta * config.bound_x
-    noise = _noise(seeds, (cell.iterations, n), cell.scale)  # (R, T, n)
-    private = np.zeros((n, count))
-    plain = np.zeros((n, count))
+    if config.rizk_start == "uniform":
+        # One generator per replicate: its noise (T × n draws), then the n starts.
+        streams = [np.random.default_rng(s) for s in seeds]
+        noise = np.stack([g.laplace(0.0, cell.scale, (cell.iterations, n)) if cell.scale
+                          else np.zeros((cell.iterations, n)) for g in streams])
+        private = np.stack([g.uniform(-1.0, 1.0, n) for g in streams], axis=1)
+    else:
+        noise = _noise(seeds, (cell.iterations, n), cell.scale)  # (R, T, n)
+        private = np.zeros((n, count))
+    plain = private.copy()
     star = np.broadcast_to(cell.star, (count, len(cell.states)))
     truth = _uniform(star)
     wanted = {int(t): k for k, t in enumerate(times)}
     out: list[Metrics] = []
 
     def score(theta: np.ndarray) -> np.ndarray:
-        return np.stack([survival.partial_score(c, theta[i], config.ties)
-                         for i, c in enumerate(cell.centres)])
+        """The centres' clipped scores at their iterates (n, R)."""
+        raw = np.stack([survival.partial_score(c, theta[i], config.ties)
+                        for i, c in enumerate(cell.centres)])
+        if config.rizk_clip == "l1":
+            return raw / np.maximum(1.0, np.abs(raw).sum(axis=0))
+        return np.clip(raw, -clip, clip)
 
     for t in range(1, cell.iterations + 1):
-        private = (cell.matrix @ private + config.learning_rate
-                   * np.clip(score(private), -clip, clip) + noise[:, t - 1].T)
-        plain = cell.matrix @ plain + config.learning_rate * np.clip(score(plain), -clip, clip)
+        private = (cell.matrix @ private + config.learning_rate * score(private)
+                   + noise[:, t - 1].T)
+        plain = cell.matrix @ plain + config.learning_rate * score(plain)
         if t not in wanted:
             continue
         nearest = np.abs(private[..., None] - cell.states).argmin(axis=-1)

@@ -56,6 +56,14 @@ VOCABULARY = Vocabulary(
     # its exact power.
     references=("bound", "exact"),
     metric="tvd_truth",
+    # One hue per method across the family's figures; the methods drawn together (Fig. 6:
+    # AM, GM, the two thresholds, private OL, Rizk et al.; Fig. 5 adds Alg. 4 and the
+    # pooled baseline) get hues far apart.
+    colours={"am": "#0072b2", "gm": "#009e73", "threshold_1": "#9b59b6",
+             "threshold_2": "#8c564b", "private_ol": "#00b8d4", "rizk": "#d62728",
+             "mle": "#000000", "ol": "#7f7f00", "centralized": "#7f7f7f",
+             "test": "#e377c2", "rr": "#e69f00", "laplace": "#56449b",
+             "individual": "#7f7f7f"},
 )
 
 
@@ -75,6 +83,14 @@ SECTION = Section(
         # Fig. 14.2 times two data sizes at each n.
         Preset("inference_runtime", (*SIZES, "patients"), ("inference_fig14_2",)),
         Preset("inference_quickstart", SIZES),
+        # The theorems' guarantees on synthetic data, and Fig. 6 at the notebook's setting.
+        Preset("inference_guarantees", SIZES),
+        Preset("inference_fig6_notebook", SIZES),
+        # The notebook's other readings: Rizk et al.'s start and clipping, ZDV as a fourth
+        # state of Fig. 5, arrivals by 10-day period online.
+        Preset("inference_fig6_rizk", SIZES),
+        Preset("inference_fig5_notebook", SIZES),
+        Preset("inference_ol_notebook", SIZES),
     ),
     values=inference_values,
     sizes={"graph.n_nodes": "n", "patients": "time points"},

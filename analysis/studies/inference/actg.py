@@ -17,6 +17,7 @@ import pandas as pd
 from sweep.inference.api import (
     ARMS,
     InferenceConfig,
+    actg175,
     cox_centres,
     partial_loglik,
     treatment_frames,
@@ -131,3 +132,44 @@ def score_spread(cell: pd.Series) -> float:
     local, _, _ = treatment_loglik(config, config.graph.n_nodes)
     return float((local.max(axis=1) - local.min(axis=1)).max())
 
+
+
+def split_hospitals(cell: pd.Series, n: int, how: str = "modulo") -> list[pd.DataFrame]:
+    """The hospitals of a Cox model cell's arm and ZDV under another split than the runs':
+    ``modulo``, the authors' notebook's (patient i of the data set, in its order, to
+    centre i mod ``n``; its Fig. 3 hospital is one of 10), as frames of ``days``, ``cens``
+    and ``treated``."""
+    if how != "modulo":
+        raise ValueError(f"how: must be 'modulo'; got {how!r}")
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"n: must be an integer >= 1; got {n!r}")
+    frame = actg175()
+    frame = frame[frame["arms"].isin([0, int(cell.arm)])]
+    frame = frame.assign(treated=(frame["arms"] != 0).astype(float))[
+        ["days", "cens", "treated"]]
+    return [frame[frame.index % n == i] for i in range(n)]
+
+
+def notebook_gap(cell: pd.Series, theta: float = -float(np.log(2.0))) -> dict[str, float]:
+    """Λ(θ) − Λ(0) of a Cox model cell's pooled patients (its arm against ZDV): with
+    eq. (3) (``correct``: Σ over events of x_i θ − log Σ_{R_i} e^{x θ}, Breslow) and as
+    the authors' notebook computes it (``notebook``: the risk-set term summed over every
+    patient, censored ones too, the event indicator left out)."""
+    frame = actg175()
+    rows = frame[frame["arms"].isin([0, int(cell.arm)])]
+    days = rows["days"].to_numpy(float)
+    event = rows["cens"].to_numpy() == 1
+    x = (rows["arms"] != 0).to_numpy(float)
+
+    def loglik(t: float, every: bool) -> float:
+        # R_i = {j: t_j >= t_i}: the tail sums over patients sorted by duration.
+        order = np.argsort(days, kind="stable")
+        d, e, w = days[order], event[order], np.exp(x[order] * t)
+        tail = np.cumsum(w[::-1])[::-1]
+        first = np.searchsorted(d, d, side="left")  # ties share the largest risk set
+        risk = np.log(tail[first])
+        keep = np.ones_like(e) if every else e
+        return float(np.sum(e * x[order] * t) - np.sum(risk[keep.astype(bool)]))
+
+    return {"correct": loglik(theta, False) - loglik(0.0, False),
+            "notebook": loglik(theta, True) - loglik(0.0, True)}

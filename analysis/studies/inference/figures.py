@@ -39,8 +39,9 @@ from matplotlib.patches import Patch
 
 from sweep.inference.api import ARMS
 
-from ...labels import axis, name
+from ...labels import axis, name, vocabulary
 from ...load import MissingData
+from ...numbers import percent, span
 from ...plot import GREY, SharedCurve, curves, derived, finish, panel_grid
 from ...study import Source, View
 from .actg import PENALIZER, centre_frames, hazard_ratios, survival_cell
@@ -57,10 +58,17 @@ from .selection import (
     per_cell,
     without_derived,
 )
-from .statistics import PAPER_RUNTIME, PAPER_RUNTIME_ACTG, Curve, power_curves, runtimes
+from .statistics import (
+    PAPER_RUNTIME,
+    PAPER_RUNTIME_ACTG,
+    Curve,
+    power_curves,
+    runtimes,
+    timed_runs,
+)
 
-#: Marker shapes, by rank of a series: the colourblind palette's pinks and oranges are
-#: close, the shapes tell them apart.
+#: Marker shapes, by rank of a series: they tell the curves apart where hues do not (in
+#: grey print, to a colour-blind reader).
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*")
 #: The x label of t: an iteration of the belief exchange (a round online).
 ITERATION = "iteration t"
@@ -70,8 +78,22 @@ DASHED = (0, (4, 2))
 TVD_METHODS = ("am", "gm", "threshold_1", "threshold_2", "private_ol", "rizk")
 
 
+#: Colours of curves that are not methods (the toy's n or p, the arms), in order: the
+#: Okabe–Ito hues with the ones far apart first (the colour-blind palette's orange and
+#: vermillion side by side are hard to tell apart).
+DISTINCT = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#000000",
+            "#f0e442")
+
+
 def _palette(count: int) -> list[Any]:
-    return sns.color_palette("colorblind", max(count, 1))
+    return [DISTINCT[i % len(DISTINCT)] for i in range(max(count, 1))]
+
+
+def _method_colours(methods: Sequence[str]) -> dict[str, Any]:
+    """Each method's fixed colour (the vocabulary's ``colours``: one hue per method across
+    the family's figures)."""
+    fixed = vocabulary(FAMILY).colours
+    return {m: fixed[m] for m in methods}
 
 
 def _count(n: int, noun: str) -> str:
@@ -177,7 +199,8 @@ def power_figure(summary: pd.DataFrame, method: str | None = None, p: float = 0.
     return finish(grid, f"{cells} cells (one per n, p and ε), α = 0.05; each curve is one "
                   f"(n, p) over its cells of ε. {how}. β_IND depends on p only: one grey "
                   "dotted line where a panel's curves share it.",
-                  "Fig. 1: randomized response" if rr else "Fig. 2: Laplace noise")
+                  "Fig. 1: randomized response (Sec. 2's binary signals)" if rr else
+                  "Fig. 2: Laplace noise (Sec. 2's binary signals)")
 
 
 def _critical_heatmap(ax: plt.Axes, curves_: list[Curve], rr: bool) -> None:
@@ -302,7 +325,7 @@ def beliefs_figure(summary: pd.DataFrame) -> sns.FacetGrid:
     rows = _belief_cells(summary, "beliefs_figure")
     beliefs = final_rows(rows[rows.source == "belief"])
     methods = [m for m in BELIEF_METHODS if (beliefs.method == m).any()]
-    colours = dict(zip(methods, _palette(len(methods)), strict=False))
+    colours = _method_colours(methods)
     states = list(dict.fromkeys(beliefs.sort_values("state").state))
     if (rows.model == "treatments").all():
         states = [a for a in ARMS.values() if a in states]
@@ -357,7 +380,9 @@ def beliefs_figure(summary: pd.DataFrame) -> sns.FacetGrid:
                   "above the threshold. Right: the total variation distance of the agents' "
                   "beliefs to Alg. 4 run on the same data without noise, ± one standard "
                   f"error over runs. Rounds, iterations and Laplace scales: {rounds}.",
-                  "Fig. 5: best-treatment identification")
+                  "Fig. 5: best-treatment identification (ACTG 175, 3 arms against ZDV)"
+                  if (rows.model == "treatments").all() else
+                  f"Fig. 5: final beliefs ({rows.model.iloc[0]} model)")
 
 
 # -- Fig. 6: TVD to the ground truth against ε ------------------------------------------------
@@ -377,17 +402,94 @@ def tvd_figure(summary: pd.DataFrame, aggregate: str | Sequence[str] = (),
     if rows.epsilon.nunique() < 2:
         raise MissingData("tvd_figure: needs cells of the MLE algorithms at two values of ε "
                           "or more (+experiment=inference_fig6)")
+    cell = rows[rows.mle_set.notna()].iloc[0]
+    # The uniform belief on Θ against the ground truth (uniform on Θ*): what a belief that
+    # learned nothing scores.
+    uniform = 1 - len(str(cell.mle_set).split(",")) / len(str(cell.states).split(","))
+    data = ("ACTG 175, ddI against ZDV" if str(cell.get("dataset")) == "actg175"
+            else str(cell.model))
     note = (f"{left_out}Each point is a cell's mean TVD over its runs at its last iteration "
             "T (T differs by method and ε: the theorems' T; Rizk et al. run the GM's T). No "
-            "jitter is added (the authors' notebook adds U(0, 0.05)).")
-    return curves(without_derived(rows), x="epsilon", y="tvd_truth", series=tuple(
+            "jitter is added (the authors' notebook adds U(0, 0.05)). The dotted grey line "
+            f"is the uniform belief's TVD, {uniform:.2g}: below it a belief has learned "
+            "something.")
+    grid = curves(without_derived(rows), x="epsilon", y="tvd_truth", series=tuple(
         m for m in TVD_METHODS if (rows.method == m).any()), source="simulated",
         baselines=(), hue="method", aggregate=aggregate, log=(True, True),
-        ylabel="TVD to the ground truth at T", title="Fig. 6: total variation distance "
-        "to the ground truth", note=note)
+        ylabel="TVD to the ground truth at T", title="Fig. 6: total variation distance to "
+        f"the ground truth ({data})", note=note)
+    for ax in grid.axes.flat:
+        ax.axhline(uniform, color=GREY, lw=1.0, ls=DOTTED, zorder=1.5)
+        ax.annotate("uniform belief", (1.0, uniform), xycoords=("axes fraction", "data"),
+                    xytext=(-2, 2), textcoords="offset points", ha="right", va="bottom",
+                    fontsize=7, color=GREY)
+    return grid
 
 
 # -- Sec. 14.3: run time per run --------------------------------------------------------------
+
+def _times_grid(table: pd.DataFrame) -> sns.FacetGrid:
+    """Seconds (``seconds``, with ``low`` and ``high`` where the table has them) against
+    the number of centres ``graph.n_nodes``, log–log, a colour per method and a line style
+    per data size, the paper's ranges shaded."""
+    methods = sorted(table.method.unique())
+    sizes = sorted(table.patients.dropna().unique()) or [None]
+    colours = _method_colours(methods)
+    styles = dict(zip(sizes, ["-", "--", ":", "-."], strict=False))
+    grid = panel_grid([""], height=3.6, aspect=1.5)
+    ax = grid.axes.flat[0]
+    ax.axhspan(*PAPER_RUNTIME, color="0.88", zorder=0)
+    ax.axhspan(*PAPER_RUNTIME_ACTG, color="0.78", zorder=0)
+    for i, method in enumerate(methods):
+        for size in sizes:
+            part = table[(table.method == method) & (
+                table.patients == size if size is not None else True)].sort_values(
+                "graph.n_nodes")
+            errors = ([part.seconds - part.low, part.high - part.seconds]
+                      if "low" in part else None)
+            ax.errorbar(part["graph.n_nodes"], part.seconds, yerr=errors,
+                        color=colours[method], ls=styles[size], marker=MARKERS[i], ms=4,
+                        lw=1.3, capsize=2)
+    ns = sorted(table["graph.n_nodes"].unique())
+    ax.set(xscale="log", yscale="log")
+    ax.set_xticks(ns, [str(int(n)) for n in ns])
+    ax.minorticks_off()
+    ax.set_xlabel(axis("graph.n_nodes", FAMILY))
+    ax.set_ylabel(axis("seconds", FAMILY))
+    entries = {name("method", m, FAMILY): Line2D([], [], color=colours[m], marker=MARKERS[i],
+                                                 lw=1.3) for i, m in enumerate(methods)}
+    for size in sizes:
+        if size is not None:
+            entries[f"{int(size):,} time points"] = Line2D([], [], color="0.2",
+                                                           ls=styles[size], lw=1.3)
+    entries["paper, Sec. 14.3: ∼10⁻²–1 s"] = Patch(color="0.78")
+    entries["paper, Sec. 5: 10⁻²–10 s"] = Patch(color="0.88")
+    grid.add_legend(legend_data=entries, label_order=list(entries), title="", fontsize=8)
+    return grid
+
+
+def timed_figure(table: pd.DataFrame) -> sns.FacetGrid:
+    """Fig. 14.2 like with like: our time for one whole run (the centres' log-likelihoods
+    and the belief exchange, one thread) against n (:func:`.statistics.timed_runs`), the
+    mean of log₁₀ seconds over the repetitions with ± one standard error."""
+    if "log_mean" not in table or table.n.nunique() < 2:
+        raise MissingData("timed_figure: needs timed_runs() of cells at two values of n or "
+                          "more (+experiment=inference_runtime)")
+    low, high = table.log_mean - table.log_se, table.log_mean + table.log_se
+    grid = _times_grid(table.rename(columns={"n": "graph.n_nodes"}).assign(
+        seconds=10 ** table.log_mean, low=10 ** low, high=10 ** high))
+    share = table.prepare / (table.prepare + table.exchange)
+    return finish(grid, f"{_count(len(table), 'cell')}, one per algorithm, data size (ACTG "
+                  "175's ddI and ZDV patients resampled) and n (complete graph). Each point "
+                  "is one whole run, as the authors' notebook times its own: the centres' "
+                  "log-likelihoods on their patients, then the belief exchange, in a fresh "
+                  "process with the numerical libraries on one thread; geometric mean of "
+                  f"{int(table.repeats.max())} runs ± one standard error (log scale). The "
+                  f"likelihoods take {span(share, percent)} of a run. Shaded: the ranges "
+                  "the paper reports (Sec. 14.3 for n = 6 to 96; Sec. 5 for n = 3 to 96), "
+                  "measured on other hardware and code.",
+                  "Fig. 14.2: time per run (ACTG 175 resampled)")
+
 
 def runtime_figure(table: pd.DataFrame) -> sns.FacetGrid:
     """Fig. 14.2: the time per run against the number of centres n, log–log, a colour per
@@ -407,36 +509,7 @@ def runtime_figure(table: pd.DataFrame) -> sns.FacetGrid:
     extra = [c for c in extra if c not in ("rho_am", "rho_gm", "rho_threshold")]
     if extra:
         raise SharedCurve(extra, ["graph.n_nodes", "patients", "method"])
-    methods = sorted(table.method.unique())
-    sizes = sorted(table.patients.dropna().unique()) or [None]
-    colours = dict(zip(methods, _palette(len(methods)), strict=False))
-    styles = dict(zip(sizes, ["-", "--", ":", "-."], strict=False))
-    grid = panel_grid([""], height=3.6, aspect=1.5)
-    ax = grid.axes.flat[0]
-    ax.axhspan(*PAPER_RUNTIME, color="0.88", zorder=0)
-    ax.axhspan(*PAPER_RUNTIME_ACTG, color="0.78", zorder=0)
-    for i, method in enumerate(methods):
-        for size in sizes:
-            part = table[(table.method == method) & (
-                table.patients == size if size is not None else True)].sort_values(
-                "graph.n_nodes")
-            ax.plot(part["graph.n_nodes"], part.per_run, color=colours[method],
-                    ls=styles[size], marker=MARKERS[i], ms=4, lw=1.3)
-    ns = sorted(table["graph.n_nodes"].unique())
-    ax.set(xscale="log", yscale="log")
-    ax.set_xticks(ns, [str(int(n)) for n in ns])
-    ax.minorticks_off()
-    ax.set_xlabel(axis("graph.n_nodes", FAMILY))
-    ax.set_ylabel(axis("seconds", FAMILY))
-    entries = {name("method", m, FAMILY): Line2D([], [], color=colours[m], marker=MARKERS[i],
-                                                 lw=1.3) for i, m in enumerate(methods)}
-    for size in sizes:
-        if size is not None:
-            entries[f"{int(size):,} time points"] = Line2D([], [], color="0.2",
-                                                           ls=styles[size], lw=1.3)
-    entries["paper, Sec. 14.3: ∼10⁻²–1 s"] = Patch(color="0.78")
-    entries["paper, Sec. 5: 10⁻²–10 s"] = Patch(color="0.88")
-    grid.add_legend(legend_data=entries, label_order=list(entries), title="", fontsize=8)
+    grid = _times_grid(table.assign(seconds=table.per_run))
     first = table.iloc[0]
     runs = sorted(table.replicates.unique())
     return finish(grid, f"{_count(len(table), 'cell')}, one per algorithm, data size and "
@@ -516,7 +589,9 @@ def error_rates(summary: pd.DataFrame, x: str | None = None,
                   baselines=("centralized",) if "centralized" not in series else (),
                   aggregate=aggregate, log=(True, False), sharey=True,
                   ylabel="rate over runs (agents' average)", note=(left_out + note).strip(),
-                  title="Set errors of the returned estimates")
+                  title="Set errors of the returned estimates" + (
+                      " (ACTG 175)" if "dataset" in rows and (rows.dataset == "actg175").all()
+                      else ""))
     if x == "t":
         for ax in grid.axes[-1]:
             ax.set_xlabel(ITERATION)
@@ -560,5 +635,5 @@ FIGURES: dict[str, View] = {
     "inference_fig5": VIEWS["inference_beliefs"],
     "inference_fig6": VIEWS["inference_tvd"],
     "inference_errors": VIEWS["inference_error_rates"],
-    "inference_fig14_2": runtime_view,
+    "inference_fig14_2": lambda source: timed_figure(timed_runs(source.summary)),
 }

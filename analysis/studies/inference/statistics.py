@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
+from scipy.special import rel_entr
 
 from sweep.store import ResultsStore, cell_records
 
@@ -332,3 +334,178 @@ def runtimes(results: str | Path, summary: pd.DataFrame | None = None) -> pd.Dat
     cells["per_run"] = cells.seconds / cells.replicates
     return cells
 
+
+
+# -- Thm 13.1 on Sec. 2's randomized response -----------------------------------------------
+
+def lower_bounds(summary: pd.DataFrame) -> pd.DataFrame:
+    """Thm 13.1's bound on K·T for Sec. 2's randomized-response test, per exact cell (n,
+    p, ε) of Fig. 1: each agent's one signal, flipped with probability
+    p_ε = 1/(1 + e^ε), is 1 with probability q₁ = p(1 − p_ε) + (1 − p)p_ε under θ = 1 and
+    q₀ = (1 − p)(1 − p_ε) + p p_ε under θ = 0, so Σ_i D_KL = n·KL(q₁ ‖ q₀); the test's
+    power β is eq. (1)'s and its size α the level. ``printed``: |1 − α − β| diam / (2 Σ
+    D_KL) as Thm 13.1 prints it; ``corrected``: with |β − α|; ``decision_kl``: kl(β ‖ α),
+    the binary relative entropy of the test's decision, which the data-processing
+    inequality bounds by K·T·Σ D_KL whatever the test. diam = 1 (the
+    complete graph) and K = T = 1. α is the test's actual size (the unrandomized test of
+    eq. (1) is conservative: :func:`sweep.inference.api.rr_size`)."""
+    from sweep.inference.api import rr_size
+
+    rows = toy_rows(summary, "rr")
+    exact = rows[(rows.method == "rr") & (rows.source == "exact")]
+    flip = 1 / (1 + np.exp(exact.epsilon.to_numpy(float)))
+    p = exact.p.to_numpy(float)
+    q1 = p * (1 - flip) + (1 - p) * flip
+    q0 = (1 - p) * (1 - flip) + p * flip
+    kl = exact.agents.to_numpy(float) * (q1 * np.log(q1 / q0)
+                                         + (1 - q1) * np.log((1 - q1) / (1 - q0)))
+    power = exact.reject.to_numpy(float)
+    alpha = np.array([rr_size(int(n), float(q), float(e), float(a)) for n, q, e, a in zip(
+        exact.agents, exact.p, exact.epsilon, exact.alpha, strict=True)])
+    # kl(β ‖ α): the binary relative entropy of the test's decision under θ = 1 and 0, at
+    # most the responses' Σ D_KL (data processing), with any K·T = 1.
+    decision = rel_entr(power, alpha) + rel_entr(1 - power, 1 - alpha)
+    return pd.DataFrame({"n": exact.agents.to_numpy(int), "p": p,
+                         "epsilon": exact.epsilon.to_numpy(float), "power": power, "size": alpha,
+                         "kl": kl,
+                         "printed": np.abs(1 - alpha - power) / (2 * kl),
+                         "corrected": np.abs(power - alpha) / (2 * kl),
+                         "decision_kl": decision})
+
+
+# -- The guarantees on synthetic data (inference_guarantees) --------------------------------
+
+#: T at or above which a cell of ``inference_guarantees`` stands for T → ∞ (Thm 4.1).
+LARGE_T = 200
+
+
+def guarantee_rates(summary: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell of ``inference_guarantees``: the theorem it checks (Thm 4.1 at
+    T ≥ :data:`LARGE_T` with the bound α or 1 − β; Thms 4.2, 4.3, 4.7 and Prop. 4.6 at
+    their own K and T, with the family's bound row), its setting in words, the rate at T
+    over the runs, the bound and whether it bounds from below (exact recovery)."""
+    rows = family_rows(summary, "guarantee_rates")
+    simulated = final_rows(rows[rows.source == "simulated"])
+    bounds = rows[rows.source == "bound"].set_index("cell_id")
+    metrics = {"gm": "type_i_error", "am": "type_ii_error", "threshold_1": "type_i_error",
+               "threshold_2": "type_ii_error", "test": "reject",
+               "private_ol": "exact_recovery"}
+    theorems = {"gm": "Thm 4.2", "am": "Thm 4.2", "threshold_1": "Thm 4.3",
+                "threshold_2": "Thm 4.3", "test": "Prop. 4.6", "private_ol": "Thm 4.7"}
+    found = []
+    for row in simulated.itertuples(index=False):
+        method = row.method
+        metric = metrics.get(method)
+        if metric is None:
+            continue
+        if row.iterations_t >= LARGE_T and method in ("am", "gm"):
+            theorem = "Thm 4.1"
+            bound = row.alpha if method == "gm" else 1 - row.beta
+        elif row.cell_id in bounds.index:
+            theorem = theorems[method]
+            bound = float(bounds.loc[row.cell_id, metric])
+        else:
+            continue
+        gap = "noise dominates" if row.epsilon < 1e-2 else (
+            "the gap dominates" if row.epsilon >= 10 else "noise comparable to the gap")
+        test = f"{row.test} test, " if method == "test" else ""
+        states = str(row.states).replace(",", ", ")
+        setting = (f"synthetic Bernoulli, K₅, Θ = {{{states}}}, θ° = {row.truth:g}, "
+                   f"{test}ε = {row.epsilon:g} ({gap})")
+        if method == "threshold_1":
+            setting += f", {row.counting} counting"
+        reading = ("the DP noise swamps the log-likelihood gap: every state wins a round "
+                   "with probability 1/|Θ|, not the 1/|Θ̄| of the proofs (Lemma 9.1), so K "
+                   "chosen from α and β alone does not bound the error"
+                   if row.epsilon < 1 else
+                   "K = 4 rounds at level α/2 shrink the noise of the mean only as b/√K "
+                   "with b ∝ K: the test statistic does not concentrate (Sec. 10.1)"
+                   if method == "test" else
+                   "with the printed counting p₁ = 1 − 1/|Θ*| = 0, τ^{thres,1} = 0 and "
+                   "Θ̂^{thres,1} keeps every state" if method == "threshold_1"
+                   and row.counting == "printed" else "")
+        found.append({"theorem": theorem, "method": method, "metric": metric,
+                      "setting": setting, "counting": row.counting if method.startswith(
+                          "threshold") else "", "rate": float(getattr(row, metric)),
+                      "runs": int(row.n), "bound": float(bound),
+                      "lower": metric == "exact_recovery",
+                      "noise_scale": float(row.noise_scale), "rounds_k": int(row.rounds_k),
+                      "iterations_t": int(row.iterations_t), "reading": reading})
+    if not found:
+        raise MissingData("guarantee_rates: needs the cells of +experiment=inference_guarantees")
+    order = {"Thm 4.1": 0, "Thm 4.2": 1, "Thm 4.3": 2, "Prop. 4.6": 3, "Thm 4.7": 4}
+    return pd.DataFrame(found).sort_values(
+        ["theorem", "method", "setting"], key=lambda c: c.map(order) if c.name == "theorem"
+        else c).reset_index(drop=True)
+
+
+# -- The authors' notebook -------------------------------------------------------------------
+
+def notebook_rounds(states: int = 3, eta: float = 0.05) -> dict[str, tuple[int, int]]:
+    """K for Fig. 5 (|Θ| = ``states`` arms, one best, η = max(α, 1 − β)): per AM and GM,
+    Thm 4.1's (ours) and the notebook's ⌈|Θ| log(|Θ|/η)⌉."""
+    from sweep.inference.api import theorem_rounds
+
+    notebook = math.ceil(states * math.log(states / eta))
+    return {m: (theorem_rounds(m, 1, states - 1, eta, 1 - eta, 0.5, 0.5, "theorem"), notebook)
+            for m in ("am", "gm")}
+
+
+# -- Sec. 14.3: like with like -----------------------------------------------------------------
+
+#: Repetitions of each timed run.
+REPEATS = 5
+#: The timed runs of this process, by cell options and repetitions.
+_TIMES: dict[tuple[str, int], list[dict[str, float]]] = {}
+
+
+def timed_runs(summary: pd.DataFrame, repeats: int = REPEATS) -> pd.DataFrame:
+    """Our time for one whole run of each cell of the runtime preset, as the notebook
+    times its own: the centres' log-likelihoods on their patients, then the belief
+    exchange, in a fresh process with every numerical library on one thread
+    (:func:`sweep.inference.api.time_cell`), ``repeats`` times. Per cell: the mean and
+    standard error of log₁₀ seconds (``log_mean``, ``log_se``) and the mean parts
+    (``prepare``, ``exchange``)."""
+    from sweep.inference.api import time_cell
+
+    rows = family_rows(summary, "timed_runs")
+    cells = per_cell(rows[rows.source == "simulated"])
+    found = []
+    for _, cell in cells.iterrows():
+        options = {"graph": {"kind": "complete", "n_nodes": int(cell["graph.n_nodes"])},
+                   "method": cell.method, "epsilon": float(cell.epsilon),
+                   "alpha": float(cell.alpha), "beta": float(cell.beta),
+                   "rho_am": float(cell.rho_am), "rho_gm": float(cell.rho_gm),
+                   "patients": int(cell.patients)}
+        key = (json.dumps(options, sort_keys=True), repeats)
+        if key not in _TIMES:  # the document's claims and its figure time a cell once
+            _TIMES[key] = time_cell(options, repeats)
+        times = pd.DataFrame(_TIMES[key])
+        total = np.log10(times.prepare + times.exchange)
+        found.append({"n": options["graph"]["n_nodes"], "patients": options["patients"],
+                      "method": cell.method, "prepare": float(times.prepare.mean()),
+                      "exchange": float(times.exchange.mean()),
+                      "log_mean": float(total.mean()),
+                      "log_se": float(total.std(ddof=1) / math.sqrt(len(total))),
+                      "repeats": len(total)})
+    return pd.DataFrame(found)
+
+
+def rizk_variants(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per start and clipping of Rizk et al. (``inference_fig6_rizk``): the mean over the
+    cells (n, ε) of the TVD to the ground truth at T, its standard error (the cells'
+    standard errors combined: independent cells), and its range over the cells."""
+    rows = family_rows(summary, "rizk_variants")
+    final = final_rows(rows[(rows.source == "simulated") & (rows.method == "rizk")])
+    if final.empty or "rizk_start" not in final:
+        raise MissingData("rizk_variants: needs the cells of +experiment=inference_fig6_rizk")
+    found = []
+    for (start, clip), part in final.groupby(["rizk_start", "rizk_clip"], observed=True,
+                                             sort=False):
+        se = part.tvd_truth_high - part.tvd_truth
+        found.append({"start": str(start), "clip": str(clip),
+                      "mean": float(part.tvd_truth.mean()),
+                      "se": float(np.sqrt((se ** 2).sum()) / len(part)),
+                      "low": float(part.tvd_truth.min()), "high": float(part.tvd_truth.max()),
+                      "cells": len(part)})
+    return pd.DataFrame(found)
