@@ -80,6 +80,7 @@ BAD = [
     (["family=network", "noise=student"], "noise"),
     (["family=network", "method=mvue2"], "method"), (["family=network", "privacy=all"], "privacy"),
     (["family=network", "method=ol_alg4"], "privacy"),
+    (["family=network", "method=ol_alg5", "privacy=network"], "privacy"),
     (["family=network", "method=rizk", "noise=gaussian"], "noise"),
     (["family=network", "method=rizk", "learning_rate=0"], "learning_rate"),
     (["family=network", "rounds=0"], "rounds"), (["family=network", "delta=0"], "delta"),

@@ -167,6 +167,31 @@ def test_fresh_noise_every_round_diverges_and_algorithm_3_does_not() -> None:
     assert means[-1] < np.mean(naive_cost[400]) / 10
 
 
+def test_alg5_matrix_under_signal_dp_matches_its_covariance_recursion() -> None:
+    """The ablation ol_alg5 (Alg. 5's C(t) = ((t−2)/t) I + A/t with Alg. 4's Signal-DP
+    noise): its noise e_t = C(t) e_{t−1} + d_t/t has covariance Σ_t = C Σ_{t−1} Cᵀ + V/t² I
+    with V = 2(Δ/ε)² (Laplace, global Δ), computed here on the dense agents' basis. The
+    family's exact cost of privacy is √tr Σ_t, the simulated ‖e_t‖² matches it within Z
+    standard errors, and at t = 1 (e_1 = d_1 for both) it equals Alg. 4's: equal noise."""
+    options = {"signal": "gaussian", "sensitivity": 0.1, "privacy": "signal",
+               "epsilon": 0.5}
+    prepared, frame = _run(2000, method="ol_alg5", **options)
+    _, alg4 = _run(2, method="ol", **options)
+    a = prepared.network.matrix().toarray()
+    n, variance = a.shape[0], 2 * (0.1 / 0.5) ** 2
+    exact = _per_t(frame, "exact", "cost_of_privacy")
+    simulated = _per_t(frame, "simulated", "cost_of_privacy")
+    covariance = np.zeros((n, n))
+    for t in range(1, max(exact) + 1):
+        mixing = (t - 2) / t * np.eye(n) + a / t
+        covariance = mixing @ covariance @ mixing.T + variance / t**2 * np.eye(n)
+        if t in exact:
+            assert exact[t][0] ** 2 == pytest.approx(np.trace(covariance), rel=1e-9)
+            assert_close_mean(simulated[t] ** 2, exact[t][0] ** 2)
+    assert exact[1][0] == pytest.approx(_per_t(alg4, "exact", "cost_of_privacy")[1][0],
+                                        rel=1e-12)
+
+
 def test_graphs_and_their_statistics() -> None:
     spec = make_cell({"family": "network", "replicates": 1}).prepared
     assert spec.network.n_edges == 13_236  # the paper's German-households graph (seed 0)

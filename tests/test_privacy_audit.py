@@ -436,7 +436,8 @@ class Method:
 
     mvue: Alg. 3, eq. (7), x_0 = ξ + d_0; mvue_fresh_noise: the Sec. 3.1 remark,
     ν_t = A^t ξ + Σ_τ A^τ d_{t−τ}; ol: Alg. 4, eq. (10) (Signal DP) or Alg. 5, eq. (11)
-    (Network DP); ol_alg4: Alg. 4 run for Network DP (Sec. 4.1); rizk / rizk_ol: App. B,
+    (Network DP); ol_alg4: Alg. 4 run for Network DP (Sec. 4.1); ol_alg5: Alg. 5's
+    weights with Alg. 4's Signal-DP noise (Sec. 6's comparison); rizk / rizk_ol: App. B,
     ν_t = (A − ηI)ν_{t−1} + ηξ + d_t, from 0 or (``start_at_signal``) from ξ.
     """
 
@@ -465,7 +466,7 @@ class Method:
             return 0.0, 1.0, 0.0, 1.0
         if self.name in ("rizk", "rizk_ol"):
             return -self.eta, 1.0, self.eta, 1.0
-        if self.name == "ol" and self.privacy == "network":
+        if self.name == "ol_alg5" or (self.name == "ol" and self.privacy == "network"):
             return (t - 2) / t, 1 / t, 1 / t, 1 / t
         return 0.0, (t - 1) / t, 1 / t, 1 / t
 
@@ -593,11 +594,12 @@ def run_audit(method: Method, kind: str, epsilon: float, delta: float,
 
 
 @pytest.mark.parametrize("kind", [LAPLACE, GAUSSIAN])
-@pytest.mark.parametrize("name", ["mvue", "ol"])
+@pytest.mark.parametrize("name", ["mvue", "ol", "ol_alg5"])
 def test_signal_dp_holds_for_the_whole_run_and_is_tight(name: str, kind: str) -> None:
     """Signal DP (Thms 3.1, 4.1): every message of every agent over the run, as one
     release; one signal moved by Δ. MVUE's noise enters once and every later message is
-    a post-processing; OL's signal s_{i,t} enters x_t with the weight 1/t of its noise."""
+    a post-processing; OL's signal s_{i,t} enters x_t with the weight 1/t of its noise,
+    whatever the mixing matrix (Alg. 4's, or Alg. 5's C(t) in ol_alg5)."""
     for sensitivity in (1.0, 0.2):
         report = run_audit(Method(name, "signal"), kind, 1.0, 0.01, sensitivity)
         report.assert_private().assert_tight(0.999999)
@@ -713,7 +715,7 @@ def test_network_dp_of_online_learning_holds_every_round_and_is_tight(name: str,
             assert "neighbour" in report.worst.label
 
 
-@pytest.mark.parametrize("name", ["mvue", "ol"])
+@pytest.mark.parametrize("name", ["mvue", "ol", "ol_alg5"])
 def test_signal_dp_holds_every_round(name: str) -> None:
     """The per-round Signal-DP definition (Sec. 2.3): ψ^S_{i,t} = H_{i,t}(s) + noise."""
     report = round_audit(Method(name, "signal"), LAPLACE, 1.0, 0.01, 1.0, network=False)
@@ -1061,7 +1063,7 @@ def test_platform_dynamics_match_the_audited_recursions() -> None:
     """The platform's coefficients and noise weights are the audited model's, and its
     simulator carries a noise sequence into the estimates as the model's mixing does."""
     cases = [("mvue", "signal"), ("mvue", "network"), ("mvue_fresh_noise", "signal"),
-             ("ol", "signal"), ("ol", "network"), ("ol_alg4", "network"),
+             ("ol", "signal"), ("ol", "network"), ("ol_alg4", "network"), ("ol_alg5", "signal"),
              ("rizk", "network"), ("rizk_ol", "signal")]
     for name, privacy in cases:
         model = Method(name, privacy)

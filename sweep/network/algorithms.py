@@ -5,7 +5,13 @@ Every method of the family updates the agents' estimates as
     x_t = p_t x_{t−1} + q_t A x_{t−1} + r_t ξ_t + g_t d_t,        t = 1, ..., T,
 
 from x_0 (ξ(s_i) for MVUE, 0 otherwise), where ξ_t holds the sufficient statistics of
-the round's signals (the initial ones for the offline task) and d_t the DP noise:
+the round's signals (the initial ones for the offline task) and d_t the DP noise. The
+ablations change one thing of a paper's algorithm: ``ol_alg4`` runs Alg. 4's weights for
+Network DP (its noise calibrated to that sensitivity), ``ol_alg5`` Alg. 5's mixing matrix
+C(t) = ((t−2)/t) I + A/t under Signal DP, so that against Alg. 4 (``ol``, Signal DP) only
+the mixing matrix changes, the noise being Alg. 4's (Sec. 6: "Algorithm 4 converges faster
+than Algorithm 5 (even in the absence of DP noise) because of the underlying mixing
+matrices"):
 
 =====================  ==========  ==========  ==========  =========  ===================
 method                 p_t         q_t         r_t         g_t        paper
@@ -16,6 +22,7 @@ mvue_fresh_noise       0           1           0           1          Sec. 3.1 r
 ol (none, signal)      0           (t−1)/t     1/t         1/t        Alg. 2/4, eq. (10)
 ol (network)           (t−2)/t     1/t         1/t         1/t        Alg. 5, eq. (11)
 ol_alg4                0           (t−1)/t     1/t         1/t        Sec. 4.1 ablation
+ol_alg5                (t−2)/t     1/t         1/t         1/t        Sec. 6 ablation
 rizk, rizk_ol          −η          1           η           1          Appendix B
 =====================  ==========  ==========  ==========  =========  ===================
 
@@ -38,7 +45,7 @@ import numpy as np
 #: Methods whose signals are drawn once (the offline MVUE task); the others draw a new
 #: signal every round (online learning of E[ξ(s)]).
 OFFLINE = ("mvue", "mvue_fresh_noise", "rizk")
-METHODS = (*OFFLINE, "ol", "ol_alg4", "rizk_ol")
+METHODS = (*OFFLINE, "ol", "ol_alg4", "ol_alg5", "rizk_ol")
 
 
 @dataclass(frozen=True)
@@ -79,7 +86,7 @@ class Dynamics:
             return 0.0, 1.0, 0.0, private
         if method in ("rizk", "rizk_ol"):
             return -eta, 1.0, eta, private
-        if method == "ol" and self.privacy == "network":
+        if method == "ol_alg5" or (method == "ol" and self.privacy == "network"):
             return (t - 2) / t, 1 / t, 1 / t, private / t
         return 0.0, (t - 1) / t, 1 / t, private / t
 

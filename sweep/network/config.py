@@ -48,7 +48,8 @@ class NetworkConfig:
     ``graph.n_nodes``, ...; see :class:`~sweep.components.graphs.GraphConfig`).
     ``method`` is the algorithm (see :mod:`sweep.network.algorithms`): ``mvue``
     (Alg. 1/3), ``ol`` (Alg. 2/4/5 for privacy none/signal/network), the ablations
-    ``mvue_fresh_noise`` and ``ol_alg4`` (Alg. 4 under Network DP), and Rizk et al.'s
+    ``mvue_fresh_noise``, ``ol_alg4`` (Alg. 4 under Network DP) and ``ol_alg5`` (Alg. 5's
+    mixing matrix under Signal DP, Alg. 4's noise), and Rizk et al.'s
     first-order baseline on either task, ``rizk`` and ``rizk_ol`` (Appendix B).
     ``signal``: ``lognormal`` (ξ(s) = log s, smooth sensitivity, (ε, δ)-DP) or ``gaussian``
     (ξ(s) = s with global sensitivity ``sensitivity``: 1 for the paper's adjacency
@@ -137,6 +138,9 @@ class NetworkConfig:
         if self.method == "ol_alg4" and self.privacy != "network":
             fail("privacy", "network for method=ol_alg4 (the ablation of Alg. 4 run for "
                  "Network DP)", self.privacy)
+        if self.method == "ol_alg5" and self.privacy != "signal":
+            fail("privacy", "signal for method=ol_alg5 (the ablation of Alg. 5's mixing "
+                 "matrix run with Alg. 4's Signal-DP noise)", self.privacy)
         choice("noise", self.noise, NOISES)
         if self.method in ("rizk", "rizk_ol") and self.noise != "laplace":
             fail("noise", "laplace for Rizk et al. (Appendix B calibrates Laplace noise)",

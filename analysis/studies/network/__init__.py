@@ -11,7 +11,8 @@ from .appendix_c import BUDGET_NAMES, GRAPH_NAMES
 VOCABULARY = Vocabulary(
     names={
         "method": {"mvue": "MVUE", "ol": "OL", "mvue_fresh_noise": "MVUE, noise every round",
-                   "ol_alg4": "Alg. 4 under Network DP", "rizk": "Rizk et al. (MVUE)",
+                   "ol_alg4": "Alg. 4 under Network DP",
+                   "ol_alg5": "Alg. 5's matrix under Signal DP", "rizk": "Rizk et al. (MVUE)",
                    "rizk_ol": "Rizk et al. (OL)"},
         "privacy": {"none": "non-private", "signal": "Signal DP", "network": "Network DP"},
         "source": {"bound": "bound (Thms 3.1, 4.1, 4.2)", "exact": "exact RMS cost of privacy"},
@@ -25,16 +26,19 @@ VOCABULARY = Vocabulary(
           "cost_of_privacy": "cost of privacy E‖ν_t − μ_t‖₂",
           "cost_of_decentralization": "cost of decentralization E‖μ_t − m·1‖₂"},
     symbols={"graph.n_nodes": "n", "rounds": "T"},
-    curves=("mvue", "ol", "mvue_fresh_noise", "ol_alg4", "rizk", "rizk_ol"),
+    curves=("mvue", "ol", "mvue_fresh_noise", "ol_alg4", "ol_alg5", "rizk", "rizk_ol"),
     scheme=("method", "privacy", "noise"),
     facets=("epsilon", "graph.kind", "graph.n_nodes", "rounds"),
     references=("bound", "exact"),
     metric="total_error",
     # One colour per method in every figure of the family (Okabe–Ito hues): ours in blue
     # and bluish green, their ablations in sky blue and orange, Rizk et al. in vermilion and
-    # reddish purple; Appendix C's budget rules and graphs in hues no drawn method takes.
+    # reddish purple, Alg. 5's matrix under Signal DP in wine (Tol's palette: apart from OL's
+    # green, beside which it is compared); Appendix C's budget rules and graphs in hues no
+    # drawn method takes.
     colours={"mvue": "#0072B2", "ol": "#009E73", "mvue_fresh_noise": "#56B4E9",
-             "ol_alg4": "#E69F00", "rizk": "#D55E00", "rizk_ol": "#CC79A7",
+             "ol_alg4": "#E69F00", "ol_alg5": "#882255", "rizk": "#D55E00",
+             "rizk_ol": "#CC79A7",
              "homogeneous": "#000000", "centralized": "#E69F00", "waterfilling": "#56B4E9",
              "static MH": "#000000", "q=1": "#E69F00", "q=0.5": "#56B4E9",
              "q=0.2": "#117733"},
