@@ -61,6 +61,10 @@ VOCABULARY = Vocabulary(
     # cell's method (the results give it as method "lower_bound", source "bound").
     references=("bound", "lower_bound"),
     metric="abs_error",
+    # A method's colour in every figure of the family: the colour-blind palette's distinct
+    # hues (its pinks and greys left out), the strawmen in the darker ones.
+    colours={"non_private": "#949494", "naive_laplace": "#ca9161", "alg2": "#0173b2",
+             "alg3": "#029e73", "alg4": "#cc78bc", "alg5": "#de8f05", "alg6": "#d55e00"},
 )
 
 
@@ -107,6 +111,8 @@ SECTION = Section(
         Preset("continual_scaling", ("n_users", "t_max"),
                ("continual_scaling", "continual_slopes")),
         Preset("continual_epsilon", SIZES, ("continual_epsilon",)),
+        Preset("continual_noise", SIZES),
+        Preset("continual_dimension", SIZES),
     ),
     values=values,
     sizes={"n_users": "n", "max_samples": "m", "t_max": "T"},
