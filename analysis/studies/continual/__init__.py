@@ -61,10 +61,10 @@ VOCABULARY = Vocabulary(
     # cell's method (the results give it as method "lower_bound", source "bound").
     references=("bound", "lower_bound"),
     metric="abs_error",
-    # A method's colour in every figure of the family: the colour-blind palette's distinct
-    # hues (its pinks and greys left out), the strawmen in the darker ones.
-    colours={"non_private": "#949494", "naive_laplace": "#ca9161", "alg2": "#0173b2",
-             "alg3": "#029e73", "alg4": "#cc78bc", "alg5": "#de8f05", "alg6": "#d55e00"},
+    # A method's colour in every figure of the family, seven distinct hues (blue, purple,
+    # magenta, green, vermillion for Algorithms 2–6; brown and grey for the strawmen).
+    colours={"non_private": "#949494", "naive_laplace": "#a6761d", "alg2": "#0173b2",
+             "alg3": "#6a3d9a", "alg4": "#cc78bc", "alg5": "#029e73", "alg6": "#d55e00"},
 )
 
 

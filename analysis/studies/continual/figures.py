@@ -14,9 +14,9 @@ quantiles need the replicates):
 - :func:`error_vs_time`: the error against t, mean and quantile side by side;
 - :func:`error_vs_option`: the error at T against m (= M_T in the scaling preset) or ε;
 - :func:`slope_figure`: the log–log slope of the mean error against M_T (the paper
-  predicts about 1 for Algorithm 2, eq. (1), and ½ for Algorithms 5 and 6, Thms 3.2 and
-  3.4, where the privacy error dominates), local and over ranges, with bootstrap
-  intervals (:func:`fit_slope`);
+  predicts about 1 for Algorithm 2, eq. (1), and ½ for Algorithms 3–6, App. B and
+  Thms 3.1, 3.2 and 3.4, where the privacy error dominates), local and over the fixed
+  fit and all cells, with bootstrap intervals (:func:`fit_slope`);
 - :func:`orders_figure` and :func:`activation_figure`: every method's error at T under
   each arrival order, and when Algorithm 6's levels activate and the diversity condition
   (11) starts to hold.
@@ -47,8 +47,9 @@ FAMILY = "continual"
 #: Bootstrap resamples of the replicates behind a slope's interval.
 DRAWS = 2000
 #: The paper's log–log slope of the privacy error against M_t: m/(tε) for Algorithm 2
-#: (eq. (1), its noise calibrated to m = M_T here), √M_t/(tε) for Algorithms 5 and 6
-#: (Thms 3.2, 3.4); against ε, 1/ε for every private method.
+#: (eq. (1), its noise calibrated to m = M_T here), √m/(tε) for Algorithms 3 and 4
+#: (App. B, Thm 3.1) and √M_t/(tε) for 5 and 6 (Thms 3.2, 3.4); against ε, 1/ε for every
+#: private method.
 PREDICTED = {"alg2": 1.0, "alg3": 0.5, "alg4": 0.5, "alg5": 0.5, "alg6": 0.5}
 STATISTICS = ("mean", "quantile")
 KEYS = ["cell_id", "method", "source", "t"]
@@ -354,7 +355,7 @@ def slope_figure(rows: pd.DataFrame, ranges: Mapping[str, tuple[float, float]] |
     entries = {name("method", m, FAMILY): Line2D([], [], color=c, marker=MARKERS[i], lw=1.4)
                for i, (m, c) in enumerate(colours.items())}
     entries["bound's slope"] = Line2D([], [], color=GREY, ls=(0, (5, 1, 1, 1)), lw=1)
-    entries["paper: 1 (Alg. 2), ½ (Algs 5, 6)"] = Line2D([], [], color=GREY, ls=":", lw=0.8)
+    entries["paper: 1 (Alg. 2), ½ (Algs 3–6)"] = Line2D([], [], color=GREY, ls=":", lw=0.8)
     grid.add_legend(legend_data=entries, label_order=list(entries), title="", fontsize=8)
     replicates = int(rows.replicates.max())
     return finish(grid, f"{final(rows).cell_id.nunique()} cells, {replicates} replicates each. "
@@ -364,8 +365,8 @@ def slope_figure(rows: pd.DataFrame, ranges: Mapping[str, tuple[float, float]] |
                   f"{percent(LEVEL)} ({DRAWS} resamples of every cell's replicates). "
                   "Dash-dotted lines and bars: the slope of the method's own bound, which "
                   "carries the bounds' log factors. Dotted: the paper's slopes of the "
-                  "privacy term, 1 (m/(tε), Algorithm 2) and ½ (√M_t/(tε), Algorithms 5 "
-                  "and 6).", "Log–log slope of the error against M_T")
+                  "privacy term, 1 (m/(tε), Algorithm 2) and ½ (√m/(tε) or √M_t/(tε), "
+                  "Algorithms 3–6).", "Log–log slope of the error against M_T")
 
 
 # -- Arrival orders ---------------------------------------------------------------------
