@@ -26,6 +26,7 @@ from .figures import (
     activation_figure,
     error_vs_option,
     error_vs_time,
+    noise_figure,
     orders_figure,
     slope_figure,
 )
@@ -81,6 +82,7 @@ VIEWS: dict[str, View] = {
     "continual_slopes": _of_rows(slope_figure),
     "continual_orders": _of_rows(orders_figure),
     "continual_activation": _of_rows(activation_figure),
+    "continual_noise": _of_rows(noise_figure),
 }
 #: The document's figures by name (:attr:`Preset.figures` says from which preset).
 FIGURES: dict[str, View] = {
@@ -96,6 +98,7 @@ FIGURES: dict[str, View] = {
     "continual_slopes": VIEWS["continual_slopes"],
     "continual_epsilon": _of_rows(functools.partial(
         error_vs_option, x="epsilon", title="Error at T against ε (uniform arrivals)")),
+    "continual_noise": VIEWS["continual_noise"],
 }
 
 #: The options that set a preset's sizes, where the preset fixes them (the scaling preset
@@ -111,7 +114,7 @@ SECTION = Section(
         Preset("continual_scaling", ("n_users", "t_max"),
                ("continual_scaling", "continual_slopes")),
         Preset("continual_epsilon", SIZES, ("continual_epsilon",)),
-        Preset("continual_noise", SIZES),
+        Preset("continual_noise", SIZES, ("continual_noise",)),
         Preset("continual_dimension", SIZES),
     ),
     values=values,

@@ -453,6 +453,57 @@ def orders_figure(rows: pd.DataFrame) -> sns.FacetGrid:
                   "Error at T under each arrival order")
 
 
+#: The noise settings of the noise preset, in the order a figure shows them: the paper's
+#: (``noise_scale`` unset), none (0) and equal noise (any other value).
+NOISES = ("the paper's (calibrated to ε)", "none", "equal: every p-sum Lap(η)")
+
+
+def _noise(scale: float) -> str:
+    return NOISES[0] if pd.isna(scale) else NOISES[1] if scale == 0 else NOISES[2]
+
+
+def noise_figure(rows: pd.DataFrame) -> sns.FacetGrid:
+    """Algorithms 4 and 5 (or any methods) at T, one panel per arrival order, against
+    their noise: the paper's, none, and equal noise (``noise_scale``); the mean (± one
+    standard error) per cell. Without noise the two release the same μ̂_t."""
+    rows = _families(rows)
+    if "noise_scale" not in rows or rows.noise_scale.notna().sum() == 0:
+        raise MissingData("needs continual cells with noise_scale set (+experiment="
+                          "continual_noise)")
+    cells = at_end(rows).merge(rows.drop_duplicates("cell_id")[["cell_id", "noise_scale"]],
+                               on="cell_id")
+    cells["noise"] = cells.noise_scale.map(_noise)
+    equal = cells.noise_scale[cells.noise_scale > 0]
+    orders = _orders_present(rows)
+    colours = _colours(cells.method)
+    grid = panel_grid([f"{name('order', o, FAMILY)} arrivals" for o in orders], height=3.2,
+                      aspect=0.9, sharey=True)
+    width = 0.5 / len(colours)
+    where = {n: i for i, n in enumerate(NOISES)}
+    for ax, order in zip(grid.axes.flat, orders, strict=True):
+        mine = cells[cells.order == order]
+        for i, method in enumerate(colours):
+            part = mine[mine.method == method]
+            x = part.noise.map(where).to_numpy(float) + (i - (len(colours) - 1) / 2) * width
+            ax.errorbar(x, part.mean_error, yerr=part.se, color=colours[method],
+                        marker=MARKERS[i], ms=5, ls="none", capsize=2, lw=1)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(NOISES)), ["paper's", "none", "equal"])
+        ax.set_xlabel("noise of the binary mechanisms")
+    grid.axes.flat[0].set_ylabel("mean error |μ̂_T − μ| at t = T")
+    entries = {name("method", m, FAMILY): Line2D([], [], color=c, marker=MARKERS[i], ls="none")
+               for i, (m, c) in enumerate(colours.items())}
+    grid.add_legend(legend_data=entries, label_order=list(entries), title="", fontsize=8)
+    return finish(grid, f"{cells.cell_id.nunique()} cells, {int(rows.replicates.max())} "
+                  "replicates each, the same data for every cell of an order (common random "
+                  "numbers). Each marker: a cell's mean error at T, ± one standard error. "
+                  "Noise: the paper's (η of eq. (5) for Algorithm 4, η_ℓ of eq. (7) for "
+                  f"Algorithm 5, at ε = {cells.epsilon.iloc[0]:g}); none (noise_scale = 0: "
+                  "the two coincide); equal (every p-sum of both Lap("
+                  f"{equal.iloc[0] if len(equal) else float('nan'):g})).",
+                  "Algorithm 4 against Algorithm 5, one change at a time (noise preset)")
+
+
 def first_diverse(rows: pd.DataFrame) -> pd.DataFrame:
     """Per cell and replicate, the first checkpoint from which the diversity condition
     (11) holds at every later checkpoint (``t``; missing if it fails at T)."""
