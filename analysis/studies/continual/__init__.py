@@ -47,7 +47,8 @@ VOCABULARY = Vocabulary(
                   "staggered": "staggered", "few_heavy": "few heavy users"},
         "statistic": {"mean": "mean", "quantile": "1 − δ quantile"},
     },
-    axes={"abs_error": "error |μ̂_t − μ|", "error": "signed error μ̂_t − μ (coordinate 0)",
+    axes={"t": "time t (samples received)", "abs_error": "error |μ̂_t − μ|",
+          "error": "signed error μ̂_t − μ (coordinate 0)",
           "max_count": "largest user count M_t", "max_samples": "samples per user m = M_T",
           "n_users_seen": "users seen", "samples_used": "samples used by μ̂_t",
           "clipped": "elements clipped by the projection", "active_levels":
@@ -87,17 +88,20 @@ VIEWS: dict[str, View] = {
 #: The document's figures by name (:attr:`Preset.figures` says from which preset).
 FIGURES: dict[str, View] = {
     "continual_quickstart": _of_rows(functools.partial(
-        error_vs_time, title="Quickstart: error against t")),
+        error_vs_time,
+        title="Quickstart preset: error against t (n = 10,000, m = 32, T = 200,000)")),
     "continual_orders_t": _of_rows(functools.partial(
         error_vs_time, methods=("alg2", "alg5", "alg6", "non_private"),
-        title="Arrival orders: error against t")),
+        title="Orders preset: error against t per arrival order (n = 100,000, m = 64, ε = 1)")),
     "continual_orders": VIEWS["continual_orders"],
     "continual_activation": VIEWS["continual_activation"],
     "continual_scaling": _of_rows(functools.partial(
-        error_vs_option, x="max_samples", title="Error at T against m = M_T (contiguous)")),
+        error_vs_option, x="max_samples",
+        title="Scaling preset: error at T = 2^20 against m = M_T (contiguous arrivals, ε = 1)")),
     "continual_slopes": VIEWS["continual_slopes"],
     "continual_epsilon": _of_rows(functools.partial(
-        error_vs_option, x="epsilon", title="Error at T against ε (uniform arrivals)")),
+        error_vs_option, x="epsilon",
+        title="ε preset: error at T against ε (uniform arrivals, n = 10,000, m = 64)")),
     "continual_noise": VIEWS["continual_noise"],
 }
 
