@@ -22,7 +22,7 @@ from analysis.labels import name
 from analysis.numbers import number, percent, sci, span
 from analysis.order_statistics import LEVEL, quantile_ranks
 from analysis.study import Results
-from sweep.continual.api import METHODS, PRIVATE
+from sweep.continual.api import METHODS, ORDERS, PRIVATE
 
 from .figures import (
     DRAWS,
@@ -340,6 +340,10 @@ def noise_values(results: Results) -> Values:
                                on="cell_id")
     cells["noise"] = cells.noise_scale.map(
         lambda v: "the paper's (ε = 1)" if pd.isna(v) else "none" if v == 0 else f"η = {v:g}")
+    # By order, then the paper's noise, none and equal noise.
+    cells["rank"] = cells.noise_scale.map(lambda v: 0 if pd.isna(v) else 1 if v == 0 else 2)
+    cells = cells.sort_values(["order", "rank"], key=lambda c: c.map(
+        {o: i for i, o in enumerate(ORDERS)}) if c.name == "order" else c)
     table = []
     for (order, noise), part in cells.groupby(["order", "noise"], sort=False):
         by = part.set_index("method")
