@@ -127,6 +127,7 @@ BAD = [
      "composition_delta"),
     (["family=continual", "level_count=round"], "level_count"),
     (["family=continual", "bound_constant=0"], "bound_constant"),
+    (["family=continual", "noise_scale=-1"], "noise_scale"),
     (["family=continual", "checkpoints=[1,5000]"], "checkpoints"),  # beyond t_max
     (["family=continual", "max_sample=8"], "max_sample"),
     (["-m", "family=continual", "method=alg2,alg9"], "method"),

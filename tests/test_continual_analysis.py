@@ -19,8 +19,7 @@ from analysis.load import load
 from analysis.order_statistics import quantile_ranks
 from analysis.studies.continual import STUDY
 from analysis.studies.continual.figures import (
-    APPLIES,
-    UPPER,
+    FIT,
     error_vs_time,
     fit_slope,
     quantiles,
@@ -46,7 +45,16 @@ TINY = {
                                      "alg5", "alg6"],
                           "order": ["contiguous", "uniform", "few_heavy"]}),
     "continual_scaling": ({"n_users": 1024, "t_max": 2048, "order": "contiguous"},
-                          {"method": ["alg2", "alg5", "alg6"], "max_samples": [2, 4, 8, 16]}),
+                          {"method": ["alg2", "alg3", "alg4", "alg5", "alg6"],
+                           "max_samples": [16, 64, 128, 256]}),
+    "continual_noise": ({"n_users": 100, "max_samples": 16, "t_max": 600},
+                        {"method": ["alg4", "alg5"],
+                         "order": ["round_robin", "uniform", "contiguous"],
+                         "noise_scale": [None, 0.0, 50.0]}),
+    "continual_dimension": ({"n_users": 50, "max_samples": 8, "t_max": 300, "method": "alg5",
+                             "epsilon": 2.0},
+                            {"composition": ["basic", "advanced"],
+                             "dimension": [32, 64, 128]}),
     "continual_epsilon": ({"n_users": 50, "max_samples": 8, "t_max": 300},
                           {"method": ["non_private", "naive_laplace", "alg2", "alg4", "alg5",
                                       "alg6"], "epsilon": [0.5, 1.0, 2.0]}),
@@ -58,6 +66,8 @@ def _configs(shared: dict, grid: dict) -> list[dict]:
     combos = pd.MultiIndex.from_product(grid.values(), names=keys).to_frame(index=False)
     configs = []
     for combo in combos.to_dict("records"):
+        # An unset option (None) comes out of the product as NaN: left out, it is unset.
+        combo = {k: v for k, v in combo.items() if not (isinstance(v, float) and math.isnan(v))}
         config = {"family": "continual", "replicates": 5, "seed": 1, "checkpoints": 8,
                   **shared, **combo}
         config.update(ORDER_OPTIONS.get(config.get("order", "uniform"), {}))
@@ -167,11 +177,9 @@ def test_the_command_passes_its_arguments_to_its_own_parser(capsys: pytest.Captu
     assert "python -m analysis continual" in capsys.readouterr().out
 
 
-def test_the_slopes_view_fits_over_the_ranges_of_m_where_the_theorems_apply(root: Path
-                                                                          ) -> None:
-    # The theorems apply at T for m = 2, 4 and not for m = 8, 16 (TINY): over m = 2..16
-    # the scaling preset's ranges; over m = 4..16, where they apply at one m only, the
-    # fit is over all cells.
+def test_the_slopes_view_fits_over_the_fixed_range_and_shows_all_cells(root: Path
+                                                                       ) -> None:
+    # The fit's range is fixed (m = 64–256), whatever the runs; all cells are shown too.
     rows = load(root / "continual_scaling")
 
     def ranges(rows: pd.DataFrame) -> list[str]:
@@ -179,11 +187,33 @@ def test_the_slopes_view_fits_over_the_ranges_of_m_where_the_theorems_apply(root
         return [tick.get_text().split("\n(M_T")[0].replace("\n", " ")
                 for tick in right.get_xticklabels()]
 
-    assert ranges(rows) == [APPLIES, UPPER, "all cells"]
-    assert ranges(rows[rows.max_samples >= 4]) == ["all cells"]
+    assert ranges(rows) == [FIT, "all cells"]
+    assert ranges(rows[rows.max_samples >= 64]) == [FIT, "all cells"]
 
 
 def test_the_study_is_registered_with_every_figure_its_section_draws() -> None:
     assert get_study("continual") is STUDY
     drawn = [f for preset in STUDY.section.presets for f in preset.figures]
     assert sorted(drawn) == sorted(STUDY.section.figures)
+
+
+def test_the_claims_follow_the_declared_rules(root: Path, tmp_path: Path) -> None:
+    """Every row of the claims and checks tables parses as its rule's printed form and
+    its verdict is the one re-derived from it; every slope is fitted over its fixed range;
+    the tally counts the claims alone."""
+    from analysis.claims import parse, read_tables
+
+    text = render("continual.md", root, tmp_path, any_size=True).read_text(encoding="utf-8")
+    rows = read_tables(text)
+    assert rows
+    for row in rows:
+        verdict = parse(row["evidence (rule: numbers)"]).decide()
+        assert str(verdict) == row["verdict"], row
+        if row["evidence (rule: numbers)"].startswith("slope:"):
+            assert any(fixed in row["evidence (rule: numbers)"]
+                       for fixed in ("M_T = 64–256", "ε = 0.25–1", "d = 32–256")), row
+    claims = [r for r in rows if "the paper's claim" in r]
+    assert f"(of {len(claims)})" in text
+    # The no-noise control: Algorithms 4 and 5 agree run by run.
+    controls = [r for r in rows if r.get("case", "").endswith("noise_scale = 0")]
+    assert controls and all(r["verdict"] == "agrees" for r in controls)

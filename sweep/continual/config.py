@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..options import (
-    as_dict,
     check_checkpoints,
     checkpoint_times,
     choice,
     fail,
     flat_columns,
+    identity_options,
     in_range,
     integer,
     plain_options,
@@ -39,6 +39,8 @@ ORDER_PARAMETERS = {"zipf": ("zipf_exponent",), "one_heavy": ("light_samples",),
 COMPOSITIONS = ("basic", "advanced")
 #: L = ⌈log2 m⌉ as Algorithms 5 and 6 print it, or ⌊log2 m⌋ as the proof of Thm 3.2 does.
 LEVEL_COUNTS = ("ceil", "floor")
+#: Options added after the family's first results (identity left unchanged at defaults).
+LATER = ("noise_scale",)
 #: The most users: their ids are 32-bit integers.
 USERS = 2**31 - 1
 
@@ -68,6 +70,13 @@ class ContinualConfig:
     L is rounded (``ceil`` as Algs 5–6 print, ``floor`` as the proof of Thm 3.2).
     ``bound_constant`` is the absolute constant c of Lemma A.2 in the bounds (the
     paper leaves it open; 4 makes Lemma A.2's ln(1/δ) form hold for δ <= 0.35).
+    ``noise_scale`` (not the paper's: a control) replaces the Laplace scale η of every
+    binary mechanism, per-step release and level by one number: 0 runs the method without
+    noise, and one value for two methods compares them under equal noise, so that a
+    comparison changes one thing at a time (Alg. 4 against Alg. 5: their withhold-release
+    and projections are the same, their noise is not). Unset (the default), η is the
+    paper's, calibrated to ε; set, the releases are not ε-DP. PrivateMedian (Alg. 6)
+    keeps its exponential mechanism.
     """
 
     n_users: int = 1000
@@ -87,6 +96,7 @@ class ContinualConfig:
     composition_delta: float | None = None
     level_count: str = "ceil"
     bound_constant: float = 4.0
+    noise_scale: float | None = None
     checkpoints: int | tuple[int, ...] = 40
 
     @classmethod
@@ -155,6 +165,10 @@ class ContinualConfig:
                 fail("composition_delta", "in (0, 1)", self.composition_delta)
         choice("level_count", self.level_count, LEVEL_COUNTS)
         in_range("bound_constant", self.bound_constant, 0.0, math.inf, "a finite number > 0")
+        if self.noise_scale is not None and (
+                not real(self.noise_scale) or not 0.0 <= self.noise_scale < math.inf):
+            fail("noise_scale", "unset or a finite number >= 0 (the Laplace scale η)",
+                 self.noise_scale)
         check_checkpoints(self.checkpoints, self.t_max, "t_max")
 
     def capacity(self) -> int:
@@ -188,7 +202,9 @@ class ContinualConfig:
         return abs(self.prior_offset) <= 1.0 / math.sqrt(self.max_samples) + 1e-12
 
     def identity(self) -> dict[str, Any]:
-        return as_dict(self)
+        """The options, without the options added later (:data:`LATER`) at their defaults:
+        the cells of earlier results keep their identities and random streams."""
+        return identity_options(self, later=LATER)
 
     def checkpoint_times(self):
         """Times at which rows are recorded (see :func:`sweep.options.checkpoint_times`)."""
@@ -199,5 +215,5 @@ class ContinualConfig:
         return flat_columns(self)
 
 
-__all__ = ["COMPOSITIONS", "LEVEL_COUNTS", "METHODS", "ORDERS", "ORDER_PARAMETERS",
+__all__ = ["COMPOSITIONS", "LATER", "LEVEL_COUNTS", "METHODS", "ORDERS", "ORDER_PARAMETERS",
            "PRIOR_METHODS", "ContinualConfig", "default_prior_offset"]

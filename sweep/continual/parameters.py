@@ -18,6 +18,7 @@ Conventions, applied to every method alike (see the errata in :mod:`sweep.contin
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -95,7 +96,17 @@ def _concentration(size: float, n: int, delta: float, blocks: float = 1.0) -> fl
 
 
 def parameters(config: ContinualConfig) -> Parameters:
-    """The method's parameters for one coordinate (eqs. 2–10)."""
+    """The method's parameters for one coordinate (eqs. 2–10), with every Laplace scale
+    η replaced by ``noise_scale`` where it is set (a control: no noise, or equal noise)."""
+    found = calibrated(config)
+    if config.noise_scale is None:
+        return found
+    return dataclasses.replace(found, eta=np.full_like(found.eta, config.noise_scale))
+
+
+def calibrated(config: ContinualConfig) -> Parameters:
+    """The method's parameters for one coordinate as the paper calibrates them to ε
+    (eqs. 2–10)."""
     n, m, T, delta = config.n_users, config.max_samples, config.t_max, config.delta
     epsilon = coordinate_epsilon(config)
     L = level_count(config)
@@ -181,5 +192,5 @@ def diversity_need(config: ContinualConfig, epsilon: float) -> np.ndarray:
     return need
 
 
-__all__ = ["Parameters", "coordinate_epsilon", "diversity_need", "level_count", "log_m",
-           "median_arrays", "parameters"]
+__all__ = ["Parameters", "calibrated", "coordinate_epsilon", "diversity_need", "level_count",
+           "log_m", "median_arrays", "parameters"]

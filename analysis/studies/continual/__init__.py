@@ -26,6 +26,7 @@ from .figures import (
     activation_figure,
     error_vs_option,
     error_vs_time,
+    noise_figure,
     orders_figure,
     slope_figure,
 )
@@ -46,7 +47,8 @@ VOCABULARY = Vocabulary(
                   "staggered": "staggered", "few_heavy": "few heavy users"},
         "statistic": {"mean": "mean", "quantile": "1 − δ quantile"},
     },
-    axes={"abs_error": "error |μ̂_t − μ|", "error": "signed error μ̂_t − μ (coordinate 0)",
+    axes={"t": "time t (samples received)", "abs_error": "error |μ̂_t − μ|",
+          "error": "signed error μ̂_t − μ (coordinate 0)",
           "max_count": "largest user count M_t", "max_samples": "samples per user m = M_T",
           "n_users_seen": "users seen", "samples_used": "samples used by μ̂_t",
           "clipped": "elements clipped by the projection", "active_levels":
@@ -61,6 +63,10 @@ VOCABULARY = Vocabulary(
     # cell's method (the results give it as method "lower_bound", source "bound").
     references=("bound", "lower_bound"),
     metric="abs_error",
+    # A method's colour in every figure of the family, seven distinct hues (blue, purple,
+    # magenta, green, vermillion for Algorithms 2–6; brown and grey for the strawmen).
+    colours={"non_private": "#949494", "naive_laplace": "#a6761d", "alg2": "#0173b2",
+             "alg3": "#6a3d9a", "alg4": "#cc78bc", "alg5": "#029e73", "alg6": "#d55e00"},
 )
 
 
@@ -77,21 +83,26 @@ VIEWS: dict[str, View] = {
     "continual_slopes": _of_rows(slope_figure),
     "continual_orders": _of_rows(orders_figure),
     "continual_activation": _of_rows(activation_figure),
+    "continual_noise": _of_rows(noise_figure),
 }
 #: The document's figures by name (:attr:`Preset.figures` says from which preset).
 FIGURES: dict[str, View] = {
     "continual_quickstart": _of_rows(functools.partial(
-        error_vs_time, title="Quickstart: error against t")),
+        error_vs_time,
+        title="Quickstart preset: error against t (n = 10,000, m = 32, T = 200,000)")),
     "continual_orders_t": _of_rows(functools.partial(
         error_vs_time, methods=("alg2", "alg5", "alg6", "non_private"),
-        title="Arrival orders: error against t")),
+        title="Orders preset: error against t per arrival order (n = 100,000, m = 64, ε = 1)")),
     "continual_orders": VIEWS["continual_orders"],
     "continual_activation": VIEWS["continual_activation"],
     "continual_scaling": _of_rows(functools.partial(
-        error_vs_option, x="max_samples", title="Error at T against m = M_T (contiguous)")),
+        error_vs_option, x="max_samples",
+        title="Scaling preset: error at T = 2^20 against m = M_T (contiguous arrivals, ε = 1)")),
     "continual_slopes": VIEWS["continual_slopes"],
     "continual_epsilon": _of_rows(functools.partial(
-        error_vs_option, x="epsilon", title="Error at T against ε (uniform arrivals)")),
+        error_vs_option, x="epsilon",
+        title="ε preset: error at T against ε (uniform arrivals, n = 10,000, m = 64)")),
+    "continual_noise": VIEWS["continual_noise"],
 }
 
 #: The options that set a preset's sizes, where the preset fixes them (the scaling preset
@@ -107,6 +118,8 @@ SECTION = Section(
         Preset("continual_scaling", ("n_users", "t_max"),
                ("continual_scaling", "continual_slopes")),
         Preset("continual_epsilon", SIZES, ("continual_epsilon",)),
+        Preset("continual_noise", SIZES, ("continual_noise",)),
+        Preset("continual_dimension", SIZES),
     ),
     values=values,
     sizes={"n_users": "n", "max_samples": "m", "t_max": "T"},

@@ -16,20 +16,17 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.claims import markdown_table
+from analysis.claims import Verdict, markdown_table
 from analysis.document import Values
 from analysis.labels import name
 from analysis.numbers import number, percent, sci, span
 from analysis.order_statistics import LEVEL, quantile_ranks
 from analysis.study import Results
-from sweep.continual.api import METHODS, PRIVATE
+from sweep.continual.api import METHODS, ORDERS, PRIVATE
 
 from .figures import (
-    APPLIES,
     DRAWS,
     FAMILY,
-    PREDICTED,
-    UPPER,
     _orders_present,
     activations,
     at_end,
@@ -40,18 +37,18 @@ from .figures import (
     scaling_ranges,
     slopes,
 )
-
-#: A slope agrees with the paper's prediction when it is within this distance of it.
-SLOPE_TOLERANCE = 0.15
-#: A ratio of two errors counts as a loss when it is this many standard errors from 1.
-SIGNIFICANT = 2.0
+from .verdicts import EPSILON_FIT, SCALING_FIT, at_t, checks, claims, paired
 
 
 def values(results: Results) -> Values:
-    """Every value of the section's template, from the rows of the presets' results."""
+    """Every value of the section's template, from the rows of the presets' results: the
+    paper's claims (``continual_claims``) and the project's checks (``continual_checks``),
+    each decided by a declared rule (:mod:`.verdicts`), and the descriptive tables."""
     return {**quantile_values(results.runs), **setting_values(results.runs),
             **orders_values(results), **scaling_values(results), **epsilon_values(results),
-            **constants_values(results), "level": percent(LEVEL)}
+            **constants_values(results), **noise_values(results),
+            **dimension_values(results), "level": percent(LEVEL),
+            "continual_claims": claims(results), "continual_checks": checks(results)}
 
 
 def quantile_values(runs: Mapping[str, pd.DataFrame]) -> Values:
@@ -159,20 +156,17 @@ def orders_values(results: Results) -> Values:
             for o in orders]),
         "orders_cells": str(rows.cell_id.nunique()),
         "orders_coverage": percent(quantiles(final(rows)).coverage.min()),
-        "significant": number(SIGNIFICANT, 2),
     }
 
-    # Algorithm 6 against Algorithm 2 at T: a loss (a win) when alg6's mean is SIGNIFICANT
-    # standard errors of the difference above (below) alg2's.
-    gap = (alg6.mean_error - alg2.mean_error) / np.hypot(alg6.se, alg2.se)
-    loses = [o for o in orders if gap[o] > SIGNIFICANT]
-    wins = [o for o in orders if gap[o] < -SIGNIFICANT]
+    # Algorithm 6 against Algorithm 2 at T: the orders where it is behind by the
+    # paired-runs ordering rule (the checks' rows).
+    loses = [o for o in orders if paired(
+        "", at_t(rows, method="alg6", order=o), at_t(rows, method="alg2", order=o),
+        claimed=">").decide() is Verdict.AGREES]
     ratio = (alg6.mean_error / alg2.mean_error)[orders]
     worst, best = ratio.idxmax(), ratio.idxmin()
     bound_ratio = (alg6.bound / alg2.bound)[orders]
     values.update(
-        alg6_loses=_list([_order(o) for o in loses]), alg6_loses_all=len(loses) == len(orders),
-        alg6_wins=_list([_order(o) for o in wins]), alg6_wins_any=bool(wins),
         alg6_ratio=_span(ratio), alg6_quantile_ratio=_span((alg6.q_error / alg2.q_error)[orders]),
         alg6_worst=_order(worst), alg6_worst_ratio=_times(ratio[worst]),
         alg6_worst_count=f"{alg6.max_count[worst]:.3g}",
@@ -267,10 +261,9 @@ def scaling_values(results: Results) -> Values:
     rows = results.runs["continual_scaling"]
     cells = at_end(rows).set_index(["method", "max_samples"])
     ranges = scaling_ranges(rows)
-    (held_low, held_high), (upper_low, upper_high) = ranges[APPLIES], ranges[UPPER]
     fitted = slopes(rows, "max_count", ranges).set_index(["method", "range"])
     local = slopes(rows, "max_count", local_ranges(rows, "max_count"))
-    methods = sorted(fitted.index.get_level_values("method").unique())
+    methods = [m for m in METHODS if m in set(fitted.index.get_level_values("method"))]
     values: Values = {
         "slope_table": markdown_table(["range", *map(_method, methods)], [
             [f"{label} (M_T = {low:g}–{high:g})", *(
@@ -279,21 +272,9 @@ def scaling_values(results: Results) -> Values:
         "local_slope_table": markdown_table(["M_T", *map(_method, methods)], [
             [label, *(_slope(part.set_index("method").loc[m]) for m in methods)]
             for label, part in local.groupby("range", sort=False)]),
-        "slope_tolerance": number(SLOPE_TOLERANCE, 2),
-        "held_range": f"{held_low:g}–{held_high:g}",
-        "upper_range": f"{upper_low:g}–{upper_high:g}",
+        "scaling_fit": f"{SCALING_FIT[0]:g}–{SCALING_FIT[1]:g}",
         "draws": f"{DRAWS:,}",
     }
-    first = local.groupby("range", sort=False).ngroup() == 0
-    values["first_pair"] = local["range"][first].iloc[0]
-    for method, predicted in PREDICTED.items():
-        top = fitted.loc[(method, UPPER)]
-        values.update({f"{method}_slope": _slope(top),
-                       f"{method}_first_slope": _slope(local[first & (local.method == method)]
-                                                       .iloc[0]),
-                       f"{method}_bound_slope": number(top.bound, 2),
-                       f"{method}_agrees": abs(top.slope - predicted) <= SLOPE_TOLERANCE,
-                       f"{method}_covers_bound": bool(top.ci_low <= top.bound <= top.ci_high)})
     # Algorithm 6 where (11) fails at T: its error against the last m where it holds.
     alg6, alg2 = cells.loc["alg6"], cells.loc["alg2"]
     broken = alg6.index[alg6.diversity < 1].sort_values()
@@ -329,34 +310,63 @@ def epsilon_values(results: Results) -> Values:
     beats Algorithm 2."""
     rows = results.runs["continual_epsilon"]
     epsilons = np.sort(rows.epsilon.unique())
-    ranges = {"smallest three ε": (float(epsilons[0]), float(epsilons[:3][-1])),
-              "all ε": (float(epsilons[0]), float(epsilons[-1]))}
+    ranges = {f"the fixed fit ({EPSILON_FIT[0]:g}–{EPSILON_FIT[1]:g})": EPSILON_FIT,
+              f"all ε ({epsilons[0]:g}–{epsilons[-1]:g}, not a verdict)":
+                  (float(epsilons[0]), float(epsilons[-1]))}
     fitted = slopes(rows, "epsilon", ranges).set_index(["method", "range"])
     present = set(fitted.index.get_level_values("method"))
     methods = [m for m in METHODS if m in present]
-    private = [m for m in methods if m in PRIVATE]
-    first = next(iter(ranges))
-    near = [m for m in private if abs(fitted.loc[(m, first)].slope + 1) <= SLOPE_TOLERANCE]
     cells = at_end(rows).set_index(["method", "epsilon"])
     alg6, alg2 = cells.loc["alg6"], cells.loc["alg2"]
-    beats = [e for e in epsilons if alg6.mean_error[e] < alg2.mean_error[e]]
-    far = [m for m in private if m not in near]
     return {
         "epsilon_slope_table": markdown_table(
-            ["method", *(f"{r} ({a:g}–{b:g})" for r, (a, b) in ranges.items())],
+            ["method", *ranges],
             [[_method(m), *(_slope(fitted.loc[(m, r)]) for r in ranges)] for m in methods]),
-        "epsilon_near_minus_one": _list(list(map(_method, near))),
-        "epsilon_all_near": not far, "epsilon_any_near": bool(near),
-        "epsilon_not_near": _list([f"{_method(m)} ({number(fitted.loc[(m, first)].slope, 2)})"
-                                   for m in far]),
-        "epsilon_alg6_beats": _list([f"{e:g}" for e in beats]),
-        "epsilon_alg6_beats_any": bool(beats),
         "epsilon_ratio": _span(alg6.mean_error / alg2.mean_error),
         "epsilon_used": _span(alg6.used, percent),
         "per_user": f"{float((rows.t_max / rows.n_users).mean()):.3g}",
         "half_m": f"{rows.max_samples.max() // 2:,}", "m": f"{rows.max_samples.max():,}",
         "epsilon_diverse": bool((alg6.diversity == 1).all()),
     }
+
+
+def noise_values(results: Results) -> Values:
+    """The noise preset: Algorithms 4 and 5's mean error at T per order, at the paper's
+    noise, without noise and under equal noise."""
+    rows = results.runs.get("continual_noise")
+    if rows is None:
+        return {"noise_table": "(no results)"}
+    cells = at_end(rows).merge(rows.drop_duplicates("cell_id")[["cell_id", "noise_scale"]],
+                               on="cell_id")
+    cells["noise"] = cells.noise_scale.map(
+        lambda v: "the paper's (ε = 1)" if pd.isna(v) else "none" if v == 0 else f"η = {v:g}")
+    # By order, then the paper's noise, none and equal noise.
+    cells["rank"] = cells.noise_scale.map(lambda v: 0 if pd.isna(v) else 1 if v == 0 else 2)
+    cells = cells.sort_values(["order", "rank"], key=lambda c: c.map(
+        {o: i for i, o in enumerate(ORDERS)}) if c.name == "order" else c)
+    table = []
+    for (order, noise), part in cells.groupby(["order", "noise"], sort=False):
+        by = part.set_index("method")
+        table.append([_order(order), noise, f"{by.max_count.mean():.3g}",
+                      *(_mean_se(by.loc[m]) for m in ("alg4", "alg5"))])
+    return {"noise_table": markdown_table(
+        ["order", "noise", "M_T", _method("alg4"), _method("alg5")], table)}
+
+
+def dimension_values(results: Results) -> Values:
+    """The dimension preset: a coordinate's mean error at T per composition and d."""
+    rows = results.runs.get("continual_dimension")
+    if rows is None:
+        return {"dimension_table": "(no results)"}
+    last = final(rows).assign(coordinate=lambda f: f.error.abs())
+    grouped = last.groupby(["composition", "dimension"])
+    stats_ = grouped.agg(mean=("coordinate", "mean"), sd=("coordinate", "std"),
+                         n=("coordinate", "count"),
+                         epsilon0=("coordinate_epsilon", "first")).reset_index()
+    return {"dimension_table": markdown_table(
+        ["composition", "d", "ε₀ per coordinate", "error of coordinate 0 at T"],
+        [[r.composition, f"{r.dimension:g}", f"{r.epsilon0:.3g}",
+          f"{sci(r['mean'])} ± {sci(r.sd / math.sqrt(r.n))}"] for _, r in stats_.iterrows()])}
 
 
 def constants_values(results: Results) -> Values:
