@@ -8,18 +8,18 @@ from ...study import Preset, Section, Study, summary_view
 from ...vocabulary import Vocabulary
 from . import document, figures
 
-#: A scheme's colour (seaborn's colour-blind palette), the same in every figure of the
-#: family: PM-I in blues, PM-II in reds and oranges, wMoM green; PM-I non-MoM RR, the
-#: scheme of Figs 3 and 4, keeps its blue as "known variance" and as Fig. 4's "PM-I".
+#: A scheme's colour (mostly seaborn's colour-blind palette), the same in every figure of
+#: the family, and of a distinct hue from every scheme drawn beside it; PM-I non-MoM RR,
+#: the scheme of Figs 3 and 4, keeps its blue as "known variance" and as Fig. 4's "PM-I".
 SCHEME_COLOURS = {
-    ("PM-I", "non-MoM"): "#0173b2", ("PM-I", "MoM"): "#56b4e9",
-    ("PM-II", "non-MoM"): "#d55e00", ("PM-II", "MoM"): "#de8f05",
-    ("PM-II", "wMoM"): "#029e73", ("PM-I", "wMoM"): "#cc78bc",
+    ("PM-I", "non-MoM"): "#0173b2", ("PM-I", "MoM"): "#cc78bc",
+    ("PM-II", "non-MoM"): "#d55e00", ("PM-II", "MoM"): "#029e73",
+    ("PM-II", "wMoM"): "#ca9161", ("PM-I", "wMoM"): "#56b4e9",
 }
 #: The variance schemes of Fig. 3 (non-MoM), by their names.
 VARIANCE_COLOURS = {
-    "known variance": "#0173b2", "Sch-Var-1": "#cc78bc", "Sch-Var-2": "#ca9161",
-    "Sch-Var-2 (Bayesian)": "#000000", "Sch-Var-2 (Bayesian), Jeffreys prior": "#6b8e23",
+    "known variance": "#0173b2", "Sch-Var-1": "#de8f05", "Sch-Var-2": "#6b8e23",
+    "Sch-Var-2 (Bayesian)": "#000000", "Sch-Var-2 (Bayesian), Jeffreys prior": "#56b4e9",
 }
 
 
