@@ -1,6 +1,6 @@
 """The papers' claims, checked by rules declared in advance.
 
-Every row of a document's claims table is one statement of a paper, decided by one of five
+Every row of a document's claims table is one statement of a paper, decided by one of six
 rules (:data:`RULES`), each a kind of :class:`Evidence`:
 
 - :class:`Ordering` ("A below B"): the difference's sign at z >= 2;
@@ -10,7 +10,8 @@ rules (:data:`RULES`), each a kind of :class:`Evidence`:
 - :class:`Slope` (a rate): a bootstrap interval, over a fitting range fixed in advance,
   against the theory's value;
 - :class:`Guarantee` ("error below the bound with probability 1 − δ"): a Clopper–Pearson
-  interval of the rate of violations against the allowed rate.
+  interval of the rate of violations against the allowed rate;
+- :class:`Unchecked`: a claim with no number to hold the data against, inconclusive.
 
 The verdict is one of :class:`Verdict`: a rule that cannot decide says *inconclusive*, never
 "yes" from a point mean. A verdict is computed from the evidence *as printed*
@@ -195,7 +196,7 @@ class _Printed(Ordering):
 def _interval_pattern(x: str) -> re.Pattern[str]:
     """The printed form of a :class:`Value` whose numbers end in ``x`` ("×" for a factor)."""
     return re.compile(rf"^(?P<what>.+) = (?P<est>{NUMBER}){x}, 95% CI \[(?P<lo>{NUMBER}){x}, "
-                      rf"(?P<hi>{NUMBER}){x}\]; paper (?P<printed>.+?){x} → "
+                      rf"(?P<hi>{NUMBER}){x}\]; against (?P<printed>.+?){x} → "
                       rf"\[(?P<blo>{NUMBER}){x}, (?P<bhi>{NUMBER}){x}\]$")
 
 
@@ -203,7 +204,9 @@ def _interval_pattern(x: str) -> re.Pattern[str]:
 class Value(Evidence):
     """An estimate with its 95% interval [``low``, ``high``] against the paper's printed
     value ``printed`` (``"600"``), whose band is the numbers that print as it
-    (:func:`printed_band`) unless ``band`` is given."""
+    (:func:`printed_band`) unless ``band`` is given: where the paper states an exact value
+    ("the optimal solution"), or, in a project check, an exact reference (then
+    ``printed`` names it, "oracle 3.27e-6")."""
 
     what: str
     estimate: float
@@ -233,7 +236,7 @@ class Value(Evidence):
         s = self.suffix
         lo, hi = self.bounds()
         return (f"{self.what} = {_show(self.estimate)}{s}, 95% CI [{_show(self.low, 4, 'down')}{s}"
-                f", {_show(self.high, 4, 'up')}{s}]; paper {self.printed}{s} → "
+                f", {_show(self.high, 4, 'up')}{s}]; against {self.printed}{s} → "
                 f"[{_show(lo, 4, 'down')}{s}, {_show(hi, 4, 'up')}{s}]")
 
     def decide(self) -> Verdict:
@@ -370,9 +373,35 @@ class _PrintedGuarantee(Guarantee):
         return self.printed
 
 
+@dataclass(frozen=True)
+class Unchecked(Evidence):
+    """A claim no rule can decide, and ``why``: the paper gives no number to hold the data
+    against ("comparably", "almost perfectly"), or one side of its comparison cannot be
+    run. What we measure goes in the claim's ``ours``; the verdict is inconclusive."""
+
+    why: str
+
+    kind = "none"
+    rule = ("**No rule applies** where the paper gives no number or precision to hold the "
+            "data against (\"comparably\", \"almost perfectly\") or one side of its "
+            "comparison cannot be run: the row shows what we measure and is inconclusive; "
+            "no band is invented for it.")
+    pattern = re.compile(r"^(?P<why>.+)$")
+
+    def text(self) -> str:
+        return self.why
+
+    def decide(self) -> Verdict:
+        return Verdict.INCONCLUSIVE
+
+    @classmethod
+    def read(cls, match: re.Match[str]) -> Unchecked:
+        return cls(match["why"])
+
+
 #: The rules, by kind, in the order a document declares them.
-RULES: dict[str, type[Evidence]] = {rule.kind: rule
-                                    for rule in (Ordering, Value, Factor, Slope, Guarantee)}
+RULES: dict[str, type[Evidence]] = {
+    rule.kind: rule for rule in (Ordering, Value, Factor, Slope, Guarantee, Unchecked)}
 
 
 def parse(text: str) -> Evidence:

@@ -11,6 +11,7 @@ from analysis.claims import (
     Guarantee,
     Ordering,
     Slope,
+    Unchecked,
     Value,
     Verdict,
     claims_table,
@@ -160,11 +161,17 @@ def test_guarantee_reads_the_clopper_pearson_interval(violations, runs, expected
     Factor("ratio", 1.21, 0.98, 1.49, "1000"),
     Slope("slope of log error on log t", -0.49, -0.55, -0.43, -0.5, "t ∈ [10⁴, 5·10⁵]"),
     Guarantee("error at T below Thm. 1's bound", 0, 100, 0.05, "1 − δ quantile at 0.21×"),
+    Unchecked("the paper prints no number for “comparably”"),
 ])
 def test_printed_evidence_reads_back_to_the_same_verdict(evidence):
     text = evidence_text(evidence)
     assert evidence_text(parse(text)) == text
     assert parse(text).decide() is evidence.decide()
+
+
+def test_a_claim_no_rule_can_decide_is_inconclusive():
+    assert verdict(Unchecked("no number is printed")) is INCONCLUSIVE
+    assert evidence_text(Unchecked("no number is printed")) == "none: no number is printed"
 
 
 def test_text_that_follows_no_rule_is_refused():
