@@ -53,6 +53,8 @@ from analysis.studies.inference.statistics import (
     critical_table,
     crossing,
     final_rates,
+    largest_ratio,
+    noise_limit,
     power_curves,
     rizk_ratios,
     runtimes,
@@ -377,10 +379,14 @@ def test_hospital_and_treatment_claims() -> None:
     pooled = {"coef": -0.45, "low": -0.65, "high": -0.24, "p": 2e-5, "patients": 1093,
               "events": 309}
     modulo = [{**centre, "p": 0.4}, {**centre, "p": 0.88}, {**centre, "p": 0.01}]
-    runs, notebook, both = hospital_claims([{**centre, "p": 0.01}, centre], pooled, "ddI",
-                                           modulo)
-    assert _verdicts([runs, notebook, both]) == ["disagrees", "agrees", "agrees"]
-    assert notebook.case.startswith("centre 2 of 10")  # p nearest the paper's 0.9
+    (runs, both), (notebook,) = hospital_claims([{**centre, "p": 0.01}, centre], pooled,
+                                                "ddI", modulo)
+    assert _verdicts([runs, both]) == ["disagrees", "agrees"]
+    # Over all the notebook's centres, no centre picked: 2 of 3 above 0.05.
+    assert notebook.verdict.value == "agrees" and "2 of 3 above 0.05" in notebook.ours
+    (_, _), (notebook,) = hospital_claims([centre], pooled, "ddI",
+                                          [{**centre, "p": 0.01}, {**centre, "p": 0.02}])
+    assert notebook.verdict.value == "disagrees"
     hazards = pd.DataFrame({"arm": ["ZDV+ddI", "ZDV+Zal", "ddI"], "coef": [-0.6, -0.5, -0.4],
                             "low": [-0.8, -0.7, -0.6], "high": [-0.4, -0.3, -0.2]})
     best = pd.DataFrame([{"method": "gm", "runs": 200, "share_ZDV+ddI": 0.6,
@@ -406,19 +412,55 @@ def _ratios(ours: list[float], ours_se: list[float]) -> pd.DataFrame:
                          "rizk_private": [0.0] * len(ours)})
 
 
+def _largest(estimate: float, low: float, high: float) -> dict[str, float]:
+    return {"estimate": estimate, "low": low, "high": high, "method": "gm", "n": 10,
+            "epsilon": 8.0, "rizk": 1.0, "ours": 1 / estimate, "resamples": 2000,
+            "cells": 2, "unbounded": 0}
+
+
 def test_rizk_claims_weigh_the_uniform_belief() -> None:
-    """Below Rizk et al. at the least favourable cell; informative only below the
-    uniform belief's TVD; the largest ratio against 100× read to the decade."""
-    (below, informative, hundred), (check,) = rizk_claims(_ratios([0.5, 0.01],
-                                                                  [0.02, 0.002]), 0.5)
+    """Below the better of Rizk et al. and the uniform belief at the least favourable
+    cell; the largest ratio's bootstrap interval against 100× read to the decade."""
+    (below, hundred), (check,) = rizk_claims(_ratios([0.4, 0.01], [0.02, 0.002]), 0.5,
+                                             _largest(100.0, 60.0, 140.0))
+    # Rizk et al.'s 1.0 is worse than uniform: 0.4 ± 0.02 against 0.5 exact, z = −5.
     assert below.verdict.value == "agrees" and "ε = 1" in below.case
-    # 0.5 ± 0.02 against 0.5: z = 0.
-    assert informative.verdict.value == "inconclusive"
+    assert "here the uniform belief's" in below.ours
     assert hundred.verdict.value == "agrees" and check.verdict.value == "agrees"
-    (_, informative, hundred), _ = rizk_claims(_ratios([0.7, 0.06], [0.02, 0.01]), 0.5)
-    assert informative.verdict.value == "disagrees"
-    # 1/0.06 = 16.7, log SE 0.167: [12.0, 23.1] misses [31.6, 316].
-    assert hundred.verdict.value == "disagrees"
+    # 0.5 ± 0.02 against the uniform 0.5: z = 0, however far below Rizk et al.
+    (below, hundred), _ = rizk_claims(_ratios([0.5, 0.06], [0.02, 0.01]), 0.5,
+                                      _largest(16.7, 11.0, 23.0))
+    assert below.verdict.value == "inconclusive"
+    assert hundred.verdict.value == "disagrees"  # [11, 23] misses [31.6, 316]
+
+
+def test_largest_ratio_bootstraps_the_maximum() -> None:
+    """The maximum over cells with a percentile interval from resampling every cell's
+    runs: reproducible with its seed, the observed maximum inside, a zero cell left out."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for epsilon, ours in ((1.0, 0.5), (8.0, 0.05), (16.0, 0.0)):
+        for method, mean in (("rizk", 1.0), ("gm", ours)):
+            for replicate in range(40):
+                value = float(np.clip(mean + 0.02 * rng.standard_normal(), 0, 1)) if mean else 0.0
+                rows.append({"cell_id": f"{method}{epsilon}", "method": method,
+                             "source": "simulated", "t": 5, "replicate": replicate,
+                             "graph.n_nodes": 10, "epsilon": epsilon, "tvd_truth": value})
+    rows = pd.DataFrame(rows)
+    found = largest_ratio(rows, ("gm",), resamples=500)
+    assert found == largest_ratio(rows, ("gm",), resamples=500)
+    assert found["epsilon"] == 8.0 and found["unbounded"] == 1 and found["cells"] == 2
+    assert found["low"] < found["estimate"] < found["high"]
+    assert 15 < found["estimate"] < 25
+
+
+def test_noise_limit_of_alg_1() -> None:
+    """Under noise alone each round's winner is uniform on Θ: AM at ϱ → ∞ misses θ° with
+    (1 − 1/|Θ|)^K, at τ = 1/(1 + e^1.5) = 0.18 with K = 6 it needs 2 wins; GM's point
+    mass is uniform on Θ."""
+    assert noise_limit("am", 3, 6, None) == pytest.approx((2 / 3) ** 6)
+    assert noise_limit("am", 3, 6, 1.5) == pytest.approx((2 / 3) ** 6 + 6 / 3 * (2 / 3) ** 5)
+    assert noise_limit("gm", 3, 4, 1.5) == pytest.approx(2 / 3)
 
 
 def test_runtime_claims_read_orders_of_magnitude() -> None:
