@@ -37,7 +37,7 @@ from .figures import (
     scaling_ranges,
     slopes,
 )
-from .verdicts import EPSILON_FIT, SCALING_FIT, at_t, checks, claims, paired
+from .verdicts import DIMENSION_FIT, EPSILON_FIT, SCALING_FIT, at_t, checks, claims, paired
 
 
 def values(results: Results) -> Values:
@@ -48,6 +48,8 @@ def values(results: Results) -> Values:
             **orders_values(results), **scaling_values(results), **epsilon_values(results),
             **constants_values(results), **noise_values(results),
             **dimension_values(results), "level": percent(LEVEL),
+            "epsilon_fit": f"{EPSILON_FIT[0]:g}–{EPSILON_FIT[1]:g}",
+            "dimension_fit": f"{DIMENSION_FIT[0]:g}–{DIMENSION_FIT[1]:g}",
             "continual_claims": claims(results), "continual_checks": checks(results)}
 
 
@@ -354,19 +356,31 @@ def noise_values(results: Results) -> Values:
 
 
 def dimension_values(results: Results) -> Values:
-    """The dimension preset: a coordinate's mean error at T per composition and d."""
+    """The dimension preset: the ℓ∞ error and coordinate 0's error at T, mean ± one
+    standard error, per composition and d."""
     rows = results.runs.get("continual_dimension")
     if rows is None:
-        return {"dimension_table": "(no results)"}
+        return {"dimension_table": "(no results)", "dimension_proviso": "no results",
+                "dimension_proviso_met": False, "dimension_diverse": "none"}
     last = final(rows).assign(coordinate=lambda f: f.error.abs())
-    grouped = last.groupby(["composition", "dimension"])
-    stats_ = grouped.agg(mean=("coordinate", "mean"), sd=("coordinate", "std"),
-                         n=("coordinate", "count"),
-                         epsilon0=("coordinate_epsilon", "first")).reset_index()
+    # Sec. 4's proviso Σ_u min{m_u, M_T/2} >= Õ(√(dM_T)/ε): its left side is at least the
+    # users seen (one sample or more each); its right side with the logs set to 1.
+    seen, m_t = float(last.n_users_seen.min()), float(last.max_count.mean())
+    right = np.sqrt(np.sort(last.dimension.unique()) * m_t) / float(last.epsilon.iloc[0])
+
+    def mean_se(values: pd.Series) -> str:
+        return f"{sci(values.mean())} ± {sci(values.std() / math.sqrt(values.count()))}"
+
+    table = [[composition, f"{d:g}", f"{part.coordinate_epsilon.iloc[0]:.3g}",
+              mean_se(part.abs_error), mean_se(part.coordinate)]
+             for (composition, d), part in last.groupby(["composition", "dimension"])]
     return {"dimension_table": markdown_table(
-        ["composition", "d", "ε₀ per coordinate", "error of coordinate 0 at T"],
-        [[r.composition, f"{r.dimension:g}", f"{r.epsilon0:.3g}",
-          f"{sci(r['mean'])} ± {sci(r.sd / math.sqrt(r.n))}"] for _, r in stats_.iterrows()])}
+        ["composition", "d", "ε₀ per coordinate", "‖μ̂_T − μ‖_∞ (the claims' rows)",
+         "error of coordinate 0 at T"], table),
+        "dimension_proviso": f"its left side at least the {seen:,.0f} users seen, its right "
+                             f"side √(dM_T)/ε = {right[0]:.3g}–{right[-1]:.3g} over the d",
+        "dimension_proviso_met": bool(seen >= right[-1]),
+        "dimension_diverse": percent(float(last.diversity.mean()))}
 
 
 def constants_values(results: Results) -> Values:
