@@ -55,6 +55,8 @@ def _show(x: float, digits: int = 3, rounding: str = "nearest") -> str:
     (an interval's ends are rounded outwards), with a true minus sign."""
     if math.isinf(x):
         return "−∞" if x < 0 else "∞"
+    if math.isnan(x):  # an interval too few runs cannot give
+        return "nan"
     if x != 0 and rounding != "nearest":
         scale = 10.0 ** (math.floor(math.log10(abs(x))) - digits + 1)
         x = (math.floor(x / scale + 1e-9) if rounding == "down"
@@ -73,7 +75,7 @@ def _read(text: str) -> float:
     return float(text.strip().replace("−", "-").replace(",", "").replace("∞", "inf"))
 
 
-NUMBER = r"[−\-]?(?:∞|[\d.,]+(?:e[+\-−]?\d+)?)"
+NUMBER = r"[−\-]?(?:∞|nan|[\d.,]+(?:e[+\-−]?\d+)?)"
 
 
 def printed_band(printed: str, unit: float | None = None) -> tuple[float, float]:
@@ -218,8 +220,9 @@ class Value(Evidence):
     kind = "value"
     rule = ("**Approximate value** (\"≈ 600\"): the paper's precision is read from how it "
             "prints the number, the band of the numbers that print as it (600 → [550, 650]). "
-            "It agrees when our 95% interval meets that band (touching counts) and "
-            "disagrees when the two are disjoint.")
+            "It agrees when our 95% interval meets that band (touching counts), "
+            "disagrees when the two are disjoint, and is inconclusive when too few runs give "
+            "no interval.")
     suffix: ClassVar[str] = ""
     pattern = _interval_pattern(suffix)
 
@@ -241,6 +244,8 @@ class Value(Evidence):
 
     def decide(self) -> Verdict:
         lo, hi = self.bounds()
+        if math.isnan(self.low) or math.isnan(self.high):
+            return Verdict.INCONCLUSIVE
         meets = self.low <= hi and lo <= self.high
         return Verdict.AGREES if meets else Verdict.DISAGREES
 
@@ -300,6 +305,8 @@ class Slope(Evidence):
                 f"{_show(self.high, 4, 'up')}] over {self.fit}; theory {_show(self.theory)}")
 
     def decide(self) -> Verdict:
+        if math.isnan(self.low) or math.isnan(self.high):
+            return Verdict.INCONCLUSIVE
         return Verdict.AGREES if self.low <= self.theory <= self.high else Verdict.DISAGREES
 
     @classmethod

@@ -169,6 +169,15 @@ def test_printed_evidence_reads_back_to_the_same_verdict(evidence):
     assert parse(text).decide() is evidence.decide()
 
 
+def test_an_interval_too_few_runs_cannot_give_is_inconclusive():
+    nan = float("nan")
+    assert verdict(Value("m", 1.0, nan, nan, "600")) is INCONCLUSIVE
+    assert verdict(Factor("r", 1.0, nan, nan, "1000")) is INCONCLUSIVE
+    assert verdict(Slope("s", 0.5, nan, nan, 0.5, "m ∈ [64, 256]")) is INCONCLUSIVE
+    assert verdict(Ordering("A − B", -1.0, nan)) is INCONCLUSIVE
+    assert "95% CI [nan, nan]" in evidence_text(Value("m", 1.0, nan, nan, "600"))
+
+
 def test_a_claim_no_rule_can_decide_is_inconclusive():
     assert verdict(Unchecked("no number is printed")) is INCONCLUSIVE
     assert evidence_text(Unchecked("no number is printed")) == "none: no number is printed"
