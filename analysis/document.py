@@ -23,7 +23,7 @@ document shows but that was not drawn are errors, so the document cannot silentl
 a stale number.
 
 By default only runs of the presets' sizes are read: those the preset's file
-(``sweep/conf/experiment/<preset>.yaml``) sets, never repeated in code (:class:`Preset`);
+(``conf/experiment/<preset>.yaml``) sets, never repeated in code (:class:`Preset`);
 ``any_size=True`` reads whatever sizes the directories hold (e.g. small test runs), and
 the document then says so at its top (``{{#other_sizes}}``, ``{{sizes_found}}``).
 """

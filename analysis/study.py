@@ -34,6 +34,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from sweep.cli import CONFIG_MODULE
+
 from .load import MissingData, load, summaries, summarize
 from .vocabulary import Vocabulary
 
@@ -142,12 +144,11 @@ class Study:
 def _composed(name: str, choices: tuple[str, ...], column: str) -> Any:
     """``column`` of the preset's configuration with the config-group ``choices``, as
     Hydra composes it (a size that a config group, such as a scenario, sets)."""
-    from hydra import compose, initialize_config_dir
+    from hydra import compose, initialize_config_module
     from hydra.core.global_hydra import GlobalHydra
 
-    conf = resources.files("sweep") / "conf"
     GlobalHydra.instance().clear()
-    with initialize_config_dir(config_dir=str(conf), version_base="1.3"):
+    with initialize_config_module(CONFIG_MODULE, version_base="1.3"):
         config = compose("config", overrides=[f"+experiment={name}", *choices])
     value: Any = config
     for key in column.split("."):
@@ -169,11 +170,11 @@ def _one_or_all(values: list[Any]) -> Any:
 def preset_sizes(name: str, columns: tuple[str, ...], experiments: Path | None = None
                  ) -> dict[str, Any]:
     """The values the preset ``<experiments>/<name>.yaml`` (by default the platform's,
-    ``sweep/conf/experiment``) gives ``columns`` and ``replicates``: a value, or the list
+    ``conf/experiment``) gives ``columns`` and ``replicates``: a value, or the list
     it sweeps. A column the file does not set is read from the configuration Hydra
     composes for each choice of the config groups the file sweeps (``+scenario:
     german,power_grid``)."""
-    directory = experiments or resources.files("sweep") / "conf" / "experiment"
+    directory = experiments or resources.files(CONFIG_MODULE) / "experiment"
     config = yaml.safe_load((directory / f"{name}.yaml").read_text("utf-8"))
     params = ((config.get("hydra") or {}).get("sweeper") or {}).get("params") or {}
     groups = [[f"{key}={value}" for value in _listed(text)]

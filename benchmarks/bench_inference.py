@@ -76,7 +76,7 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 60.0  # seconds, per preset (the target on 2 cores)
-#: The runtime preset's settings (sweep/conf/experiment/inference_runtime.yaml).
+#: The runtime preset's settings (conf/experiment/inference_runtime.yaml).
 RUNTIME = {"model": "cox", "dataset": "actg175", "epsilon": 0.1, "alpha": 0.1, "beta": 0.9,
            "rho_am": 0.1, "rho_gm": 0.1}
 RUNTIME_REPLICATES = 10

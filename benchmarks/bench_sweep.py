@@ -184,16 +184,16 @@ def _metadata(results_dir: Path) -> tuple[float, float, float, int, int]:
 def planning(cells: int) -> float:
     """Milliseconds per cell to expand ``seed=range(0,cells)`` over the tiny cell and to
     compose and validate every cell (:func:`sweep.plan.plan`), as the sweeper does."""
-    from hydra import initialize_config_dir
+    from hydra import initialize_config_module
     from hydra.core.global_hydra import GlobalHydra
     from hydra.types import HydraContext, RunMode
 
     from hydra_plugins.dpsweep.compose import CellComposer
     from hydra_plugins.dpsweep.plugins import Grid
-    from sweep.cli import CONF
+    from sweep.cli import CONFIG_MODULE
     from sweep.plan import plan
 
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+    with initialize_config_module(CONFIG_MODULE, version_base="1.3"):
         hydra = GlobalHydra.instance().hydra
         context = HydraContext(config_loader=hydra.config_loader, callbacks=None)
         config = hydra.compose_config("config", overrides=[], run_mode=RunMode.MULTIRUN)

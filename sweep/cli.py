@@ -21,7 +21,6 @@ import shlex
 import sys
 import textwrap
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, StoreError
@@ -29,8 +28,10 @@ from .errors import ConfigError, StoreError
 if TYPE_CHECKING:
     from .execute import Summary
 
-#: The configuration directory, shipped inside the package so that any install has it.
-CONF = Path(__file__).resolve().parent / "conf"
+#: The package of the Hydra configuration: ``conf/`` at the repository's root, installed as
+#: ``sweep.conf`` (pyproject.toml). Every reader finds it through this name: Hydra at
+#: ``pkg://sweep.conf``, others by :func:`importlib.resources.files`.
+CONFIG_MODULE = "sweep.conf"
 
 
 class CellsFailed(RuntimeError):
@@ -273,7 +274,8 @@ def main() -> None:
     # Hydra then raises instead of printing its own multi-line report, so that bad input
     # gets one line naming the key; unexpected errors keep their full traceback.
     os.environ["HYDRA_FULL_ERROR"] = "1"
-    entry = hydra.main(version_base="1.3", config_path=str(CONF), config_name="config")(_task)
+    entry = hydra.main(version_base="1.3", config_path=f"pkg://{CONFIG_MODULE}",
+                       config_name="config")(_task)
     # Read as Hydra reads it (-c, --cfg=job, ...): Hydra refuses --cfg with -m with a
     # traceback, and would print one cell's configuration out of a whole grid anyway.
     args = get_args_parser().parse_args()

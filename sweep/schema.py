@@ -22,7 +22,7 @@ from omegaconf.nodes import IntegerNode
 
 from .family import get_family
 
-#: Config group of the families' schemas (see sweep/conf/family/).
+#: Config group of the families' schemas (see conf/family/).
 SCHEMA_GROUP = "schema"
 
 

@@ -10,14 +10,15 @@ tiny cell.
 from __future__ import annotations
 
 import re
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-import sweep
 import sweep.colme
 import sweep.execute
+from sweep.cli import CONFIG_MODULE
 from sweep.errors import ConfigError
 from sweep.family import FAMILIES
 from sweep.plan import make_cell
@@ -89,15 +90,16 @@ def test_cfg_job_prints_the_converted_value(tmp_path: Path) -> None:
 
 
 def test_help_header_names_every_family_and_preset(tmp_path: Path) -> None:
-    # The header is written by hand (sweep/conf/config.yaml): a new family or preset must
+    # The header is written by hand (conf/config.yaml): a new family or preset must
     # be added to it, not only to the group listing Hydra prints after it.
     done = run_cli(["--help"], tmp_path)
     assert done.returncode == 0, done.stderr
     header = done.stdout.split("== Configuration groups ==")[0]
     for family in FAMILIES:
         assert family == "colme" or f"family={family}" in header, family
-    presets = Path(sweep.__file__).parent / "conf" / "experiment"
-    for preset in sorted(p.stem for p in presets.glob("*.yaml")):
+    presets = resources.files(CONFIG_MODULE) / "experiment"
+    for preset in sorted(p.name.removesuffix(".yaml") for p in presets.iterdir()
+                         if p.name.endswith(".yaml")):
         assert re.search(rf"\b{preset}\b", header), preset
 
 

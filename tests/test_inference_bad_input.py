@@ -334,7 +334,7 @@ def test_python_api_scalar_states() -> None:
 
 def test_python_api_partial_graph_keeps_the_complete_graph() -> None:
     """The family's default graph is the complete graph of 5 centres (InferenceConfig's
-    docstring; ``sweep/conf/family/inference.yaml``): ``graph={"n_nodes": 10}`` keeps it
+    docstring; ``conf/family/inference.yaml``): ``graph={"n_nodes": 10}`` keeps it
     complete in the Python API, as ``graph.n_nodes=10`` does on the command line."""
     cell = make_cell({"family": "inference", "graph": {"n_nodes": 10}, "replicates": 1})
     assert cell.prepared.config.graph.kind == "complete"

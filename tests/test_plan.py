@@ -13,14 +13,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hydra import compose, initialize_config_dir
+from hydra import compose, initialize_config_module
 from hydra.core.global_hydra import GlobalHydra
 from hydra.types import HydraContext
 from omegaconf import OmegaConf
 
 from analysis import summaries
 from hydra_plugins.dpsweep.compose import CellComposer
-from sweep.cli import CONF
+from sweep.cli import CONFIG_MODULE
 from sweep.colme import simulate
 from sweep.errors import ConfigError, StoreError
 from sweep.execute import choose_executor, execute, run_task
@@ -204,7 +204,7 @@ def test_store_writes_atomically_and_cleans_dead_writers(
 @pytest.fixture(scope="module")
 def hydra_context() -> HydraContext:
     GlobalHydra.instance().clear()
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+    with initialize_config_module(CONFIG_MODULE, version_base="1.3"):
         yield HydraContext(config_loader=GlobalHydra.instance().hydra.config_loader,
                            callbacks=None)
     GlobalHydra.instance().clear()

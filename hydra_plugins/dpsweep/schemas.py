@@ -1,13 +1,11 @@
 """Every family's schema as the config ``/schema/<family>``, derived on first use.
 
-A family file (``sweep/conf/family/<name>.yaml``, or one of a user's on
+A family file (``conf/family/<name>.yaml``, or one of a user's on
 ``hydra.searchpath``) starts from ``/schema/<family>``: the engine's keys and the family's
 options, typed, with their defaults (:func:`sweep.schema.family_schema`). The family is a
 built-in name or ``module:attribute``, so a family outside the package needs no
 registration.
 """
-
-from pathlib import Path
 
 from hydra.core.config_search_path import ConfigSearchPath
 from hydra.core.object_type import ObjectType
@@ -15,7 +13,7 @@ from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSou
 from hydra.plugins.search_path_plugin import SearchPathPlugin
 from omegaconf import OmegaConf
 
-from sweep.cli import CONF
+from sweep.cli import CONFIG_MODULE
 from sweep.errors import ConfigError
 from sweep.family import FAMILIES
 from sweep.schema import SCHEMA_GROUP, family_schema
@@ -65,7 +63,6 @@ class FamilySchemasPath(SearchPathPlugin):
     """Puts :class:`FamilySchemas` on the search path of the platform's app (only)."""
 
     def manipulate_search_path(self, search_path: ConfigSearchPath) -> None:
-        ours = any(entry.path and Path(entry.path.removeprefix("file://")).resolve() == CONF
-                   for entry in search_path.get_path())
+        ours = any(entry.path == f"pkg://{CONFIG_MODULE}" for entry in search_path.get_path())
         if ours:
             search_path.append(provider="dpsweep", path=f"{FamilySchemas.scheme()}://schema")

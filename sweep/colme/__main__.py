@@ -14,7 +14,7 @@ import time
 
 import pandas as pd
 
-from ..cli import CONF, reported
+from ..cli import CONFIG_MODULE, reported
 from ..execute import simulate
 from ..results import EXECUTION_KEYS
 
@@ -24,12 +24,12 @@ QUICKSTART = {"replicates": "8", "seed": "1", "n_agents": "30", "t_max": "5000",
 
 
 def main(arguments: list[str]) -> int:
-    from hydra import compose, initialize_config_dir
+    from hydra import compose, initialize_config_module
     from omegaconf import OmegaConf
 
     overrides = {**QUICKSTART, **dict(a.partition("=")[::2] for a in arguments)}
     with reported():
-        with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        with initialize_config_module(CONFIG_MODULE, version_base="1.3"):
             config = OmegaConf.to_container(compose(
                 "config", overrides=["family=colme", *(f"{k}={v}" for k, v in overrides.items())]),
                 resolve=True)
