@@ -188,8 +188,8 @@ def planning(cells: int) -> float:
     from hydra.core.global_hydra import GlobalHydra
     from hydra.types import HydraContext, RunMode
 
-    from hydra_plugins.dpsweep.compose import CellComposer
-    from hydra_plugins.dpsweep.plugins import Grid
+    from hydra_plugins.dpsweep._compose import CellComposer
+    from hydra_plugins.dpsweep._core import Grid
     from sweep.cli import CONFIG_MODULE
     from sweep.plan import plan
 

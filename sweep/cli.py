@@ -269,7 +269,8 @@ def main() -> None:
     if sys.argv[1:2] and sys.argv[1] in SUBCOMMANDS:
         sys.exit(SUBCOMMANDS[sys.argv[1]](sys.argv[2:]))
     import hydra
-    from hydra._internal.utils import get_args_parser
+
+    from .hydra_compat import args_parser
 
     # Hydra then raises instead of printing its own multi-line report, so that bad input
     # gets one line naming the key; unexpected errors keep their full traceback.
@@ -278,7 +279,7 @@ def main() -> None:
                        config_name="config")(_task)
     # Read as Hydra reads it (-c, --cfg=job, ...): Hydra refuses --cfg with -m with a
     # traceback, and would print one cell's configuration out of a whole grid anyway.
-    args = get_args_parser().parse_args()
+    args = args_parser().parse_args()
     with reported():
         if args.cfg and args.multirun:
             raise ConfigError("--cfg with -m: --cfg shows the configuration of one run (drop "

@@ -4,7 +4,7 @@ The simulators and the engine define their options once, as (frozen) dataclasses
 module turns them into the mutable, OmegaConf-typed dataclasses Hydra validates against,
 so a new option appears on the command line, with its type checked, without being
 declared twice. An integer option also takes an integral float (``t_max=1e4``) as that
-integer (:class:`IntegralNode`).
+integer (:class:`~sweep.hydra_compat.IntegralNode`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,8 @@ import typing
 from dataclasses import MISSING, dataclass, field
 from typing import Any, Optional, Union
 
-from omegaconf.errors import ValidationError
-from omegaconf.nodes import IntegerNode
-
 from .family import get_family
+from .hydra_compat import IntegralNode
 
 #: Config group of the families' schemas (see conf/family/).
 SCHEMA_GROUP = "schema"
@@ -33,29 +31,6 @@ class CellKeys:
     family: str = "colme"
     replicates: int = 20
     seed: int = 0
-
-
-class IntegralNode(IntegerNode):
-    """An integer key that also takes an integral float (``t_max=1e4``) as that integer.
-
-    OmegaConf's integer node refuses every float. This one converts 1e4 and 200.0, so
-    they reach the family, and its cell id, as the int they spell, for an outside family
-    too. It still refuses 1.5 and ``abc``, in one line worded as the families word theirs.
-    """
-
-    def _validate_and_convert_impl(self, value: Any) -> int:
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        try:
-            return super()._validate_and_convert_impl(value)
-        except ValidationError:
-            raise ValidationError("must be an integer; got $VALUE") from None
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> IntegralNode:
-        # IntegerNode's copy would be an IntegerNode: Hydra copies the schema's nodes.
-        copied = IntegralNode()
-        self._deepcopy_impl(copied, memo)
-        return copied
 
 
 def _omegaconf_type(hint: Any) -> Any:
@@ -131,6 +106,6 @@ def family_schema(spec: str) -> type:
     as ``/schema/<spec>``, so a family outside the package gets its schema exactly as a
     built-in one does.
     """
-    from .plan import Execution  # not at the top: Hydra's plugin scan imports this module
+    from .plan import Execution  # not at the top: the engine (numpy) loads only here
 
     return structured(CellKeys, Execution, get_family(spec).options)

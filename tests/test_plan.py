@@ -19,7 +19,7 @@ from hydra.types import HydraContext
 from omegaconf import OmegaConf
 
 from analysis import summaries
-from hydra_plugins.dpsweep.compose import CellComposer
+from hydra_plugins.dpsweep._compose import CellComposer
 from sweep.cli import CONFIG_MODULE
 from sweep.colme import simulate
 from sweep.errors import ConfigError, StoreError

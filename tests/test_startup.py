@@ -16,13 +16,16 @@ What each path may import, and why:
   network or inference cell (networkx, scipy's sparse and dense linear algebra), the data
   set of an inference cell (pandas reads it), the mode codes and tree depth continual's
   parameters take from its compiled modules (numba);
-* Hydra imports every plugin module whenever any Hydra app starts: the platform's load
-  neither numpy, pandas nor pyarrow.
+* Hydra imports every plugin module whenever any Hydra app starts: the platform's import
+  Hydra only, and load neither the engine nor numpy, pandas or pyarrow; the app reads
+  where the platform's configurations are from the command line's module (standard
+  library only).
 """
 
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -108,6 +111,25 @@ def test_any_hydra_app_loads_the_plugins_without_numpy_or_arrow(tmp_path: Path) 
     assert done.returncode == 0 and done.stdout == "ran\n", done.stderr
     assert {"hydra_plugins.dpsweep.plugins", "hydra_plugins.dpsweep.schemas"} <= modules
     assert _heavy(modules, (*CONFIG_ONLY, "numpy", "pyarrow")) == []
+    assert {m for m in modules if m.split(".")[0] == "sweep"} <= {"sweep", "sweep.cli",
+                                                                 "sweep.errors"}
+
+
+def test_importing_the_plugin_modules_loads_hydra_only() -> None:
+    # Every module Hydra's plugin scan imports: those whose name has no leading "_".
+    code = ("import importlib, pkgutil, sys\n"
+            "import hydra_plugins.dpsweep as plugin\n"
+            "names = [m.name for m in pkgutil.iter_modules(plugin.__path__, 'hydra_plugins."
+            "dpsweep.') if not m.name.rpartition('.')[2].startswith('_')]\n"
+            "for name in names:\n"
+            "    importlib.import_module(name)\n"
+            "print(' '.join(names))\n"
+            "print(' '.join(sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    scanned, modules = (set(line.split()) for line in done.stdout.splitlines())
+    assert scanned == {"hydra_plugins.dpsweep.plugins", "hydra_plugins.dpsweep.schemas"}
+    assert _heavy(modules, ("numpy", "pandas", "pyarrow", "sweep")) == []
 
 
 def test_the_record_holds_what_a_run_imports(tmp_path: Path) -> None:

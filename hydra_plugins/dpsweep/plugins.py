@@ -18,31 +18,24 @@ command line), composes every cell cheaply, validates all of them, and then:
 ``DpsweepLauncher`` also serves other sweepers (Optuna, Ax, ...): each batch of jobs it
 receives runs as one sweep.
 
-Hydra loads plugin modules without registering them in ``sys.modules``, so this module
-must not use ``from __future__ import annotations`` (dataclasses need real annotations).
-Hydra imports every plugin module whenever any Hydra app starts: the engine is imported
-only when a sweep runs.
+Hydra imports every plugin module whenever any Hydra app starts, so this module imports
+only Hydra: the work is in :mod:`._core`, imported when a sweep runs (as Hydra's Ray
+launcher does; Hydra's scan skips a module whose name starts with an underscore). Hydra
+loads plugin modules before registering them in ``sys.modules``, so this module must not
+use ``from __future__ import annotations`` (dataclasses need real annotations).
 """
 
-import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from hydra.core.config_store import ConfigStore
-from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.plugins import Plugins
-from hydra.core.utils import JobReturn, JobStatus
-from hydra.errors import HydraException
+from hydra.core.utils import JobReturn
 from hydra.plugins.launcher import Launcher
 from hydra.plugins.sweeper import Sweeper
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig
-
-from sweep.cli import CellsFailed, raise_for_failures, run_configs
-from sweep.errors import ConfigError
-
-from .compose import CellComposer
 
 
 @dataclass
@@ -67,45 +60,6 @@ ConfigStore.instance().store(
 )
 
 
-class Grid:
-    """The cells of a grid: the product of each key's values, as Hydra's basic sweeper
-    expands it, composed on every iteration rather than held (a grid of 10⁵ cells)."""
-
-    def __init__(self, composer: CellComposer, lines: list[str]) -> None:
-        parser = OverridesParser.create(config_loader=composer.loader)
-        choices: dict[str, list[str]] = {}
-        for override in parser.parse_overrides(lines):
-            key = override.get_key_element()
-            if not override.is_sweep_override():
-                choices[key] = [f"{key}={override.get_value_element_as_str()}"]
-            elif override.is_discrete_sweep():
-                choices[key] = [f"{key}={value}" for value in override.sweep_string_iterator()]
-            else:
-                raise HydraException(f"{key}: only lists, range() and glob() sweeps are "
-                                     "supported; got an interval")
-        self.composer = composer
-        self.choices = list(choices.values())
-
-    def overrides(self) -> Iterator[list[str]]:
-        return (list(job) for job in itertools.product(*self.choices))
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return (self.composer.compose(job) for job in self.overrides())
-
-
-class Grids:
-    """The union of several :class:`Grid`, in order (``hydra.sweeper.grids``)."""
-
-    def __init__(self, grids: list[Grid]) -> None:
-        self.grids = grids
-
-    def overrides(self) -> Iterator[list[str]]:
-        return itertools.chain.from_iterable(g.overrides() for g in self.grids)
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return itertools.chain.from_iterable(iter(g) for g in self.grids)
-
-
 class DpsweepLauncher(Launcher):
     """Runs batches of Hydra jobs as one sweep of the platform."""
 
@@ -118,21 +72,9 @@ class DpsweepLauncher(Launcher):
     def launch(
         self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int
     ) -> Sequence[JobReturn]:
-        from sweep.plan import make_cell  # the engine loads when a sweep runs, not on import
+        from . import _core
 
-        composer = CellComposer(self.hydra_context, self.config)
-        configs = [composer.compose(list(overrides)) for overrides in job_overrides]
-        failed = set(run_configs(configs).failed)
-        returns = []
-        for overrides, config in zip(job_overrides, configs, strict=True):
-            cell_id = make_cell(config).cell_id
-            error = CellsFailed(f"cell {cell_id} failed") if cell_id in failed else None
-            returns.append(JobReturn(
-                overrides=list(overrides),
-                status=JobStatus.FAILED if error else JobStatus.COMPLETED,
-                _return_value=error or cell_id,
-            ))
-        return returns
+        return _core.launch(self.hydra_context, self.config, job_overrides)
 
 
 class DpsweepSweeper(Sweeper):
@@ -146,31 +88,19 @@ class DpsweepSweeper(Sweeper):
     def setup(
         self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig
     ) -> None:
+        from . import _core
+
         self.hydra_context = hydra_context
         self.config = config
         self.launcher = Plugins.instance().instantiate_launcher(
             hydra_context=hydra_context, task_function=task_function, config=config
         )
-        from hydra._internal.core_plugins.basic_launcher import BasicLauncher
-
-        if isinstance(self.launcher, BasicLauncher):
-            raise ConfigError(
-                "hydra/launcher: basic is not supported: it would compose, run and store "
-                "the cells one Hydra job at a time, and stop at the first failed cell; "
-                "leave hydra/launcher out (executor=serial runs the sweep in this process)")
+        _core.check_launcher(self.launcher)  # before any work
 
     def sweep(self, arguments: list[str]) -> Any:
-        from sweep.plan import plan  # the engine loads when a sweep runs, not on import
+        from . import _core
 
-        composer = CellComposer(self.hydra_context, self.config)
-        grid = Grids([Grid(composer, [f"{key}={value}" for key, value in
-                                      {**self.params, **part}.items()] + list(arguments))
-                      for part in self.grids])
-        if isinstance(self.launcher, DpsweepLauncher):
-            return raise_for_failures(run_configs(grid))
-        plan(grid)  # every cell is valid before the other launcher starts a job
-        returns = self.launcher.launch(list(grid.overrides()), initial_job_idx=0)
-        failed = sum(r.status == JobStatus.FAILED for r in returns)
-        if failed:
-            raise CellsFailed(f"{failed} of {len(returns)} jobs failed")
-        return returns
+        ours = isinstance(self.launcher, DpsweepLauncher)
+        return _core.sweep(self.hydra_context, self.config,
+                           [{**self.params, **part} for part in self.grids], arguments,
+                           launcher=None if ours else self.launcher)

@@ -5,6 +5,11 @@ A family file (``conf/family/<name>.yaml``, or one of a user's on
 options, typed, with their defaults (:func:`sweep.schema.family_schema`). The family is a
 built-in name or ``module:attribute``, so a family outside the package needs no
 registration.
+
+Hydra imports this module, and runs :class:`FamilySchemasPath`, whenever any Hydra app
+starts: that reads where the platform's configurations are from :mod:`sweep.cli`
+(standard library only), and the engine's modules load only once the platform's app
+asks for a schema.
 """
 
 from hydra.core.config_search_path import ConfigSearchPath
@@ -13,13 +18,10 @@ from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSou
 from hydra.plugins.search_path_plugin import SearchPathPlugin
 from omegaconf import OmegaConf
 
-from sweep.cli import CONFIG_MODULE
-from sweep.errors import ConfigError
-from sweep.family import FAMILIES
-from sweep.schema import SCHEMA_GROUP, family_schema
-
 
 def _family(config_path: str) -> str | None:
+    from sweep.schema import SCHEMA_GROUP
+
     group, _, name = config_path.strip("/").removesuffix(".yaml").partition("/")
     return name if group == SCHEMA_GROUP and name else None
 
@@ -32,6 +34,9 @@ class FamilySchemas(ConfigSource):
         return "dpsweep"
 
     def load_config(self, config_path: str) -> ConfigResult:
+        from sweep.errors import ConfigError
+        from sweep.schema import family_schema
+
         spec = _family(config_path)
         try:
             node = OmegaConf.structured(family_schema(spec or ""))
@@ -44,6 +49,8 @@ class FamilySchemas(ConfigSource):
         return True
 
     def is_group(self, config_path: str) -> bool:
+        from sweep.schema import SCHEMA_GROUP
+
         return config_path.strip("/") in ("", SCHEMA_GROUP)
 
     def is_config(self, config_path: str) -> bool:
@@ -52,6 +59,9 @@ class FamilySchemas(ConfigSource):
         return _family(config_path) is not None
 
     def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:
+        from sweep.family import FAMILIES
+        from sweep.schema import SCHEMA_GROUP
+
         if config_path.strip("/") == "" and results_filter != ObjectType.CONFIG:
             return [SCHEMA_GROUP]
         if config_path.strip("/") == SCHEMA_GROUP and results_filter != ObjectType.GROUP:
@@ -63,6 +73,8 @@ class FamilySchemasPath(SearchPathPlugin):
     """Puts :class:`FamilySchemas` on the search path of the platform's app (only)."""
 
     def manipulate_search_path(self, search_path: ConfigSearchPath) -> None:
+        from sweep.cli import CONFIG_MODULE  # light (see the module docstring): every app runs this
+
         ours = any(entry.path == f"pkg://{CONFIG_MODULE}" for entry in search_path.get_path())
         if ours:
             search_path.append(provider="dpsweep", path=f"{FamilySchemas.scheme()}://schema")

@@ -7,6 +7,10 @@ types each distinct ``key=value`` override once against it with Hydra's own over
 semantics (so the structured config still checks types), and then assembles each cell
 from plain containers. Overrides that add, delete or merge mappings, and configurations
 with interpolations, take Hydra's full path for every cell.
+
+The plugin's modules load this one only when a sweep runs (Hydra's plugin scan skips a
+module whose name starts with an underscore); the private Hydra and OmegaConf calls it
+needs are those of :mod:`sweep.hydra_compat`.
 """
 
 from __future__ import annotations
@@ -16,13 +20,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.core.override_parser.types import Override, OverrideType, ValueType
+from hydra.core.override_parser.types import Override, OverrideType
 from hydra.types import HydraContext
 from omegaconf import DictConfig, OmegaConf, ValueNode, open_dict
 from omegaconf.errors import OmegaConfBaseException
+
+from sweep.hydra_compat import apply_overrides, child_node, plain_override
 
 _UNSET = object()
 _INTEGER = re.compile(r"([A-Za-z_][\w.]*)=(-?(?:0|[1-9]\d*))")
@@ -56,9 +61,7 @@ class CellComposer:
             return self.parsed[line]
         plain = _INTEGER.fullmatch(line)
         if plain and not self._group(plain[1]):
-            return Override(type=OverrideType.CHANGE, key_or_group=plain[1],
-                            value_type=ValueType.ELEMENT, _value=int(plain[2]),
-                            input_line=line, config_loader=self.loader), False
+            return plain_override(plain[1], int(plain[2]), line, self.loader), False
         if line not in self.parsed:
             override = self.parser.parse_override(line)
             group = override.package is not None or self._group(override.key_or_group)
@@ -68,8 +71,8 @@ class CellComposer:
     def _group(self, key: str) -> bool:
         """Whether ``key`` names a config group (looked up on disk once per key)."""
         if key not in self.groups:
-            repository = self.loader.repository  # type: ignore[attr-defined]
-            self.groups[key] = repository.group_exists(key)
+            parent, _, name = key.rpartition("/")
+            self.groups[key] = name in self.loader.list_groups(parent)
         return self.groups[key]
 
     def _base(self, groups: tuple[str, ...]) -> tuple[DictConfig, dict[str, Any], bool]:
@@ -92,7 +95,7 @@ class CellComposer:
             self.values[key] = self._scalar(groups, override)
             if self.values[key] is _UNSET:
                 config = copy.deepcopy(self._base(groups)[0])
-                ConfigLoaderImpl._apply_overrides_to_config([override], config)
+                apply_overrides(config, [override])
                 value = OmegaConf.select(config, override.key_or_group)
                 if OmegaConf.is_config(value):
                     value = OmegaConf.to_container(value, resolve=True)
@@ -121,7 +124,7 @@ class CellComposer:
             parent, _, name = key.rpartition(".")
             base = self._base(groups)[0]
             container = OmegaConf.select(base, parent) if parent else base
-            node = container._get_node(name) if isinstance(container, DictConfig) else None
+            node = child_node(container, name) if isinstance(container, DictConfig) else None
             self.nodes[groups, key] = node if isinstance(node, ValueNode) else None
         return self.nodes[groups, key]
 
@@ -134,7 +137,7 @@ class CellComposer:
         typed = [self._value(groups, o) for o in values] if plain else []
         if not plain or any(v is _UNSET for v in typed):
             config = copy.deepcopy(base)
-            ConfigLoaderImpl._apply_overrides_to_config(values, config)
+            apply_overrides(config, values)
             return OmegaConf.to_container(config, resolve=True)  # type: ignore[return-value]
         # The cells share the base's unchanged values (nothing downstream changes a
         # configuration); only the mappings on an override's path are copied.
