@@ -4,7 +4,9 @@ A family is a pure function from options to a tidy table. It knows nothing of Hy
 or Parquet; the engine plans, runs and stores its cells. Adding a family means writing
 one object that satisfies :class:`Family` and naming it in :data:`FAMILIES` (or passing
 its import path ``module:attribute`` as the ``family`` key); the engine does not change.
-:func:`get_family` checks a family's declaration once, when it is first loaded.
+:func:`get_family` checks a family's declaration once, when it is first loaded;
+:func:`sweep.testing.check_family` checks, on a small cell, what the engine assumes of its
+cells (for a family's own tests).
 """
 
 from __future__ import annotations
@@ -99,13 +101,14 @@ def get_family(spec: str) -> Family:
         family = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as error:
         raise ConfigError(f"family: cannot load {spec!r} ({error})") from None
-    check_family(spec, family)
+    check_declaration(spec, family)
     return family
 
 
-def check_family(spec: str, family: Family) -> None:
+def check_declaration(spec: str, family: Family) -> None:
     """:class:`~sweep.errors.FamilyError` if ``family`` does not declare what the engine
-    needs (see :func:`get_family`)."""
+    needs (see :func:`get_family`). What its cells must do besides is checked by
+    :func:`sweep.testing.check_family`."""
     for member in ("version", "options", "schema", "prepare", "identity", "columns", "cost",
                    "has_analytic", "run"):
         if not hasattr(family, member):

@@ -1032,21 +1032,6 @@ def test_advanced_composition_solves_drv_theorem_iii_3(
 # ------------------------------------------------------------------ 9. determinism
 
 
-def test_same_seeds_same_rows_and_blocks_concatenate() -> None:
-    """Replicate r depends only on its SeedSequence: the same seeds give bit-identical
-    rows, and replicates [0, 1] then [2] concatenate to [0, 1, 2]."""
-    cell = FAMILY.prepare({"n_users": 20, "max_samples": 8, "t_max": 160, "method": "alg6",
-                           "epsilon": 20.0, "checkpoints": 12, "dimension": 2}, 3)
-    whole = FAMILY.run(cell, seeds(5, range(3)), range(3), False)
-    again = FAMILY.run(cell, seeds(5, range(3)), range(3), False)
-    pd.testing.assert_frame_equal(whole, again, check_exact=True)
-    blocks = pd.concat([FAMILY.run(cell, seeds(5, [0, 1]), [0, 1], False),
-                        FAMILY.run(cell, seeds(5, [2]), [2], False)], ignore_index=True)
-    pd.testing.assert_frame_equal(whole, blocks, check_exact=True)
-    other = FAMILY.run(cell, seeds(6, range(3)), range(3), False)
-    assert not whole.abs_error.equals(other.abs_error)
-
-
 def test_methods_and_epsilons_share_their_data() -> None:
     """Common random numbers: the arrivals and samples of replicate r depend on the root
     seed and the data options only (sweep.continual.simulate.streams), so cells that differ

@@ -21,7 +21,7 @@ from analysis.document import render
 from analysis.load import wilson
 from sweep.errors import FamilyError
 from sweep.execute import execute, simulate
-from sweep.family import check_family, get_family
+from sweep.family import check_declaration, get_family
 from sweep.plan import Execution, plan
 from sweep.results import PROPORTION, Metric, ResultSchema, cell_table, option_columns, roles
 from sweep.store import ResultsStore
@@ -196,17 +196,17 @@ def test_a_family_whose_option_names_a_column_is_rejected_on_load() -> None:
         family.options = make_dataclass("Options", [("size", int, 1)])
         family.schema = ResultSchema(metrics={metric: Metric()})
         with pytest.raises(FamilyError, match=f"column '{metric}' is declared twice"):
-            check_family("bad", family)
+            check_declaration("bad", family)
     for option in ("n", "seed", "cell_id", "error", "error_low", "results_dir"):
         family = _Family()
         family.options = make_dataclass("Options", [(option, int, 1)])
         with pytest.raises(FamilyError, match=f"^family bad: option '{option}' collides"):
-            check_family("bad", family)
+            check_declaration("bad", family)
     family = _Family()
     family.version = "1"
     family.options = make_dataclass("Options", [("size", int, 1)])
     with pytest.raises(FamilyError, match="version must be an integer"):
-        check_family("bad", family)
+        check_declaration("bad", family)
 
 
 def test_option_columns_flatten_nested_groups() -> None:

@@ -717,46 +717,6 @@ def test_private_ol_recovery_at_theorem_T(model, graph) -> None:
 
 # 6. Determinism, blocks and common random numbers ----------------------------------------
 
-BLOCK_CASES = {
-    "mle": {"method": "mle", "model": "bernoulli"},
-    "gm": {"method": "gm"},
-    "am-bernoulli": {"method": "am", "model": "bernoulli"},
-    "threshold_1": {"method": "threshold_1", "model": "gaussian"},
-    "threshold_2": {"method": "threshold_2"},
-    "ol": {"method": "ol", "model": "bernoulli", "iterations": 300},
-    "private_ol": {"method": "private_ol", "model": "gaussian", "iterations": 300},
-    "private_ol-cox": {"method": "private_ol"},
-    "test": {"method": "test", "model": "bernoulli"},
-    "test-cox": {"method": "test"},
-    "rizk": {"method": "rizk"},
-    "centralized": {"method": "centralized", "model": "gaussian"},
-    "rr": {"method": "rr", "model": "bernoulli", "states": [0.3, 0.7]},
-    "laplace": {"method": "laplace", "model": "bernoulli", "states": [0.3, 0.7],
-                "null_draws": 1000},
-}
-
-
-def _sorted(rows: pd.DataFrame) -> pd.DataFrame:
-    return rows.sort_values(["source", "replicate", "t", "state"]).reset_index(drop=True)
-
-
-@pytest.mark.parametrize("options", list(BLOCK_CASES.values()), ids=list(BLOCK_CASES))
-def test_blocks_of_replicates_equal_the_full_run(options) -> None:
-    """The rows of replicates 0..9 computed at once equal those of blocks 0..4 and 5..9
-    computed separately, bit for bit: every replicate's data and noise come from its own
-    stream (and the Laplace toy's null threshold from the cell's), so a sweep may split a
-    cell's replicates among tasks. Another root seed gives other rows."""
-    prepared = FAMILY.prepare(options, 10)
-    streams = seeds(10, 21)
-    full = FAMILY.run(prepared, streams, range(10), analytic=False)
-    blocks = pd.concat([FAMILY.run(prepared, streams[:5], range(5), analytic=False),
-                        FAMILY.run(prepared, streams[5:], range(5, 10), analytic=False)])
-    pd.testing.assert_frame_equal(_sorted(full), _sorted(blocks), check_exact=True)
-    other = FAMILY.run(prepared, seeds(10, 22), range(10), analytic=False)
-    metrics = ["statistic", "tvd_truth", "belief", "tvd_private"]
-    assert not _sorted(full)[metrics].equals(_sorted(other)[metrics])
-
-
 @pytest.mark.parametrize("options", [{}, {"method": "private_ol", "model": "bernoulli",
                                           "iterations": 100}, {"method": "laplace",
                                           "model": "bernoulli", "states": [0.3, 0.7]}],

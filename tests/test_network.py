@@ -282,17 +282,6 @@ def test_a_mixed_sweep_shares_one_results_directory(tmp_path) -> None:
     assert "total_error" in text and "mse" in text
 
 
-@pytest.mark.parametrize("method", ["mvue", "ol", "rizk_ol"])
-def test_replicates_do_not_depend_on_their_block(method: str) -> None:
-    cell = make_cell({"family": "network", "replicates": 4, "method": method,
-                      "privacy": "network", **SMALL})
-    whole = FAMILY.run(cell.prepared, cell.seeds(0, 4), range(4), False)
-    parts = [FAMILY.run(cell.prepared, cell.seeds(r, r + 1), range(r, r + 1), False)
-             for r in range(4)]
-    pd.testing.assert_frame_equal(whole, pd.concat(parts, ignore_index=True),
-                                  check_exact=True)
-
-
 # ----------------------------------------- readings: Appendix B, Network DP, eq. (9)'s domain
 
 

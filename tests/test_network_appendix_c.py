@@ -268,15 +268,3 @@ def test_network_dp_uses_each_round_neighbour_weights(monkeypatch: pytest.Monkey
         expected = np.broadcast_to(rounds.neighbour(t), network.shape)
         np.testing.assert_array_equal(network, expected)
         assert not np.allclose(network, static)  # not the static graph's a_i
-
-
-def test_a_replicate_of_a_time_varying_run_does_not_depend_on_its_block() -> None:
-    """The graph stream is the replicate seed's own (third child): replicate 1 run alone
-    gives the same metrics as in a block of three, budgets per round included."""
-    cell = make_cell({"family": "network", "replicates": 3, **SMALL, "method": "ol",
-                      "privacy": "network", "edge_keep": 0.5, "budgets": "waterfilling",
-                      "rounds": 15, "checkpoints": [5, 15]})
-    block = FAMILY.run(cell.prepared, cell.seeds(0, 3), range(3), False)
-    alone = FAMILY.run(cell.prepared, cell.seeds(1, 2), [1], False)
-    np.testing.assert_array_equal(block[block.replicate == 1].total_error.to_numpy(),
-                                  alone.total_error.to_numpy())

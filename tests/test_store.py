@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -18,12 +19,16 @@ import pytest
 from analysis import load
 from sweep.execute import Summary, execute
 from sweep.plan import plan
-from sweep.store import JOURNAL, LOCK, ResultsStore
+from sweep.store import JOURNAL, LOCK, ResultsStore, family_directory
 
 from .sweep_reference import ROOT, SMALL, run_cli
 
+#: The engine's own family, so that these tests depend on no family of the paper.
+FAMILY = "tests.minimal_family:FAMILY"
+#: Where its files go.
+FILES = f"{family_directory(FAMILY)}/*.parquet"
 #: Tiny cells, each stored on its own (one task per cell): many small files.
-CELLS = [{**SMALL, "replicates": 2, "seed": seed, "baselines": ["local"]} for seed in range(24)]
+CELLS = [{"family": FAMILY, "replicates": 2, "seed": seed} for seed in range(24)]
 
 
 def _run(directory: Path, configs: list[dict], **settings: object) -> Summary:
@@ -44,7 +49,7 @@ def _rows(directory: Path) -> pd.DataFrame:
 def small_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("store") / "results"
     _run(directory, CELLS, ray={"task_seconds": 1e-9})
-    assert len(list(directory.glob("colme/*.parquet"))) == len(CELLS)
+    assert len(list(directory.glob(FILES))) == len(CELLS)
     return directory
 
 
@@ -55,7 +60,7 @@ def test_compaction_merges_files_and_every_reader_reads_the_same_rows(
     shutil.copytree(small_files, compacted)
     summary = ResultsStore(compacted).compact(cells=10)
     assert (summary.merged, summary.written, summary.cells) == (24, 3, 24)
-    assert len(list(compacted.glob("colme/*.parquet"))) == 3
+    assert len(list(compacted.glob(FILES))) == 3
     pd.testing.assert_frame_equal(_rows(compacted), _rows(small_files), check_exact=True)
     table = pq.read_table(compacted).to_pandas().sort_values("cell_id", kind="stable")
     pd.testing.assert_frame_equal(table.reset_index(drop=True), _rows(small_files),
@@ -111,7 +116,7 @@ def test_compaction_killed_at_any_step_loses_and_doubles_nothing(
         assert not list(directory.glob("**/.*.tmp")) and not list(directory.glob(f"{JOURNAL}/*"))
         ResultsStore(directory).compact(cells=10)
         pd.testing.assert_frame_equal(_rows(directory), expected, check_exact=True)
-        assert len(list(directory.glob("colme/*.parquet"))) == 3
+        assert len(list(directory.glob(FILES))) == 3
     assert killed_mid_way >= 4  # kills landed inside transactions, not only between them
 
 
@@ -121,7 +126,7 @@ def test_recompute_replaces_the_cells_it_names_and_keeps_the_others(
     directory = tmp_path / "results"
     shutil.copytree(small_files, directory)
     ResultsStore(directory).compact(cells=100)  # one file: recomputing rewrites it
-    [merged] = directory.glob("colme/*.parquet")
+    [merged] = directory.glob(FILES)
     before = _rows(directory)
     _run(directory, CELLS, recompute={"seed": [3, 5]})
     after = _rows(directory)
@@ -137,17 +142,19 @@ def test_recompute_replaces_the_cells_it_names_and_keeps_the_others(
     # A key that is no column of the family is refused before any work.
     from sweep.errors import ConfigError
 
-    with pytest.raises(ConfigError, match=r"^recompute.sed: not a key of family colme"):
+    with pytest.raises(ConfigError, match=f"^recompute.sed: not a key of family "
+                                          f"{re.escape(FAMILY)}"):
         plan([{**CELLS[0], "recompute": {"sed": 3}}])
-    # An option recorded only when set (welch_dof) is matched at its default elsewhere.
-    assert len(plan([{**CELLS[0], "recompute": {"welch_dof": "paper"}}])[0]) == 1
+    # An option recorded only when set (colme's welch_dof) is matched at its default
+    # elsewhere.
+    assert len(plan([{**SMALL, "recompute": {"welch_dof": "paper"}}])[0]) == 1
 
 
 def test_recompute_true_reruns_every_cell(small_files: Path, tmp_path: Path) -> None:
     directory = tmp_path / "results"
     shutil.copytree(small_files, directory)
     def files() -> set[tuple[Path, int]]:
-        return {(p, p.stat().st_ino) for p in directory.glob("colme/*.parquet")}
+        return {(p, p.stat().st_ino) for p in directory.glob(FILES)}
 
     before = files()
     summary = _run(directory, CELLS[:3], recompute=True)
@@ -176,7 +183,7 @@ def test_directories_sharing_cells_in_different_files_read_each_cell_once(
     shutil.copytree(small_files, merged)
     ResultsStore(merged).compact()  # every cell in one file
     shutil.copytree(small_files, part)
-    for path in sorted(part.glob("colme/*.parquet"))[::2]:
+    for path in sorted(part.glob(FILES))[::2]:
         path.unlink()  # half the cells, one file each
     expected = load(small_files).sort_values("cell_id", kind="stable").reset_index(drop=True)
     for order in ([part, merged], [merged, part]):

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 def check_baselines(baselines: str | Iterable[str]) -> tuple[str, ...]:
     """The requested baselines as a tuple, or :class:`ConfigError` naming the bad one."""
-    names = (baselines,) if isinstance(baselines, str) else tuple(baselines)
+    many = isinstance(baselines, Iterable) and not isinstance(baselines, str)
+    names = tuple(baselines) if many else (baselines,)
     for name in names:
         if name not in BASELINES:
             raise ConfigError(f"baselines: must be among {', '.join(BASELINES)}; got {name!r}")

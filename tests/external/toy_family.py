@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from sweep.errors import ConfigError
+from sweep.options import check_checkpoints, integer, plain_options, real
 from sweep.results import PROPORTION, Metric, ResultSchema
 
 
@@ -39,10 +40,16 @@ class CoinFamily:
                           metrics={"error": Metric(), "covered": Metric(PROPORTION)})
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> CoinOptions:
-        values = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
-        prepared = CoinOptions(**values)
-        if not 0 < prepared.p < 1:
+        # Unknown keys are refused, lists become tuples (the dataclass is frozen).
+        prepared = CoinOptions(**plain_options(CoinOptions, options))
+        integer("n_nodes", prepared.n_nodes, 1)
+        integer("flips", prepared.flips, 1)
+        if not real(prepared.p) or not 0 < prepared.p < 1:
             raise ConfigError(f"p: must be in (0, 1); got {prepared.p!r}")
+        times = prepared.checkpoints
+        if not isinstance(times, tuple):
+            raise ConfigError(f"checkpoints: must be a list of times; got {times!r}")
+        check_checkpoints(times, prepared.flips, "flips")
         return prepared
 
     def identity(self, prepared: CoinOptions) -> dict[str, Any]:

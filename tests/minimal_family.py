@@ -1,0 +1,80 @@
+"""The smallest family the engine runs (``tests.minimal_family:FAMILY``): no paper's,
+so that a test of the engine depends on no simulation family.
+
+A replicate draws ``samples`` values from N(0, ``scale``²) and records, at each
+checkpoint t, the absolute error of the mean of the first t; the analytic rows give its
+expectation, ``scale`` √(2 / (π t)) (the mean absolute value of N(0, scale²/t)).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sweep.errors import ConfigError
+from sweep.options import as_dict, check_checkpoints, integer, plain_options, real
+from sweep.results import Metric, ResultSchema
+
+
+@dataclass(frozen=True)
+class MinimalOptions:
+    samples: int = 20
+    scale: float = 1.0
+    checkpoints: tuple[int, ...] = (5, 20)
+
+
+class MinimalFamily:
+    name = "minimal"
+    version = 1
+    options = MinimalOptions
+    schema = ResultSchema(metrics={"error": Metric()})
+
+    def prepare(self, options: Mapping[str, Any], replicates: int) -> MinimalOptions:
+        prepared = MinimalOptions(**plain_options(MinimalOptions, options))
+        integer("samples", prepared.samples, 1)
+        if not real(prepared.scale) or not prepared.scale > 0:
+            raise ConfigError(f"scale: must be a number > 0; got {prepared.scale!r}")
+        if not isinstance(prepared.checkpoints, tuple):
+            raise ConfigError(f"checkpoints: must be a list of times; got "
+                              f"{prepared.checkpoints!r}")
+        check_checkpoints(prepared.checkpoints, prepared.samples, "samples")
+        return prepared
+
+    def identity(self, prepared: MinimalOptions) -> dict[str, Any]:
+        return as_dict(prepared)
+
+    def columns(self, prepared: MinimalOptions) -> dict[str, Any]:
+        return {"samples": prepared.samples, "scale": prepared.scale}
+
+    def cost(self, prepared: MinimalOptions) -> float:
+        return 1e-5
+
+    def has_analytic(self, prepared: MinimalOptions) -> bool:
+        return True
+
+    def run(self, prepared: MinimalOptions, seeds: Sequence[np.random.SeedSequence],
+            replicate_ids: Sequence[int], analytic: bool) -> dict[str, list]:
+        times = np.asarray(prepared.checkpoints)
+        errors = [np.abs(np.cumsum(np.random.default_rng(seed).normal(
+            0.0, prepared.scale, prepared.samples))[times - 1] / times) for seed in seeds]
+        count = len(times)
+        rows: dict[str, list] = {
+            "source": ["simulated"] * count * len(errors),
+            "replicate": [r for r in replicate_ids for _ in times],
+            "t": [int(t) for _ in errors for t in times],
+            "error": [float(e) for error in errors for e in error],
+        }
+        if analytic:
+            rows["source"] += ["analytic"] * count
+            rows["replicate"] += [None] * count
+            rows["t"] += [int(t) for t in times]
+            rows["error"] += [prepared.scale * math.sqrt(2 / (math.pi * t)) for t in times]
+        rows["method"] = ["mean"] * len(rows["t"])
+        return rows
+
+
+FAMILY = MinimalFamily()
