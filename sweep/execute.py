@@ -46,6 +46,7 @@ from .plan import (
 )
 from .results import cell_table, option_columns, roles
 from .store import ResultsStore, family_directory, format_error, library_versions, provenance
+from .threads import limit_threads
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -96,33 +97,36 @@ def simulate(family: str, replicates: int = 1, seed: int = 0, **options: Any) ->
     return frame
 
 
-def run_task(task: Task) -> list[PieceResult]:
-    """Run every piece of a task; an exception fails its piece only.
+def run_task(task: Task, threads: str = "one") -> list[PieceResult]:
+    """Run every piece of a task, the numerical libraries' threads as ``threads`` asks
+    (:func:`sweep.threads.limit_threads`); an exception fails its piece only.
 
     The rows come back as Arrow tables with the engine's columns, so that the driver,
     the one serial part of a sweep, only concatenates and writes them.
     """
     results = []
-    for piece in task:
-        started, start = time.time(), time.perf_counter()
-        try:
-            table = compute(piece)
-            results.append(PieceResult(piece, table, None, started, time.perf_counter() - start,
-                                       library_versions()))
-        except Exception as error:  # recorded with the cell; the sweep goes on
-            results.append(PieceResult(piece, None, format_error(error), started,
-                                       time.perf_counter() - start))
+    with limit_threads(threads):
+        for piece in task:
+            started, start = time.time(), time.perf_counter()
+            try:
+                table = compute(piece)
+                results.append(PieceResult(piece, table, None, started,
+                                           time.perf_counter() - start, library_versions()))
+            except Exception as error:  # recorded with the cell; the sweep goes on
+                results.append(PieceResult(piece, None, format_error(error), started,
+                                           time.perf_counter() - start))
     return results
 
 
-def run_task_remotely(task: Task) -> tuple[list[tuple[Any, ...]], list[pa.Table], dict[str, Any]]:
+def run_task_remotely(task: Task, threads: str
+                      ) -> tuple[list[tuple[Any, ...]], list[pa.Table], dict[str, Any]]:
     """:func:`run_task` in a worker process (Ray's or the pool's), shaped for the trip
     back: each piece's error and timing, its rows in as few tables as there are runs of
     pieces with one schema, each column in one chunk (pickling costs per table and per
     chunk: a table, or a chunk, per piece would cost a tiny cell about a millisecond each
     way), and the worker's library versions. The pieces stay behind: the driver has
     them."""
-    results = run_task(task)
+    results = run_task(task, threads)
     tables: list[list[pa.Table]] = []
     for result in results:
         if result.table is None:
@@ -155,9 +159,13 @@ def _unpack(task: Task, outcomes: list[tuple[Any, ...]], tables: list[pa.Table],
 
 
 class SerialExecutor:
-    """Runs tasks one after the other in this process (small sweeps, other launchers)."""
+    """Runs tasks one after the other in this process (small sweeps, other launchers);
+    the numerical libraries' threads are as ``threads`` asks during each task only."""
 
     workers = 1
+
+    def __init__(self, threads: str) -> None:
+        self.threads = threads
 
     def __enter__(self) -> SerialExecutor:
         return self
@@ -167,7 +175,7 @@ class SerialExecutor:
 
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, list[PieceResult] | str]]:
         for task in tasks:
-            yield task, run_task(task)
+            yield task, run_task(task, self.threads)
 
 
 #: How worker processes start. A fork (Linux) hands every worker the driver's imports,
@@ -225,9 +233,10 @@ class ProcessExecutor:
     other tasks' cells are stored as usual.
     """
 
-    def __init__(self, workers: int, families: Iterable[str]) -> None:
+    def __init__(self, workers: int, families: Iterable[str], threads: str) -> None:
         self.workers = workers
         self.families = sorted(families)
+        self.threads = threads
         self.pool: concurrent.futures.ProcessPoolExecutor | None = None
 
     def _start(self) -> None:
@@ -264,7 +273,7 @@ class ProcessExecutor:
                 if task is None:
                     break
                 try:
-                    future = self.pool.submit(run_task_remotely, task)
+                    future = self.pool.submit(run_task_remotely, task, self.threads)
                 except BrokenProcessPool:  # broken meanwhile: the task never started
                     lost.appendleft(task)
                     broken = True
@@ -312,8 +321,9 @@ class RayExecutor:
     as it is. Tasks lost with a worker or a node are retried by Ray.
     """
 
-    def __init__(self, settings: RaySettings) -> None:
+    def __init__(self, settings: RaySettings, threads: str) -> None:
         self.settings = settings
+        self.threads = threads
         self.started = False
         self.workers = 1
 
@@ -367,7 +377,7 @@ class RayExecutor:
                 if task is None:
                     exhausted = True
                 else:
-                    in_flight[remote.remote(task)] = task
+                    in_flight[remote.remote(task, self.threads)] = task
             if not in_flight:
                 return
             [ref], _ = ray.wait(list(in_flight), num_returns=1)
@@ -626,9 +636,10 @@ def execute(cells: Plan, execution: Execution, progress: bool = True) -> Summary
     elif todo:
         print(f"executor: {summary.executor}", flush=True)
         collector = _Collector(store, replaced, summary)
-        executor = (ProcessExecutor(pool_size(execution.processes), cells.families)
-                    if name == "processes" else RayExecutor(execution.ray) if name == "ray"
-                    else SerialExecutor())
+        executor = (ProcessExecutor(pool_size(execution.processes), cells.families,
+                                    execution.threads) if name == "processes"
+                    else RayExecutor(execution.ray, execution.threads) if name == "ray"
+                    else SerialExecutor(execution.threads))
         with executor, tqdm(total=todo, unit="cell", desc="sweep", file=sys.stderr,
                             disable=not progress or None) as bar:
             missing = collector.expect((c for c, s in zip(cells, states, strict=True) if s),

@@ -30,6 +30,7 @@ import numpy as np
 from .errors import ConfigError
 from .family import Family, get_family
 from .results import EXECUTION_KEYS, option_columns
+from .threads import THREADS
 
 #: Version of the results format and of the cell-id recipe; part of every cell id.
 FORMAT_VERSION = 2
@@ -80,6 +81,10 @@ class Execution:
     #: ``{key: value or [values], ...}`` over the cell's columns; each replaces its
     #: stored rows in one transaction.
     recompute: bool | dict[str, Any] = False
+    #: The numerical libraries' threads in each task: ``one`` (one thread each: an
+    #: executor already runs a task per core) or ``default`` (theirs, one per core);
+    #: :mod:`sweep.threads`. Not part of any cell's identity, as the tasks' cut is not.
+    threads: str = "one"
     processes: ProcessSettings = field(default_factory=ProcessSettings)
     ray: RaySettings = field(default_factory=RaySettings)
 
@@ -169,6 +174,7 @@ def execution_of(config: Mapping[str, Any]) -> Execution:
         executor=config.get("executor", "auto"),
         dry_run=config.get("dry_run", False),
         recompute=config.get("recompute", False),
+        threads=config.get("threads", "one"),
         processes=_group(config, "processes", ProcessSettings, ["workers"]),
         ray=_group(config, "ray", RaySettings, ["num_cpus", "max_in_flight"]),
     )
@@ -181,6 +187,8 @@ def execution_of(config: Mapping[str, Any]) -> Execution:
         raise ConfigError(
             f"executor: must be one of {', '.join(EXECUTORS)}; got {settings.executor!r}"
         )
+    if settings.threads not in THREADS:
+        raise ConfigError(f"threads: must be one of {', '.join(THREADS)}; got {settings.threads!r}")
     if not isinstance(settings.ray.dashboard, bool):
         raise ConfigError(f"ray.dashboard: must be true or false; got {settings.ray.dashboard!r}")
     if not isinstance(settings.dry_run, bool):

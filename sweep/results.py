@@ -41,7 +41,8 @@ PROPORTION = "proportion"
 KINDS = (CONTINUOUS, PROPORTION)
 #: Keys of a configuration that say how to run, not what: they are not part of a cell,
 #: and no option may take their names.
-EXECUTION_KEYS = ("results_dir", "executor", "dry_run", "recompute", "processes", "ray")
+EXECUTION_KEYS = ("results_dir", "executor", "dry_run", "recompute", "threads", "processes",
+                  "ray")
 #: Columns the engine adds to every row: they describe the cell, not the row.
 ENGINE_COLUMNS = ("family", "family_version", "seed", "replicates", "cell_id")
 #: Columns the analysis adds to summaries (the replicate count and the bands' suffixes).

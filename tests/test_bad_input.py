@@ -51,6 +51,7 @@ BAD = [
     (["seed=-1"], "seed"), (["seed=x"], "seed"),
     (["results_dir=../outside"], "results_dir"),
     (["executor=dask"], "executor"), (["dry_run=perhaps"], "dry_run"),
+    (["threads=two"], "threads"),
     (["family=nonexistent"], "family"), (["family=os:nothing"], "family"),
     (["ray.num_cpus=0"], "ray.num_cpus"), (["ray.max_in_flight=0"], "ray.max_in_flight"),
     (["ray.task_seconds=-1"], "ray.task_seconds"), (["ray.address=[1]"], "ray.address"),

@@ -6,6 +6,7 @@ settings; and the Hydra launcher the platform refuses."""
 from __future__ import annotations
 
 import contextlib
+import json
 import multiprocessing
 import os
 import signal
@@ -29,6 +30,7 @@ from sweep.plan import Execution, ProcessSettings, RaySettings, plan
 from sweep.store import FAILURES, ResultsStore
 
 from .sweep_reference import ROOT, run_cli, start_cli
+from .threads_family import REPORTS, threads_by_library
 
 SMALL = {"n_agents": 6, "t_max": 300, "replicates": 3, "checkpoints": 4, "seed": 7,
          "baselines": ["local", "oracle"]}
@@ -229,6 +231,46 @@ def test_process_settings_are_validated_in_the_python_api() -> None:
     with pytest.raises(ConfigError, match=r"^processes.threads: unknown option$"):
         plan([{**SMALL, "processes": {"threads": 2}}])
     assert plan([{**SMALL, "processes": {"workers": 3.0}}])[1].processes.workers == 3
+
+
+@pytest.mark.parametrize("executor", ["serial", "processes", "ray"])
+def test_workers_run_the_numerical_libraries_on_one_thread_unless_told_otherwise(
+    executor: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What each executor's workers see while computing (tests/threads_family.py):
+    one thread in every library by default; with ``threads=default``, the libraries'
+    threads as this process has them (Ray's workers are told so by OMP_NUM_THREADS, which
+    otherwise Ray sets to a task's CPUs, 1). This process's limits are left as they were."""
+    default = threads_by_library()
+    assert default  # numpy's OpenBLAS at least
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    monkeypatch.setenv(REPORTS, str(reports))
+    # For Ray's workers: the tests importable, and the libraries' threads as here.
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.setenv("OMP_NUM_THREADS", str(max(default.values())))
+    cells = [{**SMALL, "family": "tests.threads_family:FAMILY", "seed": seed}
+             for seed in (1, 2)]
+    with contextlib.ExitStack() as stack:
+        if executor == "ray":  # one local Ray for both runs
+            import ray
+
+            ray.init(address="local", num_cpus=1, include_dashboard=False,
+                     logging_level="WARNING")
+            stack.callback(ray.shutdown)
+        for threads in ("one", "default"):
+            summary = _run(tmp_path / threads, cells, executor=executor, threads=threads,
+                           processes=ProcessSettings(workers=2))
+            assert (summary.done, summary.failed) == (len(cells), [])
+            seen = [json.loads(report.read_text()) for report in reports.iterdir()]
+            assert len(seen) == len(cells)  # a block of replicates per cell
+            for found in seen:
+                assert found  # numpy's OpenBLAS at least
+                assert found == ({name: 1 for name in found} if threads == "one"
+                                 else {name: default.get(name, n) for name, n in found.items()})
+            for report in reports.iterdir():
+                report.unlink()
+    assert {name: n for name, n in threads_by_library().items() if name in default} == default
 
 
 def test_the_basic_launcher_is_refused_in_one_line_before_any_work(tmp_path: Path) -> None:

@@ -2,10 +2,10 @@
 the centres' log-likelihoods on their patients (:func:`.simulate.prepare`), then the
 belief exchange (:func:`.simulate.run`, one replicate).
 
-:func:`time_cell` runs :func:`main` in a fresh interpreter whose numerical libraries
-(OpenBLAS, MKL, OpenMP, numba) are pinned to one thread by environment variables set
-before they are imported, so that neither side of a comparison gains from the machine's
-cores; the times are wall-clock (``time.perf_counter``).
+:func:`time_cell` runs :func:`main` in a fresh interpreter, each run with the numerical
+libraries on one thread as a sweep's tasks run (:func:`sweep.threads.limit_threads`), so
+that neither side of a comparison gains from the machine's cores; the times are
+wall-clock (``time.perf_counter``).
 
 Run by hand: ``python -m sweep.inference.timing '{"graph": {"n_nodes": 6}}' 3``.
 """
@@ -13,16 +13,12 @@ Run by hand: ``python -m sweep.inference.timing '{"graph": {"n_nodes": 6}}' 3``.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Mapping
 from typing import Any
 
-#: The variables that pin the numerical libraries to one thread.
-ONE_THREAD = {name: "1" for name in (
-    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS", "NUMBA_NUM_THREADS")}
+from ..threads import limit_threads
 
 
 def time_cell(options: Mapping[str, Any], repeats: int) -> list[dict[str, float]]:
@@ -33,8 +29,7 @@ def time_cell(options: Mapping[str, Any], repeats: int) -> list[dict[str, float]
         raise ValueError(f"repeats: must be an integer >= 1; got {repeats!r}")
     done = subprocess.run(
         [sys.executable, "-m", "sweep.inference.timing", json.dumps(dict(options)),
-         str(repeats)], env={**os.environ, **ONE_THREAD}, capture_output=True, text=True,
-        check=True)
+         str(repeats)], capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -50,11 +45,13 @@ def main(options: Mapping[str, Any], repeats: int) -> list[dict[str, float]]:
     config = InferenceConfig.from_options(**options)
     found = []
     for repeat in range(repeats + 1):
-        start = time.perf_counter()
-        cell = prepare(config)
-        middle = time.perf_counter()
-        run(cell, [np.random.SeedSequence(repeat)], [repeat])
-        end = time.perf_counter()
+        # Per run: the limit reaches every library the first run loaded.
+        with limit_threads("one"):
+            start = time.perf_counter()
+            cell = prepare(config)
+            middle = time.perf_counter()
+            run(cell, [np.random.SeedSequence(repeat)], [repeat])
+            end = time.perf_counter()
         if repeat:  # the first run compiles the kernels
             found.append({"prepare": middle - start, "exchange": end - middle})
     return found
