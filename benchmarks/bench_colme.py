@@ -31,9 +31,9 @@ PAPER = {"n_agents": 200, "t_max": 30_000}
 
 def _case(kind: str, options: dict[str, Any], replicates: int, warm: bool) -> tuple[float, float]:
     """Seconds and peak RSS (MiB) of one case, in this (fresh) process."""
-    from sweep.colme import simulate
     from sweep.colme.baselines import oracle_mse
     from sweep.colme.config import ColmeConfig
+    from sweep.execute import simulate
 
     def work(**changes: Any) -> None:
         settings = {**options, **changes}
@@ -41,7 +41,7 @@ def _case(kind: str, options: dict[str, Any], replicates: int, warm: bool) -> tu
             config = ColmeConfig.from_options(**settings)
             oracle_mse(config, config.checkpoint_times())
         else:
-            simulate(replicates=replicates if not changes else 1, seed=1, **settings)
+            simulate("colme", replicates=replicates if not changes else 1, seed=1, **settings)
 
     if warm:
         work(n_agents=3, t_max=50)  # fills numba's cache

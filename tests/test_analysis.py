@@ -18,7 +18,7 @@ from analysis.figures import FIGURES
 from analysis.labels import add_scheme, maths, name
 from analysis.load import load, summaries, summarize
 from analysis.plot import MissingData, SharedCurve, curves
-from sweep.colme import simulate
+from sweep.execute import simulate
 from sweep.family import get_family
 from sweep.results import cell_table
 
@@ -141,7 +141,7 @@ def test_curves_draw_the_promised_series_axes_and_bands() -> None:
 
 
 def test_the_rows_of_simulate_are_summarized_and_drawn() -> None:
-    frame = simulate(replicates=4, seed=2, n_agents=5, t_max=60, checkpoints=4,
+    frame = simulate("colme", replicates=4, seed=2, n_agents=5, t_max=60, checkpoints=4,
                      baselines=["local", "ideal"])
     summary = summarize(frame)
     colme = summary[summary.method == "colme"]

@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from sweep.colme import simulate
 from sweep.colme.baselines import ideal_mse, inverse_class_size, local_mse, oracle_mse
 from sweep.colme.config import ColmeConfig
 from sweep.colme.privacy import sigma_dp
+from sweep.execute import simulate
 
 from .reference import Sender, statistic_variance
 from .stats import Z, assert_close_means
@@ -151,7 +151,7 @@ def test_errorless_simulated_rrr_matches_the_simulator_start_oracle(mechanism, w
     checks = [5, 20, 39, 40, 80, 200, 500, 2000]
     options = dict(n_agents=40, t_max=2000, schedule="rrr", mechanism=mechanism,
                    weights=weights, epsilon=1.0)
-    frame = simulate(replicates=400, seed=21, checkpoints=checks,
+    frame = simulate("colme", replicates=400, seed=21, checkpoints=checks,
                      class_means=[0.0, 1e5, 2e5], decision={"theta0": 1e-12}, **options)
     runs = frame[frame.method == "colme"].pivot(index="replicate", columns="t",
                                                values="mse").to_numpy()

@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import sweep.colme
 import sweep.execute
 from sweep.cli import CONFIG_MODULE
 from sweep.errors import ConfigError
@@ -70,14 +69,14 @@ def test_integral_floats_give_the_integers_cell_id() -> None:
 
 
 def test_python_api_takes_integral_floats_and_refuses_others() -> None:
-    ints = sweep.colme.simulate(replicates=1, n_agents=4, t_max=20, checkpoints=2)
+    ints = sweep.execute.simulate("colme", replicates=1, n_agents=4, t_max=20, checkpoints=2)
     floats = {"replicates": 1e0, "n_agents": 4e0, "t_max": 2e1, "checkpoints": 2.0}
-    assert sweep.colme.simulate(**floats).equals(ints)
+    assert sweep.execute.simulate("colme", **floats).equals(ints)
     assert sweep.execute.simulate("colme", baselines=(), **floats).equals(ints)
     with pytest.raises(ConfigError, match=r"^t_max: must be an integer >= 1; got 1\.5$"):
         sweep.execute.simulate("colme", t_max=1.5)
     with pytest.raises(ConfigError, match=r"^replicates: must be an integer >= 0; got 2\.5$"):
-        sweep.colme.simulate(replicates=2.5)
+        sweep.execute.simulate("colme", replicates=2.5)
 
 
 def test_cfg_job_prints_the_converted_value(tmp_path: Path) -> None:

@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from sweep.colme import ConfigError, simulate
+from sweep.colme import ConfigError
 from sweep.colme.config import ColmeConfig
+from sweep.execute import simulate
 from sweep.options import identity_options
 from sweep.plan import make_cell
 
@@ -41,7 +42,7 @@ from .sweep_reference import SMALL
 )
 def test_bad_option_names_its_field(options, field):
     with pytest.raises(ConfigError) as info:
-        simulate(**{**SMALL, **options})
+        simulate("colme", **{**SMALL, **options})
     message = str(info.value)
     assert message.startswith(f"{field}:")
     assert "\n" not in message
@@ -58,7 +59,7 @@ def test_bad_option_names_its_field(options, field):
 )
 def test_bad_call_arguments_name_their_field(kwargs, field):
     with pytest.raises(ConfigError, match=rf"^{field}:"):
-        simulate(**SMALL, **kwargs)
+        simulate("colme", **SMALL, **kwargs)
 
 
 def test_laplace_and_no_mechanism_accept_large_epsilon():
@@ -132,5 +133,5 @@ def test_readings_that_do_not_apply_leave_the_cell_unchanged(reading, where):
     plain, read = (make_cell({**options, **extra, "replicates": 2})
                    for extra in ({}, reading))
     assert plain.cell_id == read.cell_id and plain.stream == read.stream
-    np.testing.assert_array_equal(simulate(replicates=2, **options).mse,
-                                  simulate(replicates=2, **options, **reading).mse)
+    np.testing.assert_array_equal(simulate("colme", replicates=2, **options).mse,
+                                  simulate("colme", replicates=2, **options, **reading).mse)

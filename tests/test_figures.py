@@ -20,7 +20,7 @@ from analysis.figures import FIGURES, Figure
 from analysis.load import OTHER_FAMILY, PAPER_SIZES, summarize
 from analysis.plot import MIN_TICKS, MissingData, SharedCurve, curves, hint, unclaimed
 from analysis.studies.colme.figures import class_errors, privacy_utility, ratio, time_to_target
-from sweep.colme import simulate
+from sweep.execute import simulate
 
 from .sweep_reference import run_cli
 
@@ -32,7 +32,7 @@ P = 1 / 3  # three classes, each agent's uniform over them
 def _sweep(epsilons: tuple[float, ...] = (0.5, 1.0), agents: tuple[int, ...] = (6, 12),
            seeds: tuple[int, ...] = (0,), **options: object) -> pd.DataFrame:
     """Summaries of real cells over ε × M (× seed), with local, ideal and oracle."""
-    frames = [simulate(replicates=3, seed=seed, n_agents=m, t_max=T_MAX, epsilon=eps,
+    frames = [simulate("colme", replicates=3, seed=seed, n_agents=m, t_max=T_MAX, epsilon=eps,
                        checkpoints=6, baselines=["local", "ideal", "oracle"], **options)
               for eps, m, seed in itertools.product(epsilons, agents, seeds)]
     frame = pd.concat(frames, ignore_index=True)

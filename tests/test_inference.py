@@ -50,7 +50,7 @@ from sweep.inference.parameters import (
     theorem_rounds,
     two_threshold_bound,
 )
-from sweep.inference.simulate import Cell, prepare, replicate_data, run
+from sweep.inference.simulate import Shared, prepare, replicate_data, run
 from sweep.inference.survival import actg175
 from tests.stats import Z, assert_close_mean, assert_close_variance
 
@@ -71,11 +71,11 @@ def seeds(count: int, root: int = 0) -> list[np.random.SeedSequence]:
     return [np.random.SeedSequence(root, spawn_key=(0, r)) for r in range(count)]
 
 
-def make_cell(**options: Any) -> Cell:
+def make_cell(**options: Any) -> Shared:
     return prepare(InferenceConfig.from_options(**options))
 
 
-def simulate_final(cell: Cell, count: int, root: int = 0) -> dict[str, np.ndarray]:
+def simulate_final(cell: Shared, count: int, root: int = 0) -> dict[str, np.ndarray]:
     """The replicates' metrics at the last checkpoint (t = T)."""
     metrics = run(cell, seeds(count, root), range(count))
     return {k: v[:, -1] for k, v in metrics.items()}
@@ -635,7 +635,7 @@ def test_guarantees_fail_when_noise_dominates(method, counting, metric, rate, gr
         assert_rate_above(values, bound)
 
 
-def _simple_test_rejection(cell: Cell, alpha: float) -> float:
+def _simple_test_rejection(cell: Shared, alpha: float) -> float:
     """P[reject | θ = θ₀] of the simple test at T → ∞ (Prop. 4.6): S = 2Λ(θ₁, θ₀) + L,
     2Λ = 2(B log(θ₁/θ₀) + (N − B) log((1 − θ₁)/(1 − θ₀))) with B ~ Bin(N, θ₀) over all
     N = n·m signals, and L a sum of 2nK Laplace(2b/K). The test rejects when

@@ -78,10 +78,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from sweep.components.calibration import laplace_scale
 from sweep.inference import beliefs, simulate, survival, toy
 from sweep.inference.config import InferenceConfig
 from sweep.inference.models import bernoulli_loglik, gaussian_loglik
-from sweep.inference.simulate import Cell, data_generator, online_loglik, prepare
+from sweep.inference.simulate import Shared, data_generator, online_loglik, prepare
 from sweep.inference.survival import Patients, neighbour, partial_loglik, partial_score
 
 from .audit import LAPLACE, AuditReport, Budget, Noise, Pair, audit
@@ -95,7 +96,7 @@ COVARIATES = (-1.0, 0.0, 1.0)
 MLE_PRIVATE = ("am", "gm", "threshold_1", "threshold_2")
 
 
-def cell_of(**options: Any) -> Cell:
+def cell_of(**options: Any) -> Shared:
     return prepare(InferenceConfig.from_options(**options))
 
 
@@ -237,17 +238,17 @@ def cox_pairs(centres: Sequence[Patients], found: list[Neighbour]) -> list[Pair[
 
 
 @pytest.fixture(scope="module")
-def actg() -> Cell:
+def actg() -> Shared:
     """The default cell: ACTG 175, ddI against ZDV, 5 centres, Θ = {0, −log 2}, GM."""
     return cell_of()
 
 
 @pytest.fixture(scope="module")
-def actg_search(actg: Cell) -> list[Neighbour]:
+def actg_search(actg: Shared) -> list[Neighbour]:
     return search(actg.centres, actg.states)
 
 
-def test_cox_releases_are_the_partial_likelihoods(actg: Cell) -> None:
+def test_cox_releases_are_the_partial_likelihoods(actg: Shared) -> None:
     """The audited release is the family's: each centre's log ℓ of eq. (3) on Θ."""
     for c, patients in enumerate(actg.centres):
         np.testing.assert_array_equal(actg.loglik[c], partial_loglik(patients, actg.states))
@@ -255,7 +256,7 @@ def test_cox_releases_are_the_partial_likelihoods(actg: Cell) -> None:
 
 
 @pytest.mark.parametrize("method", MLE_PRIVATE)
-def test_cox_printed_sensitivity_fails_the_audit(method: str, actg: Cell,
+def test_cox_printed_sensitivity_fails_the_audit(method: str, actg: Shared,
                                                  actg_search: list[Neighbour]) -> None:
     """Sec. 12 as printed (Δ = 2B_θB_x = 2, the default): removing an early event moves
     log ℓ by about log |R(k)| ≈ 5.6 at both states of Θ, against the 2 the noise of each
@@ -277,7 +278,7 @@ def test_cox_printed_sensitivity_fails_the_audit(method: str, actg: Cell,
 
 
 @pytest.mark.parametrize("method", MLE_PRIVATE)
-def test_cox_signal_sensitivity_passes_the_audit(method: str, actg: Cell,
+def test_cox_signal_sensitivity_passes_the_audit(method: str, actg: Shared,
                                                  actg_search: list[Neighbour]) -> None:
     """``sensitivity=signal``: Δ = ``risk_set_sensitivity`` of the largest centre (219
     patients, covariate range 1 for ACTG's indicator) = 13.52 passes. The loss is 0.414,
@@ -301,7 +302,7 @@ def cox_test_release(states: np.ndarray) -> Callable[[Patients], np.ndarray]:
 
 
 @pytest.fixture(scope="module")
-def test_search(actg: Cell) -> list[Neighbour]:
+def test_search(actg: Shared) -> list[Neighbour]:
     """The test's neighbours, ranked with the supremum taken on a grid of 21 in
     [−log 2, 0] (θ₀ = 0 last)."""
     grid = np.linspace(actg.states.min(), actg.states.max(), 21)
@@ -309,7 +310,7 @@ def test_search(actg: Cell) -> list[Neighbour]:
 
 
 @pytest.mark.parametrize(("sensitivity", "expected"), [("printed", 2.7955), ("signal", 0.41343)])
-def test_cox_test_release(sensitivity: str, expected: float, actg: Cell,
+def test_cox_test_release(sensitivity: str, expected: float, actg: Shared,
                           test_search: list[Neighbour]) -> None:
     """The distributed test (Prop. 4.6, composite): K = 4 rounds of (log ℓ(0), sup over
     [−log 2, 0] of log ℓ) with Lap(2KΔ/ε). Printed: 2.796ε, for removing centre 0's event
@@ -336,7 +337,7 @@ class Batches:
         return Batches(tuple(changed))
 
 
-def arrivals(cell: Cell, seed: np.random.SeedSequence) -> list[Batches]:
+def arrivals(cell: Shared, seed: np.random.SeedSequence) -> list[Batches]:
     """Each centre's rounds as :func:`simulate.online_loglik` draws them (replicate 0)."""
     rng = data_generator(cell.config, seed, 0)
     out = []
@@ -520,7 +521,7 @@ def gaussian_pairs(samples: int, bound: float, rng: np.random.Generator
     return pairs
 
 
-def synthetic_release(cell: Cell) -> tuple[Callable[[Any], np.ndarray], list[Pair]]:
+def synthetic_release(cell: Shared) -> tuple[Callable[[Any], np.ndarray], list[Pair]]:
     """One round of an agent of the MLE setting, and its one-signal neighbours."""
     config = cell.config
     m = config.samples
@@ -600,7 +601,7 @@ def test_printed_eq7_is_the_calibration_for_a_whole_data_set(states: list[float]
     assert report.worst_ratio == pytest.approx(expected, rel=1e-9)
 
 
-def synthetic_test_release(cell: Cell) -> Callable[[Any], np.ndarray]:
+def synthetic_test_release(cell: Shared) -> Callable[[Any], np.ndarray]:
     """One round of the composite test: log γ(θ₀) and the supremum over [min Θ, max Θ]
     (``simulate._synthetic_sup``: the agent's clipped MLE)."""
     config, low, high = cell.config, cell.states.min(), cell.states.max()
@@ -671,7 +672,7 @@ class Stream:
         return Stream(tuple(changed))
 
 
-def stream_release(cell: Cell) -> Callable[[Stream], np.ndarray]:
+def stream_release(cell: Shared) -> Callable[[Stream], np.ndarray]:
     config = cell.config
 
     def release(stream: Stream) -> np.ndarray:
@@ -685,7 +686,7 @@ def stream_release(cell: Cell) -> Callable[[Stream], np.ndarray]:
     return release
 
 
-def agent_stream(cell: Cell, rounds: int) -> Stream:
+def agent_stream(cell: Shared, rounds: int) -> Stream:
     """Agent 0's ``rounds`` + 1 rounds of a replicate, checked against
     :func:`simulate.online_loglik` on the same generator (one chunk of rounds)."""
     assert rounds + 1 <= simulate.CHUNK
@@ -711,7 +712,7 @@ def agent_stream(cell: Cell, rounds: int) -> Stream:
     return stream
 
 
-def stream_pairs(cell: Cell, stream: Stream, added: bool) -> list[Pair[Stream]]:
+def stream_pairs(cell: Shared, stream: Stream, added: bool) -> list[Pair[Stream]]:
     """Per round with a signal, its first signal replaced by every value of the domain (a
     grid of step B_x/6 for gaussian, with the extremal (B_x, 0)); with ``added``,
     also a signal of every value added to any round."""
@@ -778,7 +779,7 @@ class Conditioned:
     theta: float
 
 
-def rizk_release(cell: Cell, clip: float) -> Callable[[Conditioned], np.ndarray]:
+def rizk_release(cell: Shared, clip: float) -> Callable[[Conditioned], np.ndarray]:
     """The data's part of T iterates: η Clip(d log ℓ/dθ (θ_{t−1}), clip) per iteration
     (``simulate.run_rizk``)."""
     eta, iterations = cell.config.learning_rate, cell.iterations
@@ -816,7 +817,7 @@ def test_rizk_as_printed_loses_twice_its_budget() -> None:
     assert doubled.worst_ratio == pytest.approx(1.0, rel=1e-12)
 
 
-def rizk_search(cell: Cell, centres: Sequence[int], grid: np.ndarray
+def rizk_search(cell: Shared, centres: Sequence[int], grid: np.ndarray
                 ) -> list[tuple[float, float, Neighbour]]:
     """Per neighbour, the largest change of the clipped score over the θ grid."""
     found = []
@@ -883,8 +884,8 @@ def test_laplace_toy_is_exactly_private(p: float, epsilon: float) -> None:
     ratio = math.log(p / (1 - p))
     pairs = [Pair(f"agent {i}: 0 -> 1", np.zeros(cell.n), np.eye(cell.n)[i])
              for i in range(cell.n)]
-    report = laplace_audit(lambda s: ratio * (2 * s - 1), float(toy.laplace_scale(p, epsilon)),
-                           pairs, epsilon)
+    scale = laplace_scale(float(toy.laplace_sensitivity(p)), epsilon)
+    report = laplace_audit(lambda s: ratio * (2 * s - 1), scale, pairs, epsilon)
     assert report.worst_ratio == pytest.approx(1.0, rel=1e-12)
     assert min(pair.ratio for pair in report.pairs) == pytest.approx(1.0, rel=1e-12)
 
@@ -905,7 +906,7 @@ def test_randomized_response_is_exactly_private(epsilon: float) -> None:
 # ============================================================ given K and T, scales
 
 @pytest.mark.parametrize("method", ["gm", "test"])
-def test_given_rounds_rescale_the_noise(method: str, actg: Cell,
+def test_given_rounds_rescale_the_noise(method: str, actg: Shared,
                                         actg_search: list[Neighbour]) -> None:
     """Thm 4.2: K rounds need Lap(K|Θ|Δ/ε) each: with ``rounds=30`` the cell's scale is
     that of 30 rounds, and the audit of ``sensitivity=signal`` passes (it lost 4.14ε (gm)
@@ -931,4 +932,4 @@ def test_laplace_toy_reports_its_noise_scale() -> None:
     """The rows' ``noise_scale`` (``cell.scale``) is "the Laplace scale b of each noise
     draw". The toy's draw is Lap(Δ/ε) (``toy.laplace_statistics``)."""
     cell = cell_of(model="bernoulli", method="laplace", states=[0.3, 0.7])
-    assert cell.scale == pytest.approx(float(toy.laplace_scale(0.7, 1.0)))
+    assert cell.scale == pytest.approx(laplace_scale(float(toy.laplace_sensitivity(0.7)), 1.0))

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
+from sweep.components.calibration import laplace_scale
 from sweep.inference.toy import (
     flip_probability,
     individual_power,
     laplace_critical_epsilon,
     laplace_power,
-    laplace_scale,
     laplace_sensitivity,
     laplace_simulated_threshold,
     laplace_statistic_cdf,
@@ -202,7 +202,8 @@ def test_rr_critical_epsilon_table():
 
 def test_laplace_scale():
     assert laplace_sensitivity(0.7) == pytest.approx(2 * math.log(0.7 / 0.3), rel=1e-15)
-    assert laplace_scale(0.7, 0.5) == pytest.approx(4 * math.log(0.7 / 0.3), rel=1e-15)
+    assert laplace_scale(laplace_sensitivity(0.7), 0.5) == pytest.approx(
+        4 * math.log(0.7 / 0.3), rel=1e-15)
 
 
 def test_laplace_sum_cdf_for_one_term_is_the_laplace_cdf():
@@ -273,7 +274,7 @@ def test_laplace_threshold_has_size_alpha(n, p):
 
 
 def _density(x: float, n: int, p: float, theta: int, epsilon: float) -> float:
-    step = 1e-4 * laplace_scale(p, epsilon)
+    step = 1e-4 * laplace_scale(laplace_sensitivity(p), epsilon)
     cdf = laplace_statistic_cdf(np.array([x - step, x + step]), n, p, theta, epsilon)
     return (cdf[1] - cdf[0]) / (2 * step)
 

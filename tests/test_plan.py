@@ -21,9 +21,8 @@ from omegaconf import OmegaConf
 from analysis import summaries
 from hydra_plugins.dpsweep._compose import CellComposer
 from sweep.cli import CONFIG_MODULE
-from sweep.colme import simulate
 from sweep.errors import ConfigError, StoreError
-from sweep.execute import choose_executor, execute, run_task
+from sweep.execute import choose_executor, execute, run_task, simulate
 from sweep.family import get_family
 from sweep.plan import (
     FORMAT_VERSION,
@@ -106,7 +105,7 @@ def test_simulate_gives_the_rows_of_a_sweep_cell(tmp_path: Path) -> None:
     cells, _ = plan([options])
     execute(cells, Execution(results_dir=str(tmp_path), executor="serial"), progress=False)
     stored = pd.read_parquet(tmp_path / "colme" / f"{cells.ids[0]}.parquet")
-    pd.testing.assert_frame_equal(simulate(**{k: v for k, v in options.items()}), stored,
+    pd.testing.assert_frame_equal(simulate("colme", **{k: v for k, v in options.items()}), stored,
                                   check_exact=True)
 
 

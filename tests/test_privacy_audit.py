@@ -59,7 +59,7 @@ from sweep.components.calibration import analytic_gaussian_sigma as gaussian_sig
 from sweep.components.calibration import calibrate as calibration
 from sweep.components.calibration import rizk_calibration
 from sweep.components.graphs import weight_matrix
-from sweep.network.algorithms import Dynamics, simulate
+from sweep.network.algorithms import Dynamics, run_recursion
 
 from .audit import (
     GAUSSIAN,
@@ -1079,9 +1079,9 @@ def test_platform_dynamics_match_the_audited_recursions() -> None:
         # sequence equals the norm of the model's mixing applied to it.
         rng = np.random.default_rng(47)
         noise = rng.standard_normal((N_NODES, ROUNDS + 1))
-        metrics = simulate(platform, WEIGHTS, 1, np.arange(1, ROUNDS + 1),
-                           lambda t: np.ones((N_NODES, 1)),
-                           lambda t, s, noise=noise: noise[:, [t]], lambda s: s, 1.0)
+        metrics = run_recursion(platform, WEIGHTS, 1, np.arange(1, ROUNDS + 1),
+                                lambda t: np.ones((N_NODES, 1)),
+                                lambda t, s, noise=noise: noise[:, [t]], lambda s: s, 1.0)
         errors = (transcript_mixing(model) @ noise.ravel()).reshape(N_NODES, ROUNDS + 1)
         np.testing.assert_allclose(metrics[:, 1, 0], np.linalg.norm(errors[:, 1:], axis=0),
                                    rtol=1e-10)

@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sweep.colme import simulate, tabulate
+from sweep.colme import tabulate
 from sweep.colme.config import ColmeConfig
+from sweep.execute import simulate
 
 from .stats import assert_close_means
 
@@ -32,7 +33,7 @@ def analytic(frame: pd.DataFrame, method: str) -> np.ndarray:
 ])
 def test_simulated_oracle_matches_prop_3(schedule, mechanism, noise, weights):
     frame = simulate(
-        replicates=1500, seed=5, n_agents=10, t_max=400, checkpoints=CHECKS,
+        "colme", replicates=1500, seed=5, n_agents=10, t_max=400, checkpoints=CHECKS,
         class_estimator="oracle", schedule=schedule, mechanism=mechanism, noise=noise,
         weights=weights, epsilon=1.0, baselines=["oracle"],
     )
@@ -43,7 +44,7 @@ def test_simulated_oracle_matches_prop_3(schedule, mechanism, noise, weights):
 @pytest.mark.parametrize("assignment", ["random", "balanced"])
 def test_simulated_local_and_ideal_match_props_1_and_2(assignment):
     frame = simulate(
-        replicates=1500, seed=6, n_agents=8, t_max=400, checkpoints=CHECKS,
+        "colme", replicates=1500, seed=6, n_agents=8, t_max=400, checkpoints=CHECKS,
         class_assignment=assignment, baselines=["local", "ideal"],
     )
     for method in ("local", "ideal"):
@@ -54,7 +55,7 @@ def test_simulated_local_and_ideal_match_props_1_and_2(assignment):
 @pytest.mark.parametrize("refresh", ["on_query", "every_step"])
 def test_collaboration_beats_local_in_the_paper_scenario(refresh):
     frame = simulate(
-        replicates=20, seed=7, n_agents=30, t_max=5000, epsilon=1.0, delta=1e-6,
+        "colme", replicates=20, seed=7, n_agents=30, t_max=5000, epsilon=1.0, delta=1e-6,
         mechanism="pm1", weights="last", schedule="rr", decision={"refresh": refresh},
         baselines=["local"],
     )
@@ -68,10 +69,10 @@ def test_collaboration_beats_local_in_the_paper_scenario(refresh):
 def test_same_seed_gives_identical_results():
     options = dict(n_agents=6, t_max=200, mechanism="pm2", weights="wmom",
                    baselines=["local", "ideal"])
-    first = simulate(replicates=3, seed=9, **options)
-    second = simulate(replicates=3, seed=9, **options)
+    first = simulate("colme", replicates=3, seed=9, **options)
+    second = simulate("colme", replicates=3, seed=9, **options)
     pd.testing.assert_frame_equal(first, second)
-    other = simulate(replicates=3, seed=10, **options)
+    other = simulate("colme", replicates=3, seed=10, **options)
     assert not np.array_equal(first.mse.to_numpy(), other.mse.to_numpy())
 
 
@@ -94,9 +95,9 @@ def test_a_scenario_stream_pairs_the_variance_schemes():
     keeps each cell's own (independent) draws and its identity."""
     options = dict(n_agents=12, t_max=60, replicates=3, seed=4, baselines=["local"],
                    stream="scenario")
-    cells = [simulate(variance="known", **options),
-             simulate(variance="inferred", inferred_form="weighted", **options),
-             simulate(variance="inferred_bayes", prior="jeffreys", **options)]
+    cells = [simulate("colme", variance="known", **options),
+             simulate("colme", variance="inferred", inferred_form="weighted", **options),
+             simulate("colme", variance="inferred_bayes", prior="jeffreys", **options)]
     local = [c[c.method == "local"].sort_values(["replicate", "t"]).mse.to_numpy()
              for c in cells]
     for other in local[1:]:
@@ -107,14 +108,14 @@ def test_a_scenario_stream_pairs_the_variance_schemes():
     last = cells[0][(cells[0].method == "local") & (cells[0].source == "simulated")
                     & (cells[0].t == 60)].mse
     assert last.nunique() == 3
-    own = simulate(**{**options, "variance": "known", "stream": "cell"})
+    own = simulate("colme", **{**options, "variance": "known", "stream": "cell"})
     assert not np.array_equal(own[own.method == "local"].sort_values(["replicate", "t"])
                               .mse.to_numpy(), local[0])
     assert "stream" not in own and cells[0].stream.iloc[0] == "scenario"
 
 
 def test_frame_layout():
-    frame = simulate(replicates=2, seed=1, n_agents=4, t_max=50, checkpoints=5,
+    frame = simulate("colme", replicates=2, seed=1, n_agents=4, t_max=50, checkpoints=5,
                      decision={"refresh": "every_step"}, baselines=["local", "oracle"])
     times = ColmeConfig.from_options(t_max=50, checkpoints=5).checkpoint_times()
     assert set(frame.method) == {"colme", "local", "oracle"}
@@ -130,6 +131,6 @@ def test_frame_layout():
 @pytest.mark.parametrize("variance", ["shared", "inferred", "inferred_bayes"])
 def test_degenerate_data_without_noise_gives_finite_results(variance):
     """Two-point data without noise can make a variance estimate exactly 0."""
-    frame = simulate(replicates=4, seed=0, n_agents=3, t_max=8, distribution="two_point",
+    frame = simulate("colme", replicates=4, seed=0, n_agents=3, t_max=8, distribution="two_point",
                      mechanism="none", variance=variance)
     assert np.isfinite(frame.mse).all()

@@ -1,4 +1,5 @@
-"""Algorithm 1's replicates as tidy rows, and the library entry point :func:`simulate`.
+"""Algorithm 1's replicates as tidy rows (a cell's rows in this process:
+:func:`sweep.execute.simulate` with ``family="colme"``).
 
 The compiled kernels, the analytic baselines (numba, scipy) and pandas are imported by
 the functions that compute: validating a cell (:func:`check_baselines`) needs none.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -119,40 +120,3 @@ def columns(
         "false_inclusion": np.concatenate([b[5] for b in blocks]),
     }
 
-
-def simulate(
-    replicates: int = 1,
-    seed: int = 0,
-    baselines: str | Iterable[str] = (),
-    **options: Any,
-) -> pd.DataFrame:
-    """Run R replicates of one Private-ColME configuration (Algorithm 1).
-
-    The rows are those a sweep cell with the same options, ``replicates`` and ``seed``
-    stores, bit for bit (:func:`sweep.execute.simulate`), so they can be passed to
-    :func:`analysis.summarize` and compared with a sweep's results.
-
-    Parameters
-    ----------
-    replicates : int
-        Number of independent replicates R >= 0 (0: analytic baselines only).
-    seed : int
-        Root seed; replicate r draws from ``SeedSequence(seed, spawn_key=(*key, r))`` with
-        the cell's stream key (:mod:`sweep.plan`).
-    baselines : str or iterable of str
-        Any of ``local``, ``ideal`` (simulated on the same data and analytic, Props 1-2)
-        and ``oracle`` (analytic, Prop. 3 / Remark 3).
-    **options
-        Options of :class:`~sweep.colme.config.ColmeConfig` by name; nested groups as
-        dicts, e.g. ``decision={"refresh": "every_step"}``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``method``, ``source``, ``replicate``, ``t``, ``mse``,
-        ``false_exclusion``, ``false_inclusion``, one per option, and the cell's
-        ``family``, ``family_version``, ``seed``, ``replicates`` and ``cell_id``.
-    """
-    from .. import execute
-
-    return execute.simulate("colme", replicates, seed, baselines=baselines, **options)

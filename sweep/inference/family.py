@@ -44,7 +44,7 @@ from .parameters import two_threshold_bound
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .simulate import Cell, Metrics
+    from .simulate import Metrics, Shared
 
 METRICS = {
     "type_i_error": Metric(PROPORTION), "type_ii_error": Metric(PROPORTION),
@@ -69,7 +69,7 @@ class InferenceCell:
     """A validated cell: the configuration and what its replicates share."""
 
     config: InferenceConfig
-    cell: Cell
+    cell: Shared
 
 
 class InferenceFamily:
@@ -139,7 +139,7 @@ class InferenceFamily:
         return frame[["method", "source", "replicate", "t", "state", *METRICS]]
 
 
-def _simulated(cell: Cell, metrics: Metrics, replicate_ids: Sequence[int]
+def _simulated(cell: Shared, metrics: Metrics, replicate_ids: Sequence[int]
                ) -> list[pd.DataFrame]:
     """The simulated rows (one per replicate and checkpoint) and the belief rows (one per
     replicate, checkpoint and state)."""
@@ -178,7 +178,7 @@ def _guaranteed(config: InferenceConfig) -> bool:
     return method in ("am", "gm", "threshold_1", "threshold_2")
 
 
-def _references(cell: Cell) -> pd.DataFrame:
+def _references(cell: Shared) -> pd.DataFrame:
     """The replicate-free rows: the theorems' guarantees (``bound``) and, for the Sec. 2
     toy, the exact power and critical budget (``exact``)."""
     import pandas as pd

@@ -1,6 +1,6 @@
 """A validated inference cell (data, sensitivity, K and T) and the runs of its method.
 
-:func:`prepare` builds a :class:`Cell` from a configuration: the graph, the Cox model's
+:func:`prepare` builds a :class:`Shared` from a configuration: the graph, the Cox model's
 per-centre log-likelihoods over Θ (computed once, shared by every replicate), the
 sensitivity Δ, the rounds K and iterations T and the noise scale. :func:`run` simulates
 replicates and returns, per method, arrays of the metrics at the checkpoints, which
@@ -58,8 +58,9 @@ DATA = ("model", "states", "truth", "sigma", "samples", "rate", "bound_x", "data
 
 
 @dataclass(frozen=True)
-class Cell:
-    """What every replicate of a cell shares.
+class Shared:
+    """What every replicate of a cell shares (:func:`prepare`; the family's prepared cell
+    holds it next to the configuration).
 
     ``loglik`` is the Cox model's (n, |Θ|) per-centre log-likelihoods (None for synthetic
     models, whose signals are drawn per replicate); ``expected`` the (n, |Θ|) expected
@@ -218,7 +219,7 @@ def synthetic_loglik(config: InferenceConfig, states: np.ndarray, n: int,
 CHUNK = 4096
 
 
-def online_loglik(config: InferenceConfig, cell: Cell, rounds: int,
+def online_loglik(config: InferenceConfig, cell: Shared, rounds: int,
                   rng: np.random.Generator) -> Iterator[np.ndarray]:
     """The (rounds + 1, n, |Θ|) log-likelihoods of each round's arrivals (0 when none),
     in chunks of at most :data:`CHUNK` rounds, drawn from ``rng`` in order."""
@@ -285,7 +286,7 @@ def _sensitivity(config: InferenceConfig, states: np.ndarray, largest: int) -> f
     return g
 
 
-def prepare(config: InferenceConfig) -> Cell:
+def prepare(config: InferenceConfig) -> Shared:
     """The cell of a validated configuration; :class:`ConfigError` if the data or graph
     are unusable (a disconnected graph, more centres than patients, a bad CSV)."""
     spec = config.graph.spec()
@@ -313,10 +314,10 @@ def prepare(config: InferenceConfig) -> Cell:
     if config.method == "test":
         expected = _test_loglik(config, states, centres, expected)
     star = mle_set(expected.sum(axis=0))
-    base = Cell(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
+    base = Shared(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
                 0.0, 1, 1, a_star, b_star, pooled, pooled_sup)
     rounds, iterations, scale = _schedule(base)
-    return Cell(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
+    return Shared(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
                 scale, rounds, iterations, a_star, b_star, pooled, pooled_sup)
 
 
@@ -343,7 +344,7 @@ def _test_loglik(config: InferenceConfig, states: np.ndarray,
                      for c in centres])
 
 
-def _schedule(cell: Cell) -> tuple[int, int, float]:
+def _schedule(cell: Shared) -> tuple[int, int, float]:
     """(K, T, b) for the cell's method: the ``rounds`` and ``iterations`` given, else the
     theorems'; b the Laplace scale of one draw for the K (and, for Rizk et al., the T) run
     (ε/|Θ| per state and ε/K per round: b = K|Θ|Δ/ε, Thms 4.1–4.5; |Θ|Δ/ε online,
@@ -441,7 +442,7 @@ def _uniform(star: np.ndarray) -> np.ndarray:
     return star / star.sum(axis=-1, keepdims=True)
 
 
-def replicate_data(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+def replicate_data(cell: Shared, seeds: Sequence[np.random.SeedSequence],
                    replicate_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """(R, n, |Θ|) log-likelihoods of the replicates and their Θ* masks (R, |Θ|)."""
     config = cell.config
@@ -462,7 +463,7 @@ def _noise(seeds: Sequence[np.random.SeedSequence], shape: tuple[int, ...], scal
     return np.stack([np.random.default_rng(s).laplace(0.0, scale, shape) for s in seeds])
 
 
-def run_mle(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+def run_mle(cell: Shared, seeds: Sequence[np.random.SeedSequence],
             replicate_ids: Sequence[int]) -> Metrics:
     """Algs 1, 2 and 4: K rounds of T iterations from noisy log-likelihoods, the
     method's aggregate and set at each checkpoint, next to Alg. 4 on the same data."""
@@ -503,7 +504,7 @@ def run_mle(cell: Cell, seeds: Sequence[np.random.SeedSequence],
     return _stack(out)
 
 
-def _frequency_threshold(cell: Cell) -> float:
+def _frequency_threshold(cell: Shared) -> float:
     """τ^{thres,1} = (1 + π₁)p₁ or τ^{thres,2} = (1 − π₂)p₂ (Thm 4.3)."""
     mle_states = int(cell.star.sum())
     p_1, p_2 = counting_probabilities(mle_states, len(cell.star) - mle_states,
@@ -513,7 +514,7 @@ def _frequency_threshold(cell: Cell) -> float:
     return (1.0 - cell.config.pi_2) * p_2
 
 
-def run_online(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+def run_online(cell: Shared, seeds: Sequence[np.random.SeedSequence],
                replicate_ids: Sequence[int]) -> Metrics:
     """Algs 3 and 5, one replicate at a time in compiled code (:func:`beliefs.online`),
     its rounds fed in chunks."""
@@ -545,14 +546,14 @@ def run_online(cell: Cell, seeds: Sequence[np.random.SeedSequence],
     return out
 
 
-def test_statistics(cell: Cell, scaled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def test_statistics(cell: Shared, scaled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per agent: S_i = (n/2^{T−1}) log(ν^GM(1)/ν^GM(0)) = 2n (ψ̃^GM(1) − ψ̃^GM(0)) from
     the rounds' scaled log-beliefs (n, R, K, 2), and its p-value (Prop. 4.6, Sec. 10.2)."""
     statistic = 2 * cell.n * (scaled[..., 1] - scaled[..., 0]).mean(axis=-1)
     return statistic, np.minimum(1.0, 2.0 * _null_tail(cell, statistic + 1.0))
 
 
-def _null_tail(cell: Cell, value: np.ndarray, pooled: bool = False) -> np.ndarray:
+def _null_tail(cell: Shared, value: np.ndarray, pooled: bool = False) -> np.ndarray:
     """P[statistic >= value] under the null: χ²_n (χ²_1 pooled) by Wilks for the
     composite test, the exact law of 2Λ(θ₁, θ₀) for the simple one."""
     from scipy import stats
@@ -577,7 +578,7 @@ def _null_tail(cell: Cell, value: np.ndarray, pooled: bool = False) -> np.ndarra
     return stats.norm.sf(value, mean, sd)
 
 
-def run_test(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+def run_test(cell: Shared, seeds: Sequence[np.random.SeedSequence],
              replicate_ids: Sequence[int]) -> Metrics:
     """The distributed test of Prop. 4.6 (simple) or Sec. 10.2 (composite, Wilks): the GM
     algorithm at level α/2 on the two states, rejecting when S > ϱ_d = ϱ_c − 1."""
@@ -596,7 +597,7 @@ def run_test(cell: Cell, seeds: Sequence[np.random.SeedSequence],
             "p_value": p_value.mean(axis=0)[:, None]}
 
 
-def _test_data(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+def _test_data(cell: Shared, seeds: Sequence[np.random.SeedSequence],
                replicate_ids: Sequence[int]) -> np.ndarray:
     """(R, n, 2) log γ_i of the test's two states per replicate."""
     if cell.config.model == "cox":
@@ -607,7 +608,7 @@ def _test_data(cell: Cell, seeds: Sequence[np.random.SeedSequence],
     return np.stack([loglik[..., 0], _synthetic_sup(cell, seeds, replicate_ids)], axis=-1)
 
 
-def _synthetic_sup(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+def _synthetic_sup(cell: Shared, seeds: Sequence[np.random.SeedSequence],
                    replicate_ids: Sequence[int]) -> np.ndarray:
     """(R, n) sup over θ in [min Θ, max Θ] of each agent's log-likelihood (its own
     maximum likelihood estimate, clipped to the interval)."""
@@ -628,8 +629,8 @@ def _synthetic_sup(cell: Cell, seeds: Sequence[np.random.SeedSequence],
     return np.stack(out)
 
 
-def centralized(cell: Cell, seeds: Sequence[np.random.SeedSequence],
-                replicate_ids: Sequence[int]) -> Metrics:
+def run_centralized(cell: Shared, seeds: Sequence[np.random.SeedSequence],
+                    replicate_ids: Sequence[int]) -> Metrics:
     """The pooled, non-private baseline: the MLE set of all the data at once and the
     centralized test (χ²₁ by Wilks for the composite test, the exact law for the simple)."""
     config = cell.config
@@ -659,7 +660,7 @@ def centralized(cell: Cell, seeds: Sequence[np.random.SeedSequence],
     return out
 
 
-def run_rizk(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+def run_rizk(cell: Shared, seeds: Sequence[np.random.SeedSequence],
              replicate_ids: Sequence[int]) -> Metrics:
     """Rizk et al.'s first-order method as Sec. 14.4 writes it:
     θ_{i,t} = Σ_j a_ij θ_{j,t−1} + η Clip(d log ℓ_i/dθ, 2B_θB_x) + Lap(2B_xB_θTη/ε),
@@ -725,7 +726,7 @@ def run_rizk(cell: Cell, seeds: Sequence[np.random.SeedSequence],
     return _stack(out)
 
 
-def run_toy(cell: Cell, seeds: Sequence[np.random.SeedSequence],
+def run_toy(cell: Shared, seeds: Sequence[np.random.SeedSequence],
             replicate_ids: Sequence[int]) -> Metrics:
     """Sec. 2: one decision per replicate of the pooled test on n binary signals shared by
     randomized response (reject when Σy > τ_RR, eq. (1)) or with Laplace noise on their
@@ -761,17 +762,17 @@ def run_toy(cell: Cell, seeds: Sequence[np.random.SeedSequence],
 
 
 RUNS = {**dict.fromkeys(MLE_METHODS, run_mle), "ol": run_online, "private_ol": run_online,
-        "test": run_test, "centralized": centralized, "rizk": run_rizk, "rr": run_toy,
+        "test": run_test, "centralized": run_centralized, "rizk": run_rizk, "rr": run_toy,
         "laplace": run_toy}
 
 
-def run(cell: Cell, seeds: Sequence[np.random.SeedSequence], replicate_ids: Sequence[int]
+def run(cell: Shared, seeds: Sequence[np.random.SeedSequence], replicate_ids: Sequence[int]
         ) -> Metrics:
     """The metrics of the replicates (arrays (R, checkpoints); ``belief`` (R, C, |Θ|))."""
     return RUNS[cell.config.method](cell, seeds, replicate_ids)
 
 
-__all__ = ["COX_ONLINE_ROUNDS", "DATA", "Cell", "Metrics", "centralized", "cox_centres",
-           "data_generator", "online_loglik", "prepare", "replicate_data", "run",
-           "run_mle", "run_online", "run_rizk", "run_test", "run_toy", "synthetic_loglik",
+__all__ = ["COX_ONLINE_ROUNDS", "DATA", "Metrics", "Shared", "cox_centres", "data_generator",
+           "online_loglik", "prepare", "replicate_data", "run", "run_centralized", "run_mle",
+           "run_online", "run_rizk", "run_test", "run_toy", "synthetic_loglik",
            "test_statistics", "treatment_frames", "treatment_loglik"]

@@ -28,6 +28,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, special, stats
 
+from ..components.calibration import laplace_scale
+
 _RR_TOLERANCE = 1e-10  # bisection width for the critical budgets
 
 
@@ -196,11 +198,6 @@ def laplace_sensitivity(p: ArrayLike) -> np.ndarray | float:
     return (2 * np.abs(np.log(p) - np.log1p(-p)))[()]
 
 
-def laplace_scale(p: ArrayLike, epsilon: ArrayLike) -> np.ndarray | float:
-    """b = Δ/ε, the scale of each agent's Laplace noise d_i."""
-    return (laplace_sensitivity(p) / np.asarray(epsilon, dtype=np.float64))[()]
-
-
 def _laplace_sum_tail(z: np.ndarray, n: int) -> np.ndarray:
     """P[G1 − G2 > z] for z >= 0, G1, G2 i.i.d. Gamma(n, 1) (a sum of n Laplace(1)).
 
@@ -229,7 +226,8 @@ def laplace_sum_cdf(x: ArrayLike, n: int, b: float) -> np.ndarray | float:
 
 def _statistic_parts(n: int, p: float, theta: int,
                      epsilon: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """The atoms L (2k − n) of the signal part, their Bin(n, q) masses, and b."""
+    """The atoms L (2k − n) of the signal part, their Bin(n, q) masses, and b = Δ/ε, the
+    scale of each agent's Laplace noise d_i."""
     _check_probability(p)
     if theta not in (0, 1):
         raise ValueError(f"θ is 0 or 1, got {theta}")
@@ -238,7 +236,7 @@ def _statistic_parts(n: int, p: float, theta: int,
     ones = np.arange(n + 1)
     atoms = np.log(p / (1 - p)) * (2 * ones - n)
     masses = stats.binom.pmf(ones, n, p if theta == 1 else 1 - p)
-    return atoms, masses, float(laplace_scale(p, epsilon))
+    return atoms, masses, float(laplace_scale(float(laplace_sensitivity(p)), epsilon))
 
 
 def laplace_statistic_cdf(x: ArrayLike, n: int, p: float, theta: int,

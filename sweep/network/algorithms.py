@@ -106,7 +106,7 @@ class Dynamics:
         return self.learning_rate if self.method in ("rizk", "rizk_ol") else 1.0
 
 
-def simulate(
+def run_recursion(
     dynamics: Dynamics,
     matrix: object,
     replicates: int,
@@ -116,7 +116,8 @@ def simulate(
     statistic: Callable[[np.ndarray], np.ndarray],
     mean: float,
 ) -> np.ndarray:
-    """Metrics of R replicates at ``times``: array (len(times), 3, R).
+    """Run the recursion of ``dynamics`` (the module docstring) for R replicates; their
+    metrics at ``times``: array (len(times), 3, R).
 
     ``draw_signals(t)`` returns the (n, R) signals of round t (t = 0: the offline task's
     signals); ``draw_noise(t, signals)`` the (n, R) unit-free noise of round t, given the

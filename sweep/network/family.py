@@ -26,7 +26,7 @@ from ..components import graphs
 from ..components.calibration import Calibration, calibrate, rizk_calibration
 from ..errors import ConfigError
 from ..results import Metric, ResultSchema
-from .algorithms import Dynamics, bounds, exact_privacy_cost, simulate
+from .algorithms import Dynamics, bounds, exact_privacy_cost, run_recursion
 from .budgets import HeterogeneousCalibration
 from .config import NetworkConfig
 
@@ -144,7 +144,7 @@ class NetworkFamily:
         times = prepared.config.checkpoint_times()
         blocks = []
         if seeds:
-            metrics = self._simulate(prepared, seeds, times)  # (checkpoints, 3, R)
+            metrics = self._run_recursion(prepared, seeds, times)  # (checkpoints, 3, R)
             count = len(times)
             blocks.append(pd.DataFrame({
                 "source": "simulated",
@@ -160,8 +160,8 @@ class NetworkFamily:
         frame["replicate"] = frame["replicate"].astype("Int64")
         return frame
 
-    def _simulate(self, cell: NetworkCell, seeds: Sequence[np.random.SeedSequence],
-                  times: np.ndarray) -> np.ndarray:
+    def _run_recursion(self, cell: NetworkCell, seeds: Sequence[np.random.SeedSequence],
+                       times: np.ndarray) -> np.ndarray:
         from ..components import dynamic
         from ..components.noise import draw_unit, kind_code
 
@@ -187,8 +187,8 @@ class NetworkFamily:
             scale = calibration.scale(signals, network_part, dynamics.signal_weight())
             return np.column_stack([draw_unit(rng, kind, n) for rng in noise_rngs]) * scale
 
-        return simulate(dynamics, matrix, len(seeds), times, draw_signals,
-                        draw_noise, statistic, statistic_mean(config))
+        return run_recursion(dynamics, matrix, len(seeds), times, draw_signals,
+                             draw_noise, statistic, statistic_mean(config))
 
     def _references(self, cell: NetworkCell, times: np.ndarray) -> list[pd.DataFrame]:
         config, network, dynamics = cell.config, cell.network, cell.dynamics

@@ -200,7 +200,7 @@ def error_vs_option(rows: pd.DataFrame, x: str, title: str | None = None) -> sns
 # -- Slopes -------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Slope:
+class SlopeFit:
     """A log–log slope of the mean error at T against ``x``, fitted over cells whose x
     lies in [``low``, ``high``], with its bootstrap interval [``ci_low``, ``ci_high``],
     and the slope of the method's mean bound over the same cells."""
@@ -252,7 +252,7 @@ def fit_slope(errors: Sequence[np.ndarray], x: Sequence[float], level: float = L
 
 def slopes(rows: pd.DataFrame, x: str, ranges: Mapping[str, tuple[float, float]],
            y: str = "abs_error") -> pd.DataFrame:
-    """:class:`Slope` of each method over each named range of ``x`` (closed), as a frame
+    """:class:`SlopeFit` of each method over each named range of ``x`` (closed), as a frame
     with a ``range`` column. ``x`` is a column of the rows at T: an option (``epsilon``)
     or a metric (``max_count``: M_T), whose mean over a cell's replicates is its
     abscissa."""
@@ -270,7 +270,7 @@ def slopes(rows: pd.DataFrame, x: str, ranges: Mapping[str, tuple[float, float]]
             slope, ci_low, ci_high = fit_slope(errors, chosen.to_numpy())
             bound_slope = float(_ols(np.log(chosen.to_numpy()),
                                      np.log(bound.reindex(chosen.index).to_numpy())))
-            found.append({"range": label, **Slope(method, float(chosen.min()), float(
+            found.append({"range": label, **SlopeFit(method, float(chosen.min()), float(
                 chosen.max()), len(chosen), slope, ci_low, ci_high, bound_slope).__dict__})
     if not found:
         raise MissingData(f"no method has cells at two values of {x} in the ranges")
