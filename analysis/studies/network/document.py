@@ -748,12 +748,16 @@ def dynamic_claims(results: Results) -> tuple[list[Claim], list[Claim]]:
 
     cod = "non-private error at T"
     claims, checks = [], []
+    def converges(method: str, q: float, start: int) -> Ordering:
+        """The non-private error at T below the error at ``start``, on the same runs."""
+        return paired(f"non-private error at T − at t = {start} (same runs)",
+                      at(method, q), at(method, q, start))
+
     for q in VARYING:
         claims.append(Claim(
             "C.1, Prop. C.1", "“If G_t contains no isolated nodes …, the dynamics with the "
             "modified MH weights of Equation (C.3) will converge to the MVUE”",
-            paired(f"non-private error at T − at t = {first} (same runs)", at("mvue", q),
-                   at("mvue", q, first)),
+            converges("mvue", q, first),
             case=f"German households, edges kept with probability q = {q:g}",
             ours="MVUE's non-private error ‖μ_t − m̂1‖ (A(t) doubly stochastic: the "
                  "average is preserved, tests/test_network_appendix_c.py)"))
@@ -773,8 +777,7 @@ def dynamic_claims(results: Results) -> tuple[list[Claim], list[Claim]]:
         claims.append(Claim(
             "C.1, Prop. C.2", "the dynamics (C.4) with the weights (C.3) “converge to 1m_θ "
             "almost surely”",
-            paired(f"non-private error at T − at t = {RATE_START} (same runs)", at("ol", q),
-                   at("ol", q, RATE_START)),
+            converges("ol", q, RATE_START),
             case=f"German households, OL, q = {q:g}",
             ours="OL's non-private error ‖μ_t − 1m_θ‖, with A(t) in place of A"))
     slopes = {q: slope_runs(results, "appendix_c_dynamic", "cost_of_decentralization",
