@@ -933,3 +933,52 @@ def test_laplace_toy_reports_its_noise_scale() -> None:
     draw". The toy's draw is Lap(Δ/ε) (``toy.laplace_statistics``)."""
     cell = cell_of(model="bernoulli", method="laplace", states=[0.3, 0.7])
     assert cell.scale == pytest.approx(laplace_scale(float(toy.laplace_sensitivity(0.7)), 1.0))
+
+
+@dataclass(frozen=True, eq=False)
+class Scored:
+    """Every centre's data and the (public) iterate θ they are all scored at."""
+
+    centres: tuple[Patients, ...]
+    theta: float
+
+
+def rizk_l1_release(cell: Shared) -> Callable[[Scored], np.ndarray]:
+    """The data's part of T iterates under ``rizk_clip=l1``: η times the centres' scores
+    scaled to ℓ1 norm at most 1 across centres, every iteration (``simulate.run_rizk``).
+    One patient moves the shared norm, so every centre's release moves with it."""
+    eta, iterations = cell.config.learning_rate, cell.iterations
+
+    def release(d: Scored) -> np.ndarray:
+        raw = np.array([partial_score(c, d.theta) for c in d.centres])
+        return np.tile(eta * raw / max(1.0, float(np.abs(raw).sum())), iterations)
+
+    return release
+
+
+def test_rizk_l1_reading_stays_within_its_budget() -> None:
+    """``rizk_clip=l1`` (the notebook's reading): the scaled scores lie in the ℓ1 ball of
+    radius 1, so one patient moves a round's released vector by at most 2 in ℓ1 — the
+    2B_xB_θ (B = 1) that Lap(2B_xB_θTη/ε) pays for per round. Audited on ACTG 175's centres
+    (extreme replacements of centre 0's first patients, a grid of iterates: at most 0.08ε)
+    and on a constructed pair that attains the bound."""
+    cell = cell_of(method="rizk", rizk_clip="l1")
+    centres = tuple(cell.centres)
+    pairs = []
+    for theta in np.linspace(-1.0, 1.0, 5):
+        for index in range(8):
+            for replacement in extreme_patients(centres[0]):
+                moved = (neighbour(centres[0], index, replacement), *centres[1:])
+                pairs.append(Pair(f"centre 0, patient {index} at θ={theta:g}",
+                                  Scored(centres, float(theta)), Scored(moved, float(theta))))
+    # The bound is attained: the straddling pair flips centre 0's score from 2.04 to
+    # −2.32 beside a centre whose score is 0, so the scaled vector goes from (1, 0) to
+    # (−1, 0), 2 in ℓ1 every round: exactly ε.
+    s, s_prime = straddling_pair()
+    still = Patients(np.array([1.0]), np.array([True]), np.array([0.0]))
+    assert partial_score(still, 0.5) == 0.0
+    pairs.append(Pair("straddling pair beside a centre of score 0, θ = 0.5",
+                      Scored((s, still), 0.5), Scored((s_prime, still), 0.5)))
+    report = laplace_audit(rizk_l1_release(cell), cell.scale, pairs, 1.0)
+    report.assert_private()
+    assert report.worst_ratio == pytest.approx(1.0, rel=1e-12), report
