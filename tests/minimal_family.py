@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from sweep.errors import ConfigError
-from sweep.options import as_dict, check_checkpoints, integer, plain_options, real
+from sweep.options import ROWS, check_checkpoints, describe, integer, option, plain_options, real
 from sweep.results import Metric, ResultSchema
 
 
@@ -24,7 +24,7 @@ from sweep.results import Metric, ResultSchema
 class MinimalOptions:
     samples: int = 20
     scale: float = 1.0
-    checkpoints: tuple[int, ...] = (5, 20)
+    checkpoints: tuple[int, ...] = option((5, 20), kind=ROWS)
 
 
 class MinimalFamily:
@@ -45,10 +45,10 @@ class MinimalFamily:
         return prepared
 
     def identity(self, prepared: MinimalOptions) -> dict[str, Any]:
-        return as_dict(prepared)
+        return describe(prepared).identity
 
     def columns(self, prepared: MinimalOptions) -> dict[str, Any]:
-        return {"samples": prepared.samples, "scale": prepared.scale}
+        return describe(prepared).columns
 
     def cost(self, prepared: MinimalOptions) -> float:
         return 1e-5

@@ -32,7 +32,7 @@ from sweep.components.calibration import (
 )
 from sweep.components.graphs import GraphConfig
 from sweep.errors import ConfigError
-from sweep.options import flat_columns
+from sweep.options import describe
 
 from .stats import assert_close_mean, assert_close_variance
 
@@ -379,7 +379,7 @@ def test_graph_config_prefix_normalization_and_columns() -> None:
                                neighbors=None, rewire_probability=None, attachments=None,
                                grid_rows=None, edgelist=None, seed=4)
     holder = dataclasses.make_dataclass("Holder", [("graph", GraphConfig), ("states", tuple)])
-    assert flat_columns(holder(ring, (0.5, -1.0))) == {"states": "0.5,-1",
+    assert describe(holder(ring, (0.5, -1.0))).columns == {"states": "0.5,-1.0",
         "graph.kind": "ring", "graph.n_nodes": 12, "graph.radius": None,
         "graph.edge_probability": None, "graph.neighbors": None,
         "graph.rewire_probability": None, "graph.attachments": None,

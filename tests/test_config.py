@@ -1,12 +1,14 @@
 """Acceptance 7: bad input raises one clear, one-line error naming the field."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from sweep.colme import ConfigError
 from sweep.colme.config import ColmeConfig
 from sweep.execute import simulate
-from sweep.options import identity_options
+from sweep.options import FILE, declarations, describe, option, readings
 from sweep.plan import make_cell
 
 from .sweep_reference import SMALL
@@ -107,16 +109,51 @@ def test_a_single_checkpoint_is_t_max():
 
 
 def test_options_added_later_enter_the_identity_only_when_set():
-    """``identity_options``: an option named in ``later`` is left out at its default (the
-    cells that do not set it keep their identity and stored results) and kept otherwise;
-    options not named are always kept, default or not."""
-    default = identity_options(ColmeConfig(), later=("prior", "inferred_form"))
-    assert "prior" not in default and "inferred_form" not in default
-    assert default["schedule"] == "rr"
-    changed = identity_options(ColmeConfig(prior="jeffreys"), later=("prior",))
-    assert changed["prior"] == "jeffreys"
-    assert identity_options(ColmeConfig()) == {
-        **default, "prior": "paper", "inferred_form": "eq16"}
+    """``since``: an option added to a version's results is left out of the identity at
+    its default (cells that do not set it keep their ids, streams and stored results) and
+    kept when set; the options of the first results always."""
+    later = {name for name, d in declarations(ColmeConfig).items() if d.since == 1}
+    assert later == {"welch_dof", "oracle_start", "oracle_eq21", "stream"}
+    default = describe(ColmeConfig()).identity
+    assert not later & set(default) and default["schedule"] == "rr"
+    assert default["prior"] == "paper" and default["decision"] == {
+        "theta0": 0.05, "refresh": "on_query"}
+    assert describe(ColmeConfig(welch_dof="releases")).identity == {
+        **default, "welch_dof": "releases"}
+
+
+def test_every_option_is_a_column_except_the_rows_options():
+    """The columns hold every option, a nested group's as ``group.key`` and a tuple as
+    exact text, whatever its version; ``checkpoints`` (kind ``rows``) is the t column."""
+    config = ColmeConfig(class_means=(0.1, 1 / 3), n_classes=2)
+    columns = describe(config).columns
+    names = set(declarations(ColmeConfig)) - {"checkpoints"}
+    assert set(columns) == names
+    assert columns["class_means"] == "0.1,0.3333333333333333"
+    assert [float(v) for v in columns["class_means"].split(",")] == [0.1, 1 / 3]
+    assert columns["decision.refresh"] == "on_query" and columns["welch_dof"] == "paper"
+    assert readings(ColmeConfig) == {
+        "prior": "paper", "inferred_form": "eq16", "welch_dof": "paper",
+        "oracle_start": "paper", "oracle_eq21": "exact", "decision.refresh": "on_query"}
+
+
+def test_a_file_option_counts_by_its_content(tmp_path):
+    """A ``file`` option: the identity holds the file's sha256 (moving the file keeps the
+    cell, changing it makes a new one), the column its path; an unreadable file is
+    refused naming the key."""
+    @dataclasses.dataclass(frozen=True)
+    class Holder:
+        path: str | None = option(None, kind=FILE)
+
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("1 2\n")
+    second.write_text("1 2\n")
+    one, two = describe(Holder(str(first))), describe(Holder(str(second)))
+    assert one.identity == two.identity and one.columns == {"path": str(first)}
+    second.write_text("1 3\n")
+    assert describe(Holder(str(second))).identity != one.identity
+    with pytest.raises(ConfigError, match=r"^path: cannot read "):
+        assert describe(Holder(str(tmp_path / "absent.txt"))).identity
 
 
 @pytest.mark.parametrize("reading, where", [

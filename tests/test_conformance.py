@@ -14,9 +14,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 
 from sweep.errors import ConfigError
-from sweep.options import as_dict, plain_options
+from sweep.family import FAMILIES, get_family
+from sweep.options import as_dict, declarations, plain_options
 from sweep.testing import check_family
 
 from .minimal_family import FAMILY as MINIMAL
@@ -234,3 +236,23 @@ def test_a_value_the_family_should_refuse_is_named() -> None:
     with pytest.raises(AssertionError, match=f"^family {spec}: option validation: "
                                              "scale = -1.0 is accepted"):
         check_family(spec, {}, bad={"scale": -1.0})
+
+
+def test_declared_groups_are_the_config_groups_that_set_them() -> None:
+    """An option declared with ``group`` is set by that Hydra config group: each of the
+    group's files sets it to the file's name; and every flat config group of conf/ (the
+    nested ``graph`` and the presets aside) is some family's declared option."""
+    conf = Path(__file__).resolve().parent.parent / "conf"
+    declared: set[str] = set()
+    for name in FAMILIES:
+        for option, declaration in declarations(get_family(name).options).items():
+            if declaration.group is None:
+                continue
+            declared.add(declaration.group)
+            files = sorted((conf / declaration.group).glob("*.yaml"))
+            assert files, declaration.group
+            for path in files:
+                assert yaml.safe_load(path.read_text())[option] == path.stem, path
+    flat = {p.name for p in conf.iterdir() if p.is_dir()} - {
+        "experiment", "family", "graph", "scenario", "__pycache__"}
+    assert flat == declared

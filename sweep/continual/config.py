@@ -14,14 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..options import (
+    READING,
+    ROWS,
     check_checkpoints,
     checkpoint_times,
     choice,
     fail,
-    flat_columns,
-    identity_options,
     in_range,
     integer,
+    option,
     plain_options,
     real,
 )
@@ -39,8 +40,6 @@ ORDER_PARAMETERS = {"zipf": ("zipf_exponent",), "one_heavy": ("light_samples",),
 COMPOSITIONS = ("basic", "advanced")
 #: L = ⌈log2 m⌉ as Algorithms 5 and 6 print it, or ⌊log2 m⌋ as the proof of Thm 3.2 does.
 LEVEL_COUNTS = ("ceil", "floor")
-#: Options added after the family's first results (identity left unchanged at defaults).
-LATER = ("noise_scale",)
 #: The most users: their ids are 32-bit integers.
 USERS = 2**31 - 1
 
@@ -83,21 +82,22 @@ class ContinualConfig:
     max_samples: int = 64
     t_max: int = 50_000
     mu: float = 0.5
-    order: str = "uniform"
+    order: str = option("uniform", group="order")
     zipf_exponent: float | None = None
     light_samples: int | None = None
     heavy_users: int | None = None
-    method: str = "alg6"
+    method: str = option("alg6", kind=ROWS)
     epsilon: float = 1.0
     delta: float = 0.05
     prior_offset: float | None = None
     dimension: int = 1
     composition: str = "basic"
     composition_delta: float | None = None
-    level_count: str = "ceil"
+    level_count: str = option("ceil", kind=READING)
     bound_constant: float = 4.0
-    noise_scale: float | None = None
-    checkpoints: int | tuple[int, ...] = 40
+    # Added to version 1's results (``since``): at its default, cells keep their ids.
+    noise_scale: float | None = option(None, since=1)
+    checkpoints: int | tuple[int, ...] = option(40, kind=ROWS)
 
     @classmethod
     def from_options(cls, **options: Any) -> ContinualConfig:
@@ -201,19 +201,10 @@ class ContinualConfig:
             return None
         return abs(self.prior_offset) <= 1.0 / math.sqrt(self.max_samples) + 1e-12
 
-    def identity(self) -> dict[str, Any]:
-        """The options, without the options added later (:data:`LATER`) at their defaults:
-        the cells of earlier results keep their identities and random streams."""
-        return identity_options(self, later=LATER)
-
     def checkpoint_times(self):
         """Times at which rows are recorded (see :func:`sweep.options.checkpoint_times`)."""
         return checkpoint_times(self.checkpoints, self.t_max)
 
-    def as_columns(self) -> dict[str, Any]:
-        """The options as result columns (:func:`sweep.options.flat_columns`)."""
-        return flat_columns(self)
 
-
-__all__ = ["COMPOSITIONS", "LATER", "LEVEL_COUNTS", "METHODS", "ORDERS", "ORDER_PARAMETERS",
+__all__ = ["COMPOSITIONS", "LEVEL_COUNTS", "METHODS", "ORDERS", "ORDER_PARAMETERS",
            "PRIOR_METHODS", "ContinualConfig", "default_prior_offset"]

@@ -18,14 +18,15 @@ import numpy as np
 
 from ..components.graphs import GraphConfig
 from ..options import (
+    READING,
+    ROWS,
     check_checkpoints,
     checkpoint_times,
     choice,
     fail,
-    flat_columns,
-    identity_options,
     in_range,
     integer,
+    option,
     plain_options,
     real,
 )
@@ -64,9 +65,6 @@ RIZK_STARTS = ("zero", "uniform")
 #: [−2B_θB_x, 2B_θB_x] as Sec. 14.4 prints it, or ``l1``, the centres' scores scaled so that
 #: their ℓ1 norm across centres is at most 1, the authors' notebook's.
 RIZK_CLIPS = ("score", "l1")
-#: Options added after the family's first results: a cell that leaves them at their
-#: defaults keeps its identity (its random streams and stored results).
-LATER = ("rizk_start", "rizk_clip", "arrival_days")
 #: ACTG 175's arms (lifelines' ``arms`` column).
 ARMS = {0: "ZDV", 1: "ZDV+ddI", 2: "ZDV+Zal", 3: "ddI"}
 #: Default state grids Θ per model (Sec. 14.1 for the Cox model).
@@ -120,13 +118,13 @@ class InferenceConfig:
 
     graph: GraphConfig = field(default_factory=lambda: GraphConfig(kind="complete",
                                                                    n_nodes=5))
-    model: str = "cox"
+    model: str = option("cox", group="model")
     states: tuple[float, ...] | None = None
     truth: float | None = None
     sigma: float | None = None
     samples: int | None = None
     rate: float | None = None
-    dataset: str | None = None
+    dataset: str | None = option(None, group="dataset")
     arm: int | None = None
     csv_path: str | None = None
     duration_col: str | None = None
@@ -138,15 +136,15 @@ class InferenceConfig:
     ties: str | None = None
     bound_theta: float | None = None
     bound_x: float | None = None
-    sensitivity: str = "printed"
-    method: str = "gm"
+    sensitivity: str = option("printed", kind=READING)
+    method: str = option("gm", kind=ROWS)
     epsilon: float = 1.0
     alpha: float = 0.05
     beta: float = 0.95
     rounds: int | None = None
     iterations: int | None = None
     round_rule: str = "theorem"
-    counting: str = "printed"
+    counting: str = option("printed", kind=READING)
     rho_am: float = 1.5
     rho_gm: float = 1.5
     rho_threshold: float = 1.5
@@ -154,11 +152,12 @@ class InferenceConfig:
     pi_2: float = 0.5
     test: str | None = None
     learning_rate: float | None = None
-    arrival_days: int | None = None
-    rizk_start: str = "zero"
-    rizk_clip: str = "score"
+    # Added to version 1's results (``since``): at their defaults, cells keep their ids.
+    arrival_days: int | None = option(None, kind=READING, since=1)
+    rizk_start: str = option("zero", kind=READING, since=1)
+    rizk_clip: str = option("score", kind=READING, since=1)
     null_draws: int | None = None
-    checkpoints: int | tuple[int, ...] = 20
+    checkpoints: int | tuple[int, ...] = option(20, kind=ROWS)
 
     @classmethod
     def from_options(cls, **options: Any) -> InferenceConfig:
@@ -370,9 +369,6 @@ class InferenceConfig:
             changes["null_draws"] = self.null_draws or 10_000
         return dataclasses.replace(self, **changes)
 
-    def identity(self) -> dict[str, Any]:
-        return identity_options(self, later=LATER)
-
     def checkpoint_times(self, last: int) -> np.ndarray:
         """Iterations 1..``last`` at which rows are recorded (``last`` always included)."""
         if isinstance(self.checkpoints, tuple):
@@ -380,17 +376,12 @@ class InferenceConfig:
             return times if times.size and times[-1] == last else np.append(times, last)
         return checkpoint_times(self.checkpoints, last)
 
-    def as_columns(self) -> dict[str, Any]:
-        """The options as result columns (:func:`sweep.options.flat_columns`)."""
-        return flat_columns(self)
-
 
 __all__ = [
     "ARMS",
     "COUNTINGS",
     "DATASETS",
     "DEFAULT_STATES",
-    "LATER",
     "METHODS",
     "MLE_METHODS",
     "MODELS",

@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import ConfigError
+from ..options import describe
 from ..results import PROPORTION, Metric, ResultSchema
 from .config import TOY_METHODS, InferenceConfig
 from .parameters import two_threshold_bound
@@ -94,11 +95,11 @@ class InferenceFamily:
         return InferenceCell(config, cell)
 
     def identity(self, prepared: InferenceCell) -> dict[str, Any]:
-        return prepared.config.identity()
+        return describe(prepared.config).identity
 
     def columns(self, prepared: InferenceCell) -> dict[str, Any]:
         cell = prepared.cell
-        return {**prepared.config.as_columns(), "rounds_k": cell.rounds,
+        return {**describe(prepared.config).columns, "rounds_k": cell.rounds,
                 "iterations_t": cell.iterations,
                 "sensitivity_bound": cell.sensitivity, "noise_scale": cell.scale,
                 "a_star": cell.a_star,

@@ -45,9 +45,9 @@ BOOTSTRAP = 2000
 def runs_at(results: Results, preset: str, metric: str, t: int | None = None,
             **match: Any) -> pd.Series:
     """``metric`` of each run (by replicate) of the one simulated cell of ``preset`` whose
-    columns equal ``match`` (readings at their defaults where absent), at round ``t``
+    columns equal ``match``, at round ``t``
     (default: the last, T); :class:`MissingData` unless exactly one cell matches."""
-    rows = network.with_readings(results.runs[preset])
+    rows = results.runs[preset]
     rows = rows[matching(rows, {"source": "simulated", **match})]
     if rows.cell_id.nunique() != 1 or rows.method.nunique() != 1:
         described = ", ".join(f"{c}={v}" for c, v in match.items())
@@ -79,7 +79,7 @@ def slope_runs(results: Results, preset: str, metric: str, start: int, **match: 
                ) -> tuple[float, float]:
     """Slope of log E[``metric``] against log t from round ``start`` to T, and its bootstrap
     standard error over the runs (the runs resampled, the mean curve refitted)."""
-    rows = network.with_readings(results.runs[preset])
+    rows = results.runs[preset]
     rows = rows[matching(rows, {"source": "simulated", **match}) & (rows.t >= start)]
     if rows.cell_id.nunique() != 1:
         raise MissingData(f"{preset}: {rows.cell_id.nunique()} cells match {match}")
@@ -291,8 +291,7 @@ def network_values(results: Results) -> Values:
 
     def exact_cost(method: str, scale: str) -> float:
         """The exact RMS cost of privacy under Network DP at ε = 1 and T."""
-        rows = network.with_readings(fig7)
-        rows = rows[matching(rows, {"method": method, "privacy": "network", "epsilon": 1.0,
+        rows = fig7[matching(fig7, {"method": method, "privacy": "network", "epsilon": 1.0,
                                     "source": "exact", "network_scale": scale, **POWER_GRID})]
         return float(rows.sort_values("t").cost_of_privacy.iloc[-1])
 
