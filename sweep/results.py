@@ -39,7 +39,7 @@ CONTINUOUS = "continuous"
 #: A metric whose values are indicators or proportions in [0, 1], summarized by its mean
 #: with a Wilson score interval.
 PROPORTION = "proportion"
-KINDS = (CONTINUOUS, PROPORTION)
+METRIC_KINDS = (CONTINUOUS, PROPORTION)
 #: Keys of a configuration that say how to run, not what: they are not part of a cell,
 #: and no option may take their names.
 EXECUTION_KEYS = ("results_dir", "executor", "dry_run", "recompute", "threads", "processes",
@@ -61,8 +61,8 @@ class Metric:
     dtype: pa.DataType = field(default_factory=pa.float64)
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"kind: must be one of {', '.join(KINDS)}; got {self.kind!r}")
+        if self.kind not in METRIC_KINDS:
+            raise ValueError(f"kind: must be one of {', '.join(METRIC_KINDS)}; got {self.kind!r}")
 
 
 @dataclass(frozen=True)

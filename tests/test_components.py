@@ -316,7 +316,7 @@ def test_floor_under_network_dp_pays_a_and_s_together() -> None:
 
 
 def test_kind_codes() -> None:
-    assert [noise.kind_code(name) for name in noise.KINDS] == [noise.LAPLACE, noise.GAUSSIAN]
+    assert [noise.kind_code(name) for name in noise.NOISE_KINDS] == [noise.LAPLACE, noise.GAUSSIAN]
     assert noise.variance_factor(noise.LAPLACE) == 2.0
     assert noise.variance_factor(noise.GAUSSIAN) == 1.0
     with pytest.raises(ValueError, match="student"):

@@ -53,7 +53,7 @@ def test_bad_option_names_its_field(options, field):
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
-        ({"replicates": 0}, "replicates"),
+        ({"replicates": 0, "baselines": []}, "replicates"),
         ({"seed": -1}, "seed"),
         ({"baselines": ["median"]}, "baselines"),
         ({"baselines": ["oracle"], "class_assignment": "balanced"}, "baselines"),

@@ -55,7 +55,7 @@ class ColmeFamily:
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> ColmeCell:
         options = dict(options)
-        baselines = check_baselines(options.pop("baselines", ()))
+        baselines = check_baselines(options.pop("baselines", ColmeOptions.baselines))
         config = ColmeConfig.from_options(**options).normalized("oracle" in baselines)
         cell = ColmeCell(config, baselines)
         if replicates == 0 and not self.has_analytic(cell):

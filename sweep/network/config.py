@@ -18,6 +18,7 @@ import numpy as np
 
 from ..components.calibration import NETWORK_SCALES, RIZK_SCALES
 from ..components.graphs import GraphConfig, GraphSpec
+from ..components.noise import NOISE_KINDS
 from ..options import (
     READING,
     ROWS,
@@ -35,7 +36,6 @@ from .algorithms import METHODS
 from .budgets import BUDGETS, DEFAULT_CAP
 
 PRIVACIES = ("none", "signal", "network")
-NOISES = ("laplace", "gaussian")
 SIGNALS = ("lognormal", "gaussian")
 REFERENCES = ("bound", "exact")
 RIZK_STARTS = ("zero", "signal")
@@ -143,7 +143,7 @@ class NetworkConfig:
         if self.method == "ol_alg5" and self.privacy != "signal":
             fail("privacy", "signal for method=ol_alg5 (the ablation of Alg. 5's mixing "
                  "matrix run with Alg. 4's Signal-DP noise)", self.privacy)
-        choice("noise", self.noise, NOISES)
+        choice("noise", self.noise, NOISE_KINDS)
         if self.method in ("rizk", "rizk_ol") and self.noise != "laplace":
             fail("noise", "laplace for Rizk et al. (Appendix B calibrates Laplace noise)",
                  self.noise)
@@ -227,4 +227,4 @@ class NetworkConfig:
         return checkpoint_times(self.checkpoints, self.rounds)
 
 
-__all__ = ["NOISES", "PRIVACIES", "REFERENCES", "SIGNALS", "NetworkConfig"]
+__all__ = ["PRIVACIES", "REFERENCES", "SIGNALS", "NetworkConfig"]

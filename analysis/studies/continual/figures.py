@@ -455,11 +455,12 @@ def orders_figure(rows: pd.DataFrame) -> sns.FacetGrid:
 
 #: The noise settings of the noise preset, in the order a figure shows them: the paper's
 #: (``noise_scale`` unset), none (0) and equal noise (any other value).
-NOISES = ("the paper's (calibrated to ε)", "none", "equal: every p-sum Lap(η)")
+NOISE_SETTINGS = ("the paper's (calibrated to ε)", "none", "equal: every p-sum Lap(η)")
 
 
 def _noise(scale: float) -> str:
-    return NOISES[0] if pd.isna(scale) else NOISES[1] if scale == 0 else NOISES[2]
+    paper, none, equal = NOISE_SETTINGS
+    return paper if pd.isna(scale) else none if scale == 0 else equal
 
 
 def noise_figure(rows: pd.DataFrame) -> sns.FacetGrid:
@@ -479,7 +480,7 @@ def noise_figure(rows: pd.DataFrame) -> sns.FacetGrid:
     grid = panel_grid([f"{name('order', o, FAMILY)} arrivals" for o in orders], height=3.2,
                       aspect=0.9, sharey=True)
     width = 0.5 / len(colours)
-    where = {n: i for i, n in enumerate(NOISES)}
+    where = {n: i for i, n in enumerate(NOISE_SETTINGS)}
     for ax, order in zip(grid.axes.flat, orders, strict=True):
         mine = cells[cells.order == order]
         for i, method in enumerate(colours):
@@ -488,7 +489,7 @@ def noise_figure(rows: pd.DataFrame) -> sns.FacetGrid:
             ax.errorbar(x, part.mean_error, yerr=part.se, color=colours[method],
                         marker=MARKERS[i], ms=5, ls="none", capsize=2, lw=1)
         ax.set_yscale("log")
-        ax.set_xticks(range(len(NOISES)), ["paper's", "none", "equal"])
+        ax.set_xticks(range(len(NOISE_SETTINGS)), ["paper's", "none", "equal"])
         ax.set_xlabel("noise of the binary mechanisms")
     grid.axes.flat[0].set_ylabel("mean error |μ̂_T − μ| at t = T")
     entries = {name("method", m, FAMILY): Line2D([], [], color=c, marker=MARKERS[i], ls="none")
