@@ -58,6 +58,8 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
         "test": {"method": "test", "model": "bernoulli"},
         "test-cox": {"method": "test"},
         "centralized": {"method": "centralized", "model": "gaussian"},
+        "rizk": {"method": "rizk"},
+        "rizk-notebook": {"method": "rizk", "rizk_start": "uniform", "rizk_clip": "l1"},
         "rr": {"method": "rr", "model": "bernoulli", "states": [0.3, 0.7]},
         "laplace": {"method": "laplace", "model": "bernoulli", "states": [0.3, 0.7],
                     "null_draws": 1000},
@@ -73,17 +75,6 @@ BAD = {"colme": {"epsilon": -1.0, "n_agents": 0}, "network": {"graph.n_nodes": 1
 @pytest.mark.parametrize(("family", "options"), list(CASES.values()), ids=list(CASES))
 def test_the_built_in_families_conform(family: str, options: dict[str, Any]) -> None:
     check_family(family, options, bad=BAD[family])
-
-
-def test_rizks_iteration_rounds_otherwise_in_blocks_of_one_replicate() -> None:
-    """A known breach: Rizk et al.'s iteration multiplies the mixing matrix by the
-    (centres × replicates) iterates, and BLAS's matrix-vector product (a block of one
-    replicate) rounds otherwise than its matrix-matrix product (more): the statistic
-    differs by about 1e-12. Everything else holds, halves of the cell included."""
-    with pytest.raises(AssertionError, match=r"^family inference: block independence: the 4 "
-                       r"replicates run at once and in one block per replicate give other "
-                       r"rows \(column 'statistic'"):
-        check_family("inference", {"method": "rizk"}, bad=BAD["inference"])
 
 
 def test_the_outside_toy_family_conforms(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -660,6 +660,16 @@ def run_centralized(cell: Shared, seeds: Sequence[np.random.SeedSequence],
     return out
 
 
+def _mix(matrix: np.ndarray, iterates: np.ndarray) -> np.ndarray:
+    """``matrix @ iterates`` (centres × replicates), each entry summed over the centres in
+    their order: BLAS rounds a matrix-vector product (a block of one replicate) otherwise
+    than a matrix-matrix one, and a replicate's rows must not depend on its block."""
+    mixed = matrix[:, :1] * iterates[:1]
+    for j in range(1, len(iterates)):
+        mixed = mixed + matrix[:, j:j + 1] * iterates[j:j + 1]
+    return mixed
+
+
 def run_rizk(cell: Shared, seeds: Sequence[np.random.SeedSequence],
              replicate_ids: Sequence[int]) -> Metrics:
     """Rizk et al.'s first-order method as Sec. 14.4 writes it:
@@ -703,9 +713,9 @@ def run_rizk(cell: Shared, seeds: Sequence[np.random.SeedSequence],
         return np.clip(raw, -clip, clip)
 
     for t in range(1, cell.iterations + 1):
-        private = (cell.matrix @ private + config.learning_rate * score(private)
+        private = (_mix(cell.matrix, private) + config.learning_rate * score(private)
                    + noise[:, t - 1].T)
-        plain = cell.matrix @ plain + config.learning_rate * score(plain)
+        plain = _mix(cell.matrix, plain) + config.learning_rate * score(plain)
         if t not in wanted:
             continue
         nearest = np.abs(private[..., None] - cell.states).argmin(axis=-1)

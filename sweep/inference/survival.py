@@ -235,6 +235,13 @@ def _tail_sums(weights: np.ndarray) -> np.ndarray:
     return sums
 
 
+def _row_sums(terms: np.ndarray) -> np.ndarray:
+    """Σ_j terms[:, j], added in order: numpy's ``sum`` adds a row pairwise alone but in
+    order next to others, and a θ's value must not depend on the θs evaluated with it
+    (a replicate's rows on its block)."""
+    return np.cumsum(terms, axis=1)[:, -1]
+
+
 def _evaluate(patients: Patients, thetas: ArrayLike, ties: str, score: bool) -> np.ndarray:
     choice("ties", ties, TIES)
     theta = np.asarray(thetas, dtype=np.float64)
@@ -259,10 +266,10 @@ def _evaluate(patients: Patients, thetas: ArrayLike, ties: str, score: bool) -> 
         if score:
             tails = _tail_sums(weights * x)
             moment = tails[:, start] - fraction * (tails[:, start] - tails[:, after])
-            out[low:low + step] = x_events - (moment / risk).sum(axis=1)
+            out[low:low + step] = x_events - _row_sums(moment / risk)
         else:
             out[low:low + step] = (block[:, 0] * x_events
-                                   - np.log(risk).sum(axis=1) - start.size * shift[:, 0])
+                                   - _row_sums(np.log(risk)) - start.size * shift[:, 0])
     return out.reshape(theta.shape)
 
 
