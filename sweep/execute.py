@@ -105,6 +105,10 @@ def run_task(task: Task, threads: str = "one") -> list[PieceResult]:
     the one serial part of a sweep, only concatenates and writes them.
     """
     results = []
+    # The families first, so that the limit reaches the libraries their modules load (a
+    # Ray worker imports a family at its first task; an unpickled cell may not have).
+    for family in {piece.cell.family for piece in task}:
+        get_family(family)
     with limit_threads(threads):
         for piece in task:
             started, start = time.time(), time.perf_counter()
