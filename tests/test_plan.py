@@ -20,6 +20,7 @@ from omegaconf import OmegaConf
 
 from analysis import summaries
 from hydra_plugins.dpsweep._compose import CellComposer
+from hydra_plugins.dpsweep._core import Grid
 from sweep.cli import CONFIG_MODULE
 from sweep.errors import ConfigError, StoreError
 from sweep.execute import choose_executor, execute, run_task, simulate
@@ -247,15 +248,11 @@ def test_cheap_composition_equals_hydra_composition(hydra_context: HydraContext)
 def test_presets_set_paper_parameters_and_valid_grids(
     hydra_context: HydraContext, name: str, cells: int, expected: dict
 ) -> None:
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
     master = compose("config", overrides=[f"+experiment={name}"], return_hydra_config=True)
     params = [f"{k}={v}" for k, v in master.hydra.sweeper.params.items()]
-    parser = OverridesParser.create(config_loader=hydra_context.config_loader)
-    jobs = BasicSweeper.split_arguments(parser.parse_overrides(params), None)[0]
-    composer = CellComposer(hydra_context, master)
-    configs = [composer.compose([f"+experiment={name}", *job]) for job in jobs]
+    # The grid as the platform's sweeper expands it: the preset's params crossed with the
+    # command line.
+    configs = list(Grid(CellComposer(hydra_context, master), [*params, f"+experiment={name}"]))
     planned, _ = plan(configs)
     assert len(planned) == cells
     for config in configs:
