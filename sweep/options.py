@@ -58,6 +58,13 @@ def as_dict(value: Any) -> dict[str, Any]:
             for f in dataclasses.fields(value)}
 
 
+def option_value(config: Any, name: str) -> Any:
+    """The option ``name`` of ``config`` by its dotted name (``model.truth``), a nested
+    group as a dict."""
+    value = functools.reduce(getattr, name.split("."), config)
+    return as_dict(value) if dataclasses.is_dataclass(value) else value
+
+
 #: What an option is to the engine (its field's :func:`option` metadata, read by
 #: :func:`describe`):
 #: ``scenario``, what is simulated: in the identity, stored as a column;
@@ -205,6 +212,53 @@ def file_digest(path: str, name: str) -> str:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError as error:
         raise ConfigError(f"{name}: cannot read {path!r} ({error.strerror})") from None
+
+
+def nested(cls: type[T], options: Mapping[str, Any] | T, prefix: str) -> T:
+    """The nested option group ``cls`` (``graph``, ``model``, ...) from a mapping of its
+    options, checked by :func:`plain_options` (or the group itself); ``prefix`` is its
+    key as errors name it (``model.``)."""
+    if isinstance(options, cls):
+        return options
+    if not isinstance(options, Mapping):
+        fail(prefix.rstrip("."), f"a mapping of {prefix.rstrip('.')} options", options)
+    return cls(**plain_options(cls, options, prefix=prefix))
+
+
+def variant(group: Any, variants: Mapping[str, type[T]], prefix: str) -> T:
+    """The variant of a nested option group that its ``kind`` names, holding the options
+    the group sets.
+
+    A group with variants (``model``, ``order``) holds every variant's options, as the
+    command line and the results see them, each None unless set; a variant is a small
+    frozen dataclass of the options its kind takes, whose defaults stand for those the
+    group leaves None. An option set for a kind that does not take it is refused, naming
+    its dotted key (``prefix``: ``model.``) and the kinds that take it.
+    """
+    choice(prefix + "kind", group.kind, tuple(variants))
+    own = _field_names(variants[group.kind])
+    for f in dataclasses.fields(group):
+        value = getattr(group, f.name)
+        if f.name != "kind" and f.name not in own and value is not None:
+            kinds = [kind for kind, cls in variants.items() if f.name in _field_names(cls)]
+            takes = "takes" if len(kinds) == 1 else "take"
+            fail(prefix + f.name, f"unset for {prefix}kind={group.kind} (only "
+                 f"{', '.join(kinds)} {takes} it)", value)
+    return variants[group.kind](**{name: getattr(group, name) for name in own
+                                   if getattr(group, name) is not None})
+
+
+def with_variant(group: T, chosen: Any) -> T:
+    """``group`` holding the options of its variant ``chosen`` (defaults filled in) and
+    None for every other, so that options its kind does not take neither split cells nor
+    show in the results."""
+    unset = dict.fromkeys(_field_names(type(group)) - {"kind"})
+    return dataclasses.replace(group, **{**unset, **as_dict(chosen)})
+
+
+@functools.cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
 
 
 #: How :func:`plain_options` spells a field's values: integers of a float field as floats,

@@ -231,8 +231,12 @@ def test_a_value_the_family_should_refuse_is_named() -> None:
 
 def test_declared_groups_are_the_config_groups_that_set_them() -> None:
     """An option declared with ``group`` is set by that Hydra config group: each of the
-    group's files sets it to the file's name; and every flat config group of conf/ (the
-    nested ``graph`` and the presets aside) is some family's declared option."""
+    group's files sets it to the file's name. A flat group's files are in the global
+    package and set the option (``mechanism: pm2``); a nested group (``graph``, ``model``,
+    ``order``, ...) is the config group of its field's name, its files are in the group's
+    own package and set its ``kind`` (``kind: zipf`` in conf/order/zipf.yaml). Every
+    config group of conf/ (the presets and scenarios aside) is some family's declared
+    option."""
     conf = Path(__file__).resolve().parent.parent / "conf"
     declared: set[str] = set()
     for name in FAMILIES:
@@ -240,10 +244,15 @@ def test_declared_groups_are_the_config_groups_that_set_them() -> None:
             if declaration.group is None:
                 continue
             declared.add(declaration.group)
+            group, _, key = option.rpartition(".")
+            assert group in ("", declaration.group), option
+            assert not group or key == "kind", option
             files = sorted((conf / declaration.group).glob("*.yaml"))
             assert files, declaration.group
             for path in files:
-                assert yaml.safe_load(path.read_text())[option] == path.stem, path
-    flat = {p.name for p in conf.iterdir() if p.is_dir()} - {
-        "experiment", "family", "graph", "scenario", "__pycache__"}
-    assert flat == declared
+                text = path.read_text()
+                assert text.startswith("# @package _global_") == (not group), path
+                assert yaml.safe_load(text)[key] == path.stem, path
+    groups = {p.name for p in conf.iterdir() if p.is_dir()} - {
+        "experiment", "family", "scenario", "__pycache__"}
+    assert groups == declared

@@ -31,8 +31,8 @@ from ..options import (
     file_digest,
     in_range,
     integer,
+    nested,
     option,
-    plain_options,
     real,
 )
 
@@ -100,7 +100,7 @@ class GraphConfig:
         (a_ij = 1/(max degree + 1); 1/n on the complete graph).
     """
 
-    kind: str = "geometric"
+    kind: str = option("geometric", group="graph")
     n_nodes: int | None = 969
     radius: float | None = 0.1
     edge_probability: float | None = 0.01
@@ -119,12 +119,7 @@ class GraphConfig:
 
         ``prefix`` is the group's key as errors name it (``graph.radius: must be ...``).
         """
-        if isinstance(options, GraphConfig):
-            config = options
-        elif isinstance(options, Mapping):
-            config = cls(**plain_options(cls, options, prefix=prefix))
-        else:
-            fail(prefix.rstrip("."), "a mapping of graph options", options)
+        config = nested(cls, options, prefix)
         config.validate(prefix)
         return config.normalized()
 

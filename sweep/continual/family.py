@@ -68,7 +68,10 @@ class ContinualFamily:
     """Algorithms 2–6 of the continual user-level mean paper and two strawmen."""
 
     name = "continual"
-    version = 1
+    # 2: the arrival order is the nested group order (columns order.kind,
+    # order.zipf_exponent, ... for order, zipf_exponent, ...), every option in the
+    # identity (noise_scale too); new cell ids and random streams.
+    version = 2
     options = ContinualConfig
     schema = ResultSchema(metrics=METRICS, constants={
         "levels": pa.int64(), "coordinate_epsilon": pa.float64(), "prior": pa.float64(),

@@ -78,7 +78,11 @@ class InferenceFamily:
     Rahimian, "Differentially Private Distributed Inference")."""
 
     name = "inference"
-    version = 1
+    # 2: the signal model and the data set are the nested groups model and dataset
+    # (columns model.kind, model.states, model.truth, ..., dataset.kind, dataset.arm, ...
+    # for model, states, truth, ..., dataset, arm, ...), every option in the identity
+    # (arrival_days, rizk_start, rizk_clip too); new cell ids and random streams.
+    version = 2
     options = InferenceConfig
     schema = ResultSchema(metrics=METRICS, index={"state": pa.string()}, constants={
         "rounds_k": pa.int64(), "iterations_t": pa.int64(), "sensitivity_bound": pa.float64(),
@@ -172,10 +176,11 @@ def _guaranteed(config: InferenceConfig) -> bool:
     method = config.method
     if config.rounds is not None or config.iterations is not None:
         return False
+    model = config.model
     if method == "private_ol":
-        return config.model in ("bernoulli", "gaussian")
+        return model.kind in ("bernoulli", "gaussian")
     if method == "test":
-        return config.model in ("bernoulli", "gaussian") and config.truth == config.states[0]
+        return model.kind in ("bernoulli", "gaussian") and model.truth == model.states[0]
     return method in ("am", "gm", "threshold_1", "threshold_2")
 
 
@@ -191,7 +196,7 @@ def _references(cell: Shared) -> pd.DataFrame:
                            "state": ""}
     if method in TOY_METHODS:
         n, p = cell.n, float(cell.states[1])
-        under_h1 = config.truth == cell.states[1]
+        under_h1 = config.model.truth == cell.states[1]
         if method == "rr":
             power = toy.rr_power if under_h1 else toy.rr_size
             value = float(power(n, p, config.epsilon, config.alpha))
