@@ -58,11 +58,18 @@ def as_dict(value: Any) -> dict[str, Any]:
             for f in dataclasses.fields(value)}
 
 
-def option_value(config: Any, name: str) -> Any:
-    """The option ``name`` of ``config`` by its dotted name (``model.truth``), a nested
-    group as a dict."""
-    value = functools.reduce(getattr, name.split("."), config)
-    return as_dict(value) if dataclasses.is_dataclass(value) else value
+def data_options(config: Any, names: Sequence[str]) -> dict[str, Any]:
+    """The options ``names`` of ``config`` (dotted: ``model.truth``) that define a
+    replicate's data, as the families hash them into their data streams: each keyed by
+    its name before the groups were nested (a group's ``kind`` by the group's name, any
+    other option by its last name), so that a replicate's data stayed those of the
+    family's flat options."""
+    out = {}
+    for name in names:
+        group, _, key = name.rpartition(".")
+        out[group if key == "kind" else key] = functools.reduce(getattr, name.split("."),
+                                                               config)
+    return out
 
 
 #: What an option is to the engine (its field's :func:`option` metadata, read by

@@ -47,28 +47,30 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     # Every inference method; the Laplace toy's null threshold comes from the cell's
     # stream, the rest from each replicate's.
     **{f"inference-{name}": ("inference", options) for name, options in {
-        "mle": {"method": "mle", "model": "bernoulli"},
+        "mle": {"method": "mle", "model": {"kind": "bernoulli"}},
         "gm": {"method": "gm"},
-        "am-bernoulli": {"method": "am", "model": "bernoulli"},
-        "threshold_1": {"method": "threshold_1", "model": "gaussian"},
+        "am-bernoulli": {"method": "am", "model": {"kind": "bernoulli"}},
+        "threshold_1": {"method": "threshold_1", "model": {"kind": "gaussian"}},
         "threshold_2": {"method": "threshold_2"},
-        "ol": {"method": "ol", "model": "bernoulli", "iterations": 300},
-        "private_ol": {"method": "private_ol", "model": "gaussian", "iterations": 300},
+        "ol": {"method": "ol", "model": {"kind": "bernoulli"}, "iterations": 300},
+        "private_ol": {"method": "private_ol", "model": {"kind": "gaussian"},
+                       "iterations": 300},
         "private_ol-cox": {"method": "private_ol"},
-        "test": {"method": "test", "model": "bernoulli"},
+        "test": {"method": "test", "model": {"kind": "bernoulli"}},
         "test-cox": {"method": "test"},
-        "centralized": {"method": "centralized", "model": "gaussian"},
+        "centralized": {"method": "centralized", "model": {"kind": "gaussian"}},
         "rizk": {"method": "rizk"},
         "rizk-notebook": {"method": "rizk", "rizk_start": "uniform", "rizk_clip": "l1"},
-        "rr": {"method": "rr", "model": "bernoulli", "states": [0.3, 0.7]},
-        "laplace": {"method": "laplace", "model": "bernoulli", "states": [0.3, 0.7],
+        "rr": {"method": "rr", "model": {"kind": "bernoulli", "states": [0.3, 0.7]}},
+        "laplace": {"method": "laplace", "model": {"kind": "bernoulli", "states": [0.3, 0.7]},
                     "null_draws": 1000},
     }.items()},
     "minimal": ("tests.minimal_family:FAMILY", {}),
 }
 #: Values out of range that each family must refuse, naming the key.
 BAD = {"colme": {"epsilon": -1.0, "n_agents": 0}, "network": {"graph.n_nodes": 1},
-       "continual": {"epsilon": 0.0}, "inference": {"epsilon": -1.0},
+       "continual": {"epsilon": 0.0, "order.heavy_users": 2},
+       "inference": {"epsilon": -1.0, "model.states": [0.5], "dataset.arm": 0},
        "tests.minimal_family:FAMILY": {"scale": -1.0, "checkpoints": [20, 5]}}
 
 

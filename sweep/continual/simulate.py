@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..options import option_value
+from ..options import data_options
 from . import kernel
 from .config import ContinualConfig
 from .orders import arrivals
@@ -89,7 +89,8 @@ class Replicate:
 
 
 #: The options that define a replicate's data, the arrivals and the samples.
-DATA = ("n_users", "max_samples", "t_max", "mu", "order", "dimension")
+DATA = ("n_users", "max_samples", "t_max", "mu", "order.kind", "order.zipf_exponent",
+        "order.light_samples", "order.heavy_users", "dimension")
 
 
 def _children(seed: np.random.SeedSequence, count: int) -> list[np.random.SeedSequence]:
@@ -110,7 +111,7 @@ def streams(config: ContinualConfig, seed: np.random.SeedSequence, replicate_id:
     of a sweep sees the same streams (common random numbers), so that their errors are
     compared replicate by replicate. The noise comes from the cell's ``seed``.
     """
-    data = {name: option_value(config, name) for name in DATA}
+    data = data_options(config, DATA)
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
     key = (int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big"))
     order, samples = _children(np.random.SeedSequence(seed.entropy, spawn_key=(

@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..components import graphs
 from ..errors import ConfigError
-from ..options import option_value
+from ..options import data_options
 from . import survival
 from .config import ARMS, MLE_METHODS, SURVIVAL, InferenceConfig
 from .models import (
@@ -55,7 +55,8 @@ from .parameters import (
 COX_ONLINE_ROUNDS = 20
 #: The options that define a replicate's data (common random numbers).
 DATA = ("model.kind", "model.states", "model.truth", "model.sigma", "model.samples",
-        "model.rate", "model.bound_x", "dataset")
+        "model.rate", "model.bound_x", "dataset.kind", "dataset.arm", "dataset.csv_path",
+        "dataset.split", "dataset.split_seed", "dataset.patients")
 
 
 @dataclass(frozen=True)
@@ -189,7 +190,7 @@ def _expected(config: InferenceConfig, states: np.ndarray, n: int) -> np.ndarray
 
 @functools.lru_cache(maxsize=64)
 def _data_key(config: InferenceConfig) -> tuple[int, int]:
-    data = {name: option_value(config, name) for name in DATA}
+    data = data_options(config, DATA)
     data["n"] = config.graph.n_nodes
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
     return int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big")

@@ -371,8 +371,13 @@ def slope_figure(rows: pd.DataFrame, ranges: Mapping[str, tuple[float, float]] |
 
 # -- Arrival orders ---------------------------------------------------------------------
 
+#: The column of a cell's arrival order: the kind of the nested group ``order`` (the
+#: study's own tables, :func:`at_end` and :func:`activations`, call it ``order``).
+ORDER = "order.kind"
+
+
 def _orders_present(rows: pd.DataFrame) -> list[str]:
-    present = set(rows.order.dropna())
+    present = set(rows[ORDER].dropna())
     if len(present) < 2:
         raise MissingData(f"orders: needs {FAMILY} cells under two arrival orders or more "
                           "(run +experiment=continual_orders)")
@@ -384,12 +389,13 @@ def at_end(rows: pd.DataFrame, y: str = "abs_error", level: float = LEVEL) -> pd
     (``q_error``, ``q_low``, ``q_high``), the mean bound and lower bound (``bound``,
     ``lower_bound``), M_T (``max_count``), the share of the samples μ̂_T uses
     (``used``) and of replicates in which (11) holds at T (``diversity``), whether the
-    theorem applies at T in every replicate (``applies``), with the cell's method, order,
-    m and ε."""
+    theorem applies at T in every replicate (``applies``), with the cell's method, order
+    (``order``), m and ε."""
     last = final(rows)
     grouped = last.groupby("cell_id")
     cells = last.drop_duplicates("cell_id").set_index("cell_id")[
-        ["method", "order", "max_samples", "epsilon", "t", "delta"]]
+        ["method", ORDER, "max_samples", "epsilon", "t", "delta"]].rename(
+        columns={ORDER: "order"})
     cells["mean_error"] = grouped[y].mean()
     cells["se"] = grouped[y].std(ddof=1) / np.sqrt(grouped[y].count())
     quantile = quantiles(last, y, level).set_index("cell_id")
@@ -432,7 +438,7 @@ def orders_figure(rows: pd.DataFrame) -> sns.FacetGrid:
             ax.plot(x, part.bound, color=colours[method], marker="_", ms=9, ls="none")
             ax.plot(x, part.lower_bound, color=GREY, marker="_", ms=9, ls="none")
         ax.set_yscale("log")
-        ax.set_xticks(range(len(orders)), [name("order", o, FAMILY) for o in orders],
+        ax.set_xticks(range(len(orders)), [name(ORDER, o, FAMILY) for o in orders],
                       rotation=30, ha="right")
         for boundary in np.arange(len(orders) - 1) + 0.5:
             ax.axvline(boundary, color="0.9", lw=0.8, zorder=0)
@@ -477,7 +483,7 @@ def noise_figure(rows: pd.DataFrame) -> sns.FacetGrid:
     equal = cells.noise_scale[cells.noise_scale > 0]
     orders = _orders_present(rows)
     colours = _colours(cells.method)
-    grid = panel_grid([f"{name('order', o, FAMILY)} arrivals" for o in orders], height=3.2,
+    grid = panel_grid([f"{name(ORDER, o, FAMILY)} arrivals" for o in orders], height=3.2,
                       aspect=0.9, sharey=True)
     width = 0.5 / len(colours)
     where = {n: i for i, n in enumerate(NOISE_SETTINGS)}
@@ -537,7 +543,7 @@ def activations(rows: pd.DataFrame) -> pd.DataFrame:
     starts = first_diverse(rows)
     for cell, part in rows.groupby("cell_id"):
         replicates = int(part.replicates.iloc[0])
-        order = part.order.iloc[0]
+        order = part[ORDER].iloc[0]
         times = part[part.source == "activation"]
         for level in range(2, int(part.levels.iloc[0]) + 1):
             values = times[times.level == level].t.to_numpy(float)
@@ -578,7 +584,7 @@ def activation_figure(rows: pd.DataFrame) -> sns.FacetGrid:
                     capsize=2, lw=1)
     ax.set_xscale("log")
     ax.set_xlim(right=end)
-    ax.set_yticks(range(len(orders)), [name("order", o, FAMILY) for o in orders])
+    ax.set_yticks(range(len(orders)), [name(ORDER, o, FAMILY) for o in orders])
     ax.invert_yaxis()
     ax.set_xlabel(axis("t", FAMILY))
     entries = {f"level ℓ = {int(level)} activates": Line2D([], [], color=palette[level],

@@ -98,12 +98,12 @@ def toy_rows(summary: pd.DataFrame, method: str | None = None) -> pd.DataFrame:
         raise MissingData(f"power_figure: no cells of method={method}")
     cells = rows[rows.method == method].cell_id.unique()
     rows = rows[rows.cell_id.isin(cells)]
-    extra = extra_options(rows, ("epsilon", "graph.n_nodes", "states"))
+    extra = extra_options(rows, ("epsilon", "graph.n_nodes", "model.states"))
     if extra:
-        raise SharedCurve(extra, ["epsilon", "graph.n_nodes", "states"])
-    # ``states`` is categorical in a summary: p and n as plain numbers, in numeric order.
-    # (``n`` is the summary's count of rows: the agents are ``agents``.)
-    return rows.assign(p=rows.states.astype(str).map(_p).astype(float),
+        raise SharedCurve(extra, ["epsilon", "graph.n_nodes", "model.states"])
+    # ``model.states`` is categorical in a summary: p and n as plain numbers, in numeric
+    # order. (``n`` is the summary's count of rows: the agents are ``agents``.)
+    return rows.assign(p=rows["model.states"].astype(str).map(_p).astype(float),
                        agents=rows["graph.n_nodes"].astype(int), toy=method)
 
 
@@ -488,7 +488,8 @@ def guarantee_rates(summary: pd.DataFrame, beliefs: pd.DataFrame | None = None
     theorems = {"gm": "Thm 4.2", "am": "Thm 4.2", "threshold_1": "Thm 4.3",
                 "threshold_2": "Thm 4.3", "test": "Prop. 4.6", "private_ol": "Thm 4.7"}
     found = []
-    for row in simulated.itertuples(index=False):
+    for row in simulated.rename(columns={"model.states": "states", "model.truth": "truth"}
+                                ).itertuples(index=False):
         method = row.method
         metric = metrics.get(method)
         if metric is None:
@@ -620,13 +621,14 @@ def timed_runs(summary: pd.DataFrame, repeats: int = REPEATS) -> pd.DataFrame:
                    "method": cell.method, "epsilon": float(cell.epsilon),
                    "alpha": float(cell.alpha), "beta": float(cell.beta),
                    "rho_am": float(cell.rho_am), "rho_gm": float(cell.rho_gm),
-                   "patients": int(cell.patients)}
+                   "dataset": {"patients": int(cell["dataset.patients"])}}
         key = (json.dumps(options, sort_keys=True), repeats)
         if key not in _TIMES:  # the document's claims and its figure time a cell once
             _TIMES[key] = time_cell(options, repeats)
         times = pd.DataFrame(_TIMES[key])
         total = np.log10(times.prepare + times.exchange)
-        found.append({"n": options["graph"]["n_nodes"], "patients": options["patients"],
+        found.append({"n": options["graph"]["n_nodes"],
+                      "patients": options["dataset"]["patients"],
                       "method": cell.method, "prepare": float(times.prepare.mean()),
                       "exchange": float(times.exchange.mean()),
                       "log_mean": float(total.mean()),
