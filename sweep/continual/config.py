@@ -53,7 +53,8 @@ class Plain:
     ``staggered``."""
 
     def validate(self, n_users: int, max_samples: int) -> None:
-        pass
+        """Nothing to check: the order takes no parameter (its variants' checks name the
+        dotted key, ``order.light_samples``)."""
 
     def capacity(self, n_users: int, max_samples: int) -> int:
         """The most samples the order can draw: n·m."""
@@ -185,6 +186,12 @@ class ContinualConfig:
 
     def validate(self) -> None:
         """Raise :class:`~sweep.errors.ConfigError` on the first option outside its range."""
+        self._validate_stream()
+        self._validate_release()
+        check_checkpoints(self.checkpoints, self.t_max, "t_max")
+
+    def _validate_stream(self) -> None:
+        """The users, their samples and their arrival order."""
         integer("n_users", self.n_users, 1)
         if self.n_users > USERS:
             fail("n_users", f"an integer in [1, {USERS}] (user ids are 32-bit)", self.n_users)
@@ -205,6 +212,9 @@ class ContinualConfig:
                      else f"n_users·max_samples = {self.n_users}·{self.max_samples}")
             fail("t_max", f"<= {capacity} = {where}, the samples order.kind={self.order.kind} "
                  "can draw", self.t_max)
+
+    def _validate_release(self) -> None:
+        """The method, its privacy and its prior; the coordinates' composition."""
         choice("method", self.method, METHODS)
         in_range("epsilon", self.epsilon, 0.0, math.inf, "a finite number > 0")
         if not real(self.delta) or not 0.0 < self.delta < 1.0:
@@ -231,7 +241,6 @@ class ContinualConfig:
                 not real(self.noise_scale) or not 0.0 <= self.noise_scale < math.inf):
             fail("noise_scale", "unset or a finite number >= 0 (the Laplace scale η)",
                  self.noise_scale)
-        check_checkpoints(self.checkpoints, self.t_max, "t_max")
 
     def normalized(self) -> ContinualConfig:
         """The order's parameter with its default; the prior's default filled in for

@@ -484,16 +484,7 @@ class InferenceConfig:
             fail("method", "used with model.kind=cox for rizk (Sec. 14.4 clips the partial "
                  "likelihood's score to 2 B_θ B_x)", method)
         if method in TOY_METHODS:
-            if kind != "bernoulli" or len(model.states) != 2:
-                fail("method", f"used with model.kind=bernoulli and two states (1 − p, p) "
-                     f"for method={method} (Sec. 2)", method)
-            low, high = model.states
-            if not math.isclose(low + high, 1.0) or high <= 0.5:
-                fail("model.states", "(1 − p, p) with 1/2 < p < 1 for the Sec. 2 toy",
-                     model.states)
-            if model.samples not in (None, 1):
-                fail("model.samples", "1 for the Sec. 2 toy (one binary signal per agent)",
-                     model.samples)
+            self._validate_toy(model)
         if (self.test or "composite") == "simple" and method in ("test", "centralized"):
             if len(model.states) != 2:
                 fail("model.states", "two states (null, alternative) for test=simple",
@@ -505,6 +496,19 @@ class InferenceConfig:
         if self.arrival_days is not None and kind != "cox":
             fail("arrival_days", "unset unless model.kind=cox (a trial's patients arrive "
                  "by period)", self.arrival_days)
+
+    def _validate_toy(self, model: _Model) -> None:
+        """Sec. 2's toy: one binary signal per agent, states (1 − p, p)."""
+        if self.model.kind != "bernoulli" or len(model.states) != 2:
+            fail("method", f"used with model.kind=bernoulli and two states (1 − p, p) for "
+                 f"method={self.method} (Sec. 2)", self.method)
+        low, high = model.states
+        if not math.isclose(low + high, 1.0) or high <= 0.5:
+            fail("model.states", "(1 − p, p) with 1/2 < p < 1 for the Sec. 2 toy",
+                 model.states)
+        if model.samples not in (None, 1):
+            fail("model.samples", "1 for the Sec. 2 toy (one binary signal per agent)",
+                 model.samples)
 
     def _validate_method_options(self) -> None:
         """The options of some methods (:data:`METHOD_OPTIONS`): unset, or at their
