@@ -7,7 +7,9 @@ import pytest
 
 from sweep.colme import ConfigError
 from sweep.colme.config import ColmeConfig
+from sweep.continual.config import ORDERS, OrderConfig
 from sweep.execute import simulate
+from sweep.inference.config import DATASETS, MODELS, DatasetConfig, ModelConfig
 from sweep.options import FILE, declarations, describe, option, readings
 from sweep.plan import make_cell
 
@@ -172,3 +174,35 @@ def test_readings_that_do_not_apply_leave_the_cell_unchanged(reading, where):
     assert plain.cell_id == read.cell_id and plain.stream == read.stream
     np.testing.assert_array_equal(simulate("colme", replicates=2, **options).mse,
                                   simulate("colme", replicates=2, **options, **reading).mse)
+
+
+@pytest.mark.parametrize(("group", "variants"), [
+    (ModelConfig, MODELS), (DatasetConfig, DATASETS), (OrderConfig, ORDERS)],
+    ids=["model", "dataset", "order"])
+def test_a_nested_group_holds_its_variants_options(group, variants):
+    """A group whose ``kind`` chooses a variant (``model``, ``dataset``, ``order``) has
+    every variant's options and no other, each unset by default: a variant's own
+    defaults stand for them."""
+    names = {f.name for cls in variants.values() for f in dataclasses.fields(cls)}
+    assert {f.name for f in dataclasses.fields(group)} == {"kind", *names}
+    assert all(getattr(group(), name) is None for name in names)
+
+
+def test_a_variant_refuses_another_kinds_options_and_fills_its_own():
+    with pytest.raises(ConfigError, match=r"^order\.zipf_exponent: must be unset for "
+                                          r"order\.kind=uniform \(only zipf takes it\); "
+                                          r"got 1\.5$"):
+        OrderConfig(kind="uniform", zipf_exponent=1.5).variant()
+    with pytest.raises(ConfigError, match=r"^model\.bound_x: must be unset for "
+                                          r"model\.kind=bernoulli \(only gaussian, cox, "
+                                          r"treatments take it\); got 2\.0$"):
+        ModelConfig(kind="bernoulli", bound_x=2.0).variant()
+    assert OrderConfig(kind="zipf").normalized() == OrderConfig(kind="zipf", zipf_exponent=1.0)
+    # Unset options of the kind take its defaults (for the method), the others stay None.
+    assert ModelConfig(kind="gaussian").normalized("gm") == ModelConfig(
+        kind="gaussian", states=(-1.0, 0.0, 1.0), truth=1.0, samples=20, sigma=1.0,
+        bound_x=3.0)
+    assert ModelConfig(kind="gaussian").normalized("private_ol").rate == 1.0
+    assert DatasetConfig(split_seed=2).normalized("cox") == DatasetConfig(
+        kind="actg175", split="even", split_seed=2, arm=3)
+    assert DatasetConfig().normalized("bernoulli") == DatasetConfig()

@@ -359,9 +359,9 @@ def test_sub_grids_are_the_union_of_their_products_with_the_command_line(
                       "dry_run=true"], tmp_path)
     assert listed.returncode == 0, listed.stderr
     header, *rows, _, summary = listed.stdout.strip().splitlines()
-    assert {"model", "method", "epsilon"} <= set(header.split())
+    assert {"model.kind", "method", "epsilon"} <= set(header.split())
     cells = [dict(zip(header.split(), row.split(), strict=True)) for row in rows]
-    parts = [(c["model"], c["method"], c["epsilon"]) for c in cells]
+    parts = [(c["model.kind"], c["method"], c["epsilon"]) for c in cells]
     tests = [("cox", m, e) for m in ("test", "centralized") for e in ("1", "2")]
     best = [("treatments", m, e) for m in ("am", "gm", "threshold_1", "threshold_2", "mle",
                                            "centralized") for e in ("1", "2")]
