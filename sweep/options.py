@@ -60,10 +60,10 @@ def as_dict(value: Any) -> dict[str, Any]:
 
 def data_options(config: Any, names: Sequence[str]) -> dict[str, Any]:
     """The options ``names`` of ``config`` (dotted: ``model.truth``) that define a
-    replicate's data, as the families hash them into their data streams: each keyed by
-    its name before the groups were nested (a group's ``kind`` by the group's name, any
-    other option by its last name), so that a replicate's data stayed those of the
-    family's flat options."""
+    replicate's data, as the families hash them into their data streams: a group's
+    ``kind`` keyed by the group's name, any other option by its own name, so that the
+    data streams do not depend on how options are grouped (version 1 of the inference
+    and continual families had them flat: its replicates' data are version 2's)."""
     out = {}
     for name in names:
         group, _, key = name.rpartition(".")
