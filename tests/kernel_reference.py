@@ -120,7 +120,7 @@ def _continual(method: str) -> dict[str, np.ndarray]:
 
 def _online() -> dict[str, np.ndarray]:
     """Alg. 3 over synthetic rounds, fed in two chunks, on a ring of 6 agents."""
-    from sweep.inference.beliefs import online
+    from sweep.inference.beliefs import Checkpoints, LogBeliefs, online
 
     rng = np.random.default_rng(21)
     n, states, rounds = 6, 3, 40
@@ -131,14 +131,16 @@ def _online() -> dict[str, np.ndarray]:
     signals = np.log(rng.random((rounds, n, states)))
     noise = rng.laplace(0.0, 2.0, (rounds, n, states))
     times = np.array([1, 5, 17, 30, 39])
-    psi, phi = np.zeros((n, states)), np.zeros((n, states))
-    out = {name: np.empty(len(times)) for name in ("correct", "truth", "private")}
-    out["belief"] = np.empty((len(times), states))
+    log_beliefs = LogBeliefs(np.zeros((n, states)), np.zeros((n, states)))
+    checkpoints = Checkpoints(times, 1, np.empty(len(times)), np.empty(len(times)),
+                              np.empty(len(times)), np.empty((len(times), states)))
     k = 0
     for first, stop in ((0, 25), (25, rounds)):
-        k = online(matrix, signals[first:stop], noise[first:stop], first, psi, phi, times, k,
-                   1, out["correct"], out["truth"], out["private"], out["belief"])
-    return {**out, "psi": psi, "phi": phi}
+        k = online(matrix, signals[first:stop], noise[first:stop], first, log_beliefs,
+                   checkpoints, k)
+    return {"correct": checkpoints.exact_recovery, "truth": checkpoints.tvd_truth,
+            "private": checkpoints.tvd_private, "belief": checkpoints.belief,
+            "psi": log_beliefs.psi, "phi": log_beliefs.phi}
 
 
 def outputs(case: str) -> dict[str, np.ndarray]:
