@@ -101,54 +101,61 @@ class Constants(NamedTuple):
     theta0: float  # θ_t = θ0/ln(t + 1), the decision rule's level (Sec. III-C1)
 
 
+# The small structures below hold scalars only, so that building and reading them inside
+# the loops costs nothing: one holding an array is reference-counted at each read, which
+# keeps the loops from being unrolled (and State is therefore unpacked before the loops).
 class Threshold(NamedTuple):
-    """The decision rule at time t: its level θ_t, the normal quantile
-    z_t² = Φ⁻¹(1 - θ_t/2)² (Sec. III-C1) and the bounds of the Welch test's quantiles over
-    the current stretch of time (Sec. III-C2, :func:`~sweep.colme.variance.welch_bounds`)."""
+    """The decision rule at time t: its level θ_t and the normal quantile
+    z_t² = Φ⁻¹(1 - θ_t/2)² (Sec. III-C1)."""
 
     t: int
     theta: float
     z2: float
-    bounds: np.ndarray
+
+
+class Peer(NamedTuple):
+    """What agent a knows of agent b != a when it tests b (Sec. III-C)."""
+
+    same_class: bool  # b is in a's class (what the oracle class estimator knows)
+    stored: int  # χ of the last test made on b's answer (``on_query``)
+    gap2: float  # (X̄_a^(t) - T_{b→a})²
+    # Var[T_{b→a}]: +∞ until a has heard from b, or has a usable estimate of σ_b² (b then
+    # belongs to C_a)
+    other: float
+    samples: float  # n_b: Var̂[T_{b→a}] has n_b - 1 degrees of freedom (welch_samples)
 
 
 @numba.njit(cache=True, inline="always")
 def decide(gap2: float, own: float, other: float, samples: float, cuts: tuple[float, float],
-           threshold: Threshold, variance: int) -> bool:
+           threshold: Threshold, bounds: np.ndarray, variance: int) -> bool:
     """The decision rule's test at ``threshold``: Sec. III-C1 (known variance, squared) or
-    the Welch test of Sec. III-C2 (estimated variances; ``cuts`` from ``welch_cuts``)."""
+    the Welch test of Sec. III-C2 (estimated variances; ``cuts`` from ``welch_cuts``, and
+    ``bounds`` those of its quantiles over the current stretch of time, from
+    :func:`~sweep.colme.variance.welch_bounds`)."""
     if variance == KNOWN:
         return gap2 < threshold.z2 * (own + other)
-    return passes_welch(gap2, own, other, threshold.t, samples, cuts, threshold.bounds,
-                        threshold.theta)
+    return passes_welch(gap2, own, other, threshold.t, samples, cuts, bounds, threshold.theta)
 
 
 @numba.njit(cache=True, inline="always")
-def in_estimate(state: State, a: int, b: int, mean_a: float, own: float,
-                threshold: Threshold, estimator: int, refresh: int, variance: int,
-                dof: int) -> bool:
-    """χ_a^(t)(b; θ_t) for b != a at t = ``threshold.t``.
+def in_estimate(peer: Peer, own: float, threshold: Threshold, bounds: np.ndarray,
+                estimator: int, refresh: int, variance: int) -> bool:
+    """χ_a^(t)(b; θ_t) for the ``peer`` b at t = ``threshold.t``; ``own`` = Var[X̄_a^(t)].
 
-    ``mean_a`` = X̄_a^(t) and ``own`` = Var[X̄_a^(t)]. Var[T_{b→a}] is +∞ until a has
-    heard from b, or has a usable estimate of σ_b²: b then belongs to C_a. ``on_query``
-    reads the χ of the last test made on b's answer; ``every_step`` tests b now, the Welch
-    test giving Var̂[T_{b→a}] :func:`~.variance.welch_samples` - 1 degrees of freedom. The
-    last four arguments are codes of :mod:`sweep.colme.config`, constants of a compiled
-    scheme.
+    ``on_query`` reads the χ of the last test made on b's answer, ``every_step`` tests b
+    now. The last three arguments are codes of :mod:`sweep.colme.config`, constants of a
+    compiled scheme.
     """
     if estimator == ORACLE:
-        return state.labels[a] == state.labels[b]
-    other = state.pair[a, b, VAR]
-    if other == math.inf:
+        return peer.same_class
+    if peer.other == math.inf:
         return True
     if refresh == ON_QUERY:
-        return state.chi[a, b] != 0
-    samples = welch_samples(state.pair, state.kappa, a, b, variance, dof)
+        return peer.stored != 0
     cuts = (0.0, 0.0)
     if variance != KNOWN:
-        cuts = welch_cuts(threshold.bounds, samples)
-    return decide((mean_a - state.pair[a, b, T]) ** 2, own, other, samples, cuts, threshold,
-                  variance)
+        cuts = welch_cuts(bounds, peer.samples)
+    return decide(peer.gap2, own, peer.other, peer.samples, cuts, threshold, bounds, variance)
 
 
 class Scheme(NamedTuple):
@@ -198,17 +205,17 @@ def compile_scheme(scheme: Scheme) -> Kernels:
         the Welch bounds for the same times. ``rng`` draws the data and noises.
         """
         labels, data_sum, square_sum = state.labels, state.data_sum, state.square_sum
-        last, kappa, pair, levels, chi = state.last, state.kappa, state.pair, state.levels, \
-            state.chi
-        sigma2 = constants.sigma2
+        last, kappa, pair, levels, chi = (state.last, state.kappa, state.pair, state.levels,
+                                          state.chi)
+        means, sigma2, sigma_dp = constants.means, constants.sigma2, constants.sigma_dp
         n_agents = data_sum.size
-        sigma2_dp = constants.sigma_dp * constants.sigma_dp
+        sigma2_dp = sigma_dp * sigma_dp
         target = np.empty(n_agents, dtype=np.int64)
         for t in range(t_first, t_last + 1):
             # Line 8: choose_agent(C_a^(t-1)); RR takes the next index, rRR the next member.
             prev = t - 1
             before = Threshold(prev, constants.theta0 / math.log1p(prev) if prev > 0 else 1.0,
-                               z2[t - t_first], bounds)
+                               z2[t - t_first])
             for a in range(n_agents):
                 target[a] = -1
                 b = last[a]
@@ -220,18 +227,21 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                     b = b + 1 if b + 1 < n_agents else 0
                     if b == a:
                         continue
-                    if schedule == RR or in_estimate(state, a, b, mean_a, own, before,
-                                                     estimator, refresh, variance, dof):
+                    if schedule == RR or in_estimate(
+                        Peer(labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2,
+                             pair[a, b, VAR], welch_samples(pair, kappa, a, b, variance, dof)),
+                        own, before, bounds, estimator, refresh, variance,
+                    ):
                         target[a] = b
                         break
             # Lines 5-6: receive.
             for a in range(n_agents):
-                x = draw_datum(rng, distribution, constants.means[labels[a]], constants.bound)
+                x = draw_datum(rng, distribution, means[labels[a]], constants.bound)
                 data_sum[a] += x
                 if variance != KNOWN:
                     square_sum[a] += x * x
             # Lines 9-11: query; b releases its privatized mean to a.
-            now = Threshold(t, constants.theta0 / math.log1p(t), z2[t - t_first + 1], bounds)
+            now = Threshold(t, constants.theta0 / math.log1p(t), z2[t - t_first + 1])
             inv_t = 1.0 / t
             cuts = (0.0, 0.0)
             if variance != KNOWN and t > 1 and dof != RELEASES_DOF:
@@ -246,7 +256,7 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                 fresh = 0.0
                 fresh_variance = 0.0
                 if mechanism != NO_MECHANISM:
-                    fresh = draw_std(rng, kind, constants.sigma_dp)
+                    fresh = draw_std(rng, kind, sigma_dp)
                     if variance == SHARED:
                         fresh_variance = draw_std(rng, kind, constants.sigma_variance)
                 query = Query(a, b, k, t, data_sum[b], square_sum[b], fresh, fresh_variance)
@@ -267,7 +277,7 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                     chi[a, b] = other == math.inf or decide(
                         (data_sum[a] * inv_t - pair[a, b, T]) ** 2,
                         own_variance(data_sum[a], square_sum[a], t, sigma2, variance),
-                        other, samples, cuts, now, variance,
+                        other, samples, cuts, now, bounds, variance,
                     )
 
     @numba.njit(cache=True, error_model="numpy")
@@ -282,10 +292,10 @@ def compile_scheme(scheme: Scheme) -> Kernels:
         none). ``z2`` is z_t² and ``bounds`` the Welch bounds at t.
         """
         labels, data_sum, square_sum = state.labels, state.data_sum, state.square_sum
-        pair, means = state.pair, constants.means
+        pair, kappa, chi, means = state.pair, state.kappa, state.chi, constants.means
         n_agents = data_sum.size
         n_classes = means.size
-        threshold = Threshold(t, constants.theta0 / math.log1p(t), z2, bounds)
+        threshold = Threshold(t, constants.theta0 / math.log1p(t), z2)
         out = np.zeros(N_METRICS)
         class_sum = np.zeros(n_classes)
         class_size = np.zeros(n_classes)
@@ -300,8 +310,11 @@ def compile_scheme(scheme: Scheme) -> Kernels:
             precision = 0.0
             weighted = 0.0
             for b in range(n_agents):
-                member[b] = b != a and in_estimate(state, a, b, mean_a, own, threshold,
-                                                   estimator, refresh, variance, dof)
+                member[b] = b != a and in_estimate(
+                    Peer(labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2,
+                         pair[a, b, VAR], welch_samples(pair, kappa, a, b, variance, dof)),
+                    own, threshold, bounds, estimator, refresh, variance,
+                )
                 if member[b] and pair[a, b, VAR] < math.inf:
                     w = 1.0 / pair[a, b, VAR]
                     precision += w
