@@ -186,9 +186,11 @@ def run_stream(stream: Stream, parameters: Parameters, forced: np.ndarray,
     ``costs[ℓ]`` PrivateMedian's cost vector over its bins; ``trace`` rows (time, level,
     value, mechanism, index, p-sum), as many as it has room for.
     """
-    users, n_users, values = stream.users, stream.n_users, stream.values
-    mode, eta, threshold = parameters.mode, parameters.eta, parameters.threshold
-    trace = out.trace
+    # Read once: a structure's array read inside the loop would be reference-counted.
+    users, n_users, mu, values = stream.users, stream.n_users, stream.mu, stream.values
+    mode, eta, threshold, k = parameters.mode, parameters.eta, parameters.threshold, parameters.k
+    estimate, used, clipped, trace = out.estimate, out.used, out.clipped, out.trace
+    activation, priors, costs = out.activation, out.priors, out.costs
     levels = parameters.centre.size
     active = threshold <= 0
     inactive = levels - active.sum()
@@ -215,9 +217,9 @@ def run_stream(stream: Stream, parameters: Parameters, forced: np.ndarray,
         counters=np.zeros(3, dtype=np.int64),
     )
     exact, noisy, releases = mechanisms.exact, mechanisms.noisy, mechanisms.releases
-    counters = mechanisms.counters
-    out.activation[:] = 0
-    out.priors[:] = np.nan
+    centre, counters = mechanisms.centre, mechanisms.counters
+    activation[:] = 0
+    priors[:] = np.nan
     running = 0.0
     next_checkpoint = 0
     for s in range(users.size):
@@ -228,7 +230,7 @@ def run_stream(stream: Stream, parameters: Parameters, forced: np.ndarray,
         if values.size:
             x = values[s]
         else:
-            x = 1.0 if samples.random() < stream.mu else 0.0
+            x = 1.0 if samples.random() < mu else 0.0
         if mode == STREAM or mode == NAIVE:
             running += x
             counters[0] = t
@@ -255,14 +257,13 @@ def run_stream(stream: Stream, parameters: Parameters, forced: np.ndarray,
                         # Alg. 6, lines 9-12; the level leaves Inactive (an erratum).
                         active[level] = True
                         inactive -= 1
-                        out.activation[level] = t
-                        prior = private_median(own, start, count, level, parameters.k[level],
-                                               parameters.median_epsilon, noise,
-                                               out.costs[level])
+                        activation[level] = t
+                        prior = private_median(own, start, count, level, k[level],
+                                               parameters.median_epsilon, noise, costs[level])
                         if not math.isnan(forced[level]):
                             prior = forced[level]
-                        out.priors[level] = prior
-                        mechanisms.centre[level] = (1 << (level - 1)) * prior
+                        priors[level] = prior
+                        centre[level] = (1 << (level - 1)) * prior
                         for b in range(buffered[level]):
                             _release(level, buffer[level, b], t, parameters, mechanisms, noise,
                                      trace)
@@ -291,10 +292,10 @@ def run_stream(stream: Stream, parameters: Parameters, forced: np.ndarray,
                 for j in range(eta.size):
                     if releases[j]:
                         released += set_bits_sum(noisy[j], releases[j])
-            out.estimate[next_checkpoint] = (released / counters[0] if counters[0]
-                                             else parameters.initial)
-            out.used[next_checkpoint] = counters[0]
-            out.clipped[next_checkpoint] = counters[1]
+            estimate[next_checkpoint] = (released / counters[0] if counters[0]
+                                         else parameters.initial)
+            used[next_checkpoint] = counters[0]
+            clipped[next_checkpoint] = counters[1]
             next_checkpoint += 1
     return counters[2]
 
@@ -312,7 +313,7 @@ def _record(trace: np.ndarray, counters: np.ndarray, t: int, level: int, value: 
     counters[2] = row + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _release(level: int, value: float, t: int, parameters: Parameters,
              mechanisms: Mechanisms, noise: np.random.Generator, trace: np.ndarray) -> None:
     """Project an element of ``level``, push it into its mechanism with fresh noise, and
