@@ -5,6 +5,10 @@ must not change a result: on the platform that wrote the reference every array i
 to the last bit. Elsewhere the math library may round differently in the last place, and
 values are compared to 1e-9 as the sweep's regression grid is; the digests of Algorithm
 1's final state are then not compared.
+
+numba's on-disk cache is keyed on each kernel's own file: after editing a helper that a
+kernel of another module inlines, run with a fresh ``NUMBA_CACHE_DIR`` (a fresh clone
+starts cold), or the cached kernel is what is tested.
 """
 
 from __future__ import annotations
