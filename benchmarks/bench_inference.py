@@ -232,11 +232,13 @@ def _weights(config: Any) -> tuple[float, float]:
 
 
 def _signals(config: Any, cell: Any, seed: Any) -> Any:
-    """One replicate's online signals, from its data stream."""
+    """One replicate's online signals, from its data stream (its chunks joined)."""
+    import numpy as np
+
     from sweep.inference import simulate
 
-    return simulate.online_loglik(config, cell, cell.iterations,
-                                  simulate.data_generator(config, seed, 0))
+    return np.concatenate(list(simulate.online_loglik(
+        config, cell, cell.iterations, simulate.data_generator(config, seed, 0))))
 
 
 def _per_run(repeats: int) -> dict[str, Any]:
@@ -313,11 +315,22 @@ def _throughput(quick: bool) -> list[dict[str, Any]]:
     return out
 
 
+def _run_online(matrix: Any, signals: Any, noise: Any, checkpoints: Any) -> None:
+    """The online kernel over a whole run in one chunk, from fresh log-beliefs."""
+    import numpy as np
+
+    from sweep.inference.beliefs import LogBeliefs, online
+
+    shape = signals.shape[1:]
+    online(matrix, signals, noise, 0, LogBeliefs(np.zeros(shape), np.zeros(shape)),
+           checkpoints, 0)
+
+
 def _online(quick: bool) -> list[dict[str, Any]]:
     import numpy as np
 
     from sweep.inference import simulate
-    from sweep.inference.beliefs import online
+    from sweep.inference.beliefs import Checkpoints
     from sweep.inference.config import InferenceConfig
     from sweep.inference.family import FAMILY, InferenceCell
 
@@ -336,10 +349,10 @@ def _online(quick: bool) -> list[dict[str, Any]]:
         times = cell.times
         truth = int(np.argmax(cell.star)) if config.model.kind == "cox" else int(
             np.argmin(np.abs(cell.states - config.model.truth)))
-        buffers = [np.empty(len(times)) for _ in range(3)]
-        beliefs = np.empty((len(times), len(cell.states)))
+        checkpoints = Checkpoints(times, truth, np.empty(len(times)), np.empty(len(times)),
+                                  np.empty(len(times)), np.empty((len(times), len(cell.states))))
         matrix = np.ascontiguousarray(cell.matrix)
-        kernel = _best(2, online, matrix, signals, noise, times, truth, *buffers, beliefs)
+        kernel = _best(2, _run_online, matrix, signals, noise, checkpoints)
         total = _best(2, simulate.run, cell, seed, [0])
         peak = _peak(simulate.run, cell, seed, [0])
         out.append({"model": config.model.kind, "n": n, "T": cell.iterations,

@@ -10,7 +10,6 @@ the deterministic checks compare with ``==``.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 from collections.abc import Sequence
@@ -144,7 +143,7 @@ def test_stream_mode_without_noise_is_the_running_mean_at_every_t(method: str) -
     samples are the kernel's draws reproduced from the same seed."""
     cfg = config(n_users=1, max_samples=LONG, t_max=LONG, order={"kind": "contiguous"},
                  method=method, checkpoints=LONG)
-    p = dataclasses.replace(parameters(cfg), eta=np.zeros(1))
+    p = parameters(cfg)._replace(eta=np.zeros(1))
     times = np.arange(1, LONG + 1)
     result = run(p, np.zeros(LONG), 1, LONG, 0.3, times, seed=5, trace=LONG)
     x = draws(5, LONG, 0.3)
@@ -248,7 +247,7 @@ def test_worked_example_13_with_one_mechanism() -> None:
     times = np.arange(1, 9)
     expected = expected_example_releases(EXAMPLE_X)
     for noisy in (True, False):
-        q = p if noisy else dataclasses.replace(p, eta=np.zeros(1))
+        q = p if noisy else p._replace(eta=np.zeros(1))
         result = run(q, EXAMPLE_USERS, 2, 4, 0.5, times, seed=3, trace=16, values=EXAMPLE_X)
         trace = result.trace
         assert [(int(t), int(level), value) for t, level, value in trace[:, :3]] == expected
@@ -310,8 +309,7 @@ def test_buffered_blocks_are_released_unchanged() -> None:
     (the interval, centre 2·1/2, half Δ_2 >= 1, leaves it alone), and with η = 0,
     μ̂_8·total = 8 × 1/4 = 2 (the erratum's total: 1 + 1 + 2 samples of each user)."""
     p = parameters(example("alg6"))
-    p = dataclasses.replace(p, eta=np.zeros(3), threshold=np.array([0, 0, 4]),
-                            k=np.array([0, 0, 2]))
+    p = p._replace(eta=np.zeros(3), threshold=np.array([0, 0, 4]), k=np.array([0, 0, 2]))
     users = np.array([0, 0, 0, 0, 1, 1, 1, 1])
     result = run(p, users, 2, 4, 0.5, np.arange(1, 9), seed=3, trace=16,
                  values=np.full(8, 0.25))
@@ -599,7 +597,7 @@ def test_alg6_activation_median_projection_and_buffer() -> None:
                  checkpoints=t_max)
     p = parameters(cfg)
     half = np.where(np.arange(p.levels) >= 2, 0.75, np.inf)
-    p = dataclasses.replace(p, median_epsilon=1e6, half=half)
+    p = p._replace(median_epsilon=1e6, half=half)
     users = arrivals(cfg, np.random.default_rng(41))
     times = np.arange(1, t_max + 1)
     result = run(p, users, n, m, cfg.mu, times, seed=43, trace=10 * t_max)

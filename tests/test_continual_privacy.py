@@ -145,8 +145,8 @@ def tampered(s: Scenario, **changes: Callable[[Parameters], Any]) -> Scenario:
     """``s`` with parameters changed (``name=f(parameters)``): the kernel runs them as
     given, so this is a method whose noise no longer matches its calibration."""
     p = s.parameters
-    return dataclasses.replace(s, parameters=dataclasses.replace(
-        p, **{name: f(p) for name, f in changes.items()}))
+    return dataclasses.replace(s, parameters=p._replace(
+        **{name: f(p) for name, f in changes.items()}))
 
 
 @dataclass(frozen=True)
@@ -544,8 +544,8 @@ def test_explicit_values_replay_the_kernels_own_draws(method: str) -> None:
     given = run_coordinate(s.parameters, s.users, c.n_users, c.max_samples, c.mu, times,
                            np.random.default_rng(99), np.random.default_rng(12),
                            trace=4 * c.t_max, values=x)
-    for field in dataclasses.fields(drawn):
-        np.testing.assert_array_equal(getattr(drawn, field.name), getattr(given, field.name))
+    for name in drawn._fields:
+        np.testing.assert_array_equal(getattr(drawn, name), getattr(given, name))
 
 
 def test_each_coordinate_of_basic_composition_gets_its_share() -> None:

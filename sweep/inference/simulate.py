@@ -522,7 +522,7 @@ def run_online(cell: Shared, seeds: Sequence[np.random.SeedSequence],
                replicate_ids: Sequence[int]) -> Metrics:
     """Algs 3 and 5, one replicate at a time in compiled code (:func:`beliefs.online`),
     its rounds fed in chunks."""
-    from .beliefs import online
+    from .beliefs import Checkpoints, LogBeliefs, online
 
     config, times = cell.config, cell.times
     truth = int(np.argmax(cell.star)) if config.model.kind == "cox" else int(
@@ -533,16 +533,16 @@ def run_online(cell: Shared, seeds: Sequence[np.random.SeedSequence],
     matrix = np.ascontiguousarray(cell.matrix)
     for r, (seed, replicate) in enumerate(zip(seeds, replicate_ids, strict=True)):
         psi = np.zeros((cell.n, len(cell.states)))
-        phi = np.zeros_like(psi)
+        log_beliefs = LogBeliefs(psi=psi, phi=np.zeros_like(psi))
+        checkpoints = Checkpoints(times, truth, out["exact_recovery"][r], out["tvd_truth"][r],
+                                  out["tvd_private"][r], out["belief"][r])
         noise = np.random.default_rng(seed)
         first = k = 0
         for signals in online_loglik(config, cell, cell.iterations,
                                      data_generator(config, seed, replicate)):
             draws = (noise.laplace(0.0, cell.scale, signals.shape) if cell.scale
                      else np.zeros_like(signals))
-            k = online(matrix, signals, draws, first, psi, phi, times, k, truth,
-                       out["exact_recovery"][r], out["tvd_truth"][r], out["tvd_private"][r],
-                       out["belief"][r])
+            k = online(matrix, signals, draws, first, log_beliefs, checkpoints, k)
             first += len(signals)
     # The returned set is {argmax}: it is wrong exactly when it is not {θ°}.
     out["type_i_error"] = 1.0 - out["exact_recovery"]
