@@ -218,7 +218,7 @@ def _centres_loglik(config: Any, n: int, states: Any) -> Any:
 
     from sweep.inference import simulate, survival
 
-    return np.stack([survival.partial_loglik(c, states, config.ties)
+    return np.stack([survival.partial_loglik(c, states, config.model.ties)
                      for c in simulate.cox_centres(config, n)])
 
 
@@ -228,7 +228,7 @@ def _weights(config: Any) -> tuple[float, float]:
     from sweep.components import graphs
     from sweep.inference.parameters import slem
 
-    return slem(graphs.build(config.graph.spec()).matrix().toarray())
+    return slem(graphs.build(config.graph.spec()).eigenvalues)
 
 
 def _signals(config: Any, cell: Any, seed: Any) -> Any:
