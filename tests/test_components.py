@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from scipy.special import ndtr
 
+from sweep.colme.config import NOISES as COLME_NOISES
 from sweep.components import graphs, noise, tree
 from sweep.components.calibration import (
     analytic_gaussian_sigma,
@@ -32,6 +33,7 @@ from sweep.components.calibration import (
 )
 from sweep.components.graphs import GraphConfig
 from sweep.errors import ConfigError
+from sweep.network.config import NOISES as NETWORK_NOISES
 from sweep.options import describe
 
 from .stats import assert_close_mean, assert_close_variance
@@ -317,6 +319,8 @@ def test_floor_under_network_dp_pays_a_and_s_together() -> None:
 
 def test_kind_codes() -> None:
     assert [noise.kind_code(name) for name in noise.NOISE_KINDS] == [noise.LAPLACE, noise.GAUSSIAN]
+    # The families validate against their own tuples (this module loads numba).
+    assert set(NETWORK_NOISES) == set(COLME_NOISES) == set(noise.NOISE_KINDS)
     assert noise.variance_factor(noise.LAPLACE) == 2.0
     assert noise.variance_factor(noise.GAUSSIAN) == 1.0
     with pytest.raises(ValueError, match="student"):

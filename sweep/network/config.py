@@ -18,7 +18,6 @@ import numpy as np
 
 from ..components.calibration import NETWORK_SCALES, RIZK_SCALES
 from ..components.graphs import GraphConfig, GraphSpec
-from ..components.noise import NOISE_KINDS
 from ..options import (
     READING,
     ROWS,
@@ -36,6 +35,9 @@ from .algorithms import METHODS
 from .budgets import BUDGETS, DEFAULT_CAP
 
 PRIVACIES = ("none", "signal", "network")
+#: The noise kinds (those of sweep.components.noise, which loads numba: validating a
+#: cell must not).
+NOISES = ("laplace", "gaussian")
 SIGNALS = ("lognormal", "gaussian")
 REFERENCES = ("bound", "exact")
 RIZK_STARTS = ("zero", "signal")
@@ -143,7 +145,7 @@ class NetworkConfig:
         if self.method == "ol_alg5" and self.privacy != "signal":
             fail("privacy", "signal for method=ol_alg5 (the ablation of Alg. 5's mixing "
                  "matrix run with Alg. 4's Signal-DP noise)", self.privacy)
-        choice("noise", self.noise, NOISE_KINDS)
+        choice("noise", self.noise, NOISES)
         if self.method in ("rizk", "rizk_ol") and self.noise != "laplace":
             fail("noise", "laplace for Rizk et al. (Appendix B calibrates Laplace noise)",
                  self.noise)
@@ -227,4 +229,4 @@ class NetworkConfig:
         return checkpoint_times(self.checkpoints, self.rounds)
 
 
-__all__ = ["PRIVACIES", "REFERENCES", "SIGNALS", "NetworkConfig"]
+__all__ = ["NOISES", "PRIVACIES", "REFERENCES", "SIGNALS", "NetworkConfig"]
