@@ -107,9 +107,17 @@ def _flip(e: int, keep: bool, same: np.ndarray, kept: np.ndarray, counters: np.n
 # counts): the test, the release and the consensus are written out in the kernels.
 
 # Fields of C-ColME's per-agent record ``node[step parity, agent, field]``: what the
-# neighbours read of an agent's previous step, packed so that one cache line holds it.
-C_RELEASE, C_Y, C_ORACLE, C_KEPT, C_CHANGED = range(5)
-C_FIELDS = 8
+# neighbours read of an agent's previous step, packed in 16 bytes (float32) so that a
+# neighbour costs one cache line. C_KEPT holds |C_a| plus 1/2 if the kept set changed at
+# that step (both exact in float32 below 2^22 neighbours).
+C_RELEASE, C_Y, C_ORACLE, C_KEPT = range(4)
+C_FIELDS = 4
+
+
+@numba.njit(cache=True, inline="always")
+def _changed(kept_field) -> bool:
+    """Whether a C_KEPT field carries the 1/2 of a changed kept set."""
+    return kept_field != np.floor(kept_field)
 
 
 @numba.njit(cache=True)
@@ -122,7 +130,7 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
     ``samples[it − it0, a]`` is a's new sample; ``fresh`` the new p-sum noises (same
     shape; unused without a mechanism). ``x`` holds the exact running means (2, N);
     ``node`` (2, N, :data:`C_FIELDS`) each agent's release, consensus value y, oracle
-    value, kept count and whether its kept set changed. With ``record``, ``estimate``
+    value, and kept count (+ 1/2 if its kept set changed). With ``record``, ``estimate``
     and ``oracle`` get the agents' estimates at the last step (y and the oracle's value,
     with the agent's exact mean in place of its release).
 
@@ -170,7 +178,7 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
             ov = oracle_self[a] * node[prv, a, C_ORACLE]
             count = 0
             moved = False
-            reset = node[prv, a, C_CHANGED] != zero
+            reset = _changed(node[prv, a, C_KEPT])
             for e in range(indptr[a], indptr[a + 1]):
                 # Branch-free where the branch would be a coin flip: the oracle's weight
                 # is 0 off its neighbours (adding 0 × y changes no bit), the test's
@@ -186,7 +194,7 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
                     moved = True
                 kept_counts[count] = int(node[prv, b, C_KEPT])
                 values[count] = node[prv, b, C_Y]
-                reset = reset | (keeps & (node[prv, b, C_CHANGED] != zero))
+                reset = reset | (keeps & _changed(node[prv, b, C_KEPT]))
                 count += keeps
             topology = topology or moved
             # w_ab = 1/(1 + max(|C_a(it)|, |C_b(it − 1)|)); the self weight first, as
@@ -203,8 +211,7 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
                 alpha = F(it - t0[a]) / (one + F(it) - F(t0[a]))
             node[cur, a, C_RELEASE] = xra
             node[cur, a, C_Y] = (one - alpha) * xra + alpha * v
-            node[cur, a, C_KEPT] = F(count)
-            node[cur, a, C_CHANGED] = one if moved else zero
+            node[cur, a, C_KEPT] = F(count) + (F(0.5) if moved else zero)
             if last:
                 estimate[a] = (one - alpha) * xa + alpha * v
             # The oracle: an agent without same-class neighbours keeps its local mean
@@ -433,7 +440,6 @@ def noise_radius(t_max: int, mechanism: int, noise: str, sigma_dp: float, gamma:
 
 __all__ = [
     "CHANGED",
-    "C_CHANGED",
     "C_FIELDS",
     "C_KEPT",
     "C_ORACLE",
