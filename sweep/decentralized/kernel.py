@@ -124,7 +124,7 @@ def _changed(kept_field) -> bool:
 def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_reset: bool,
                   irrevocable: bool, record: bool, indptr, indices, same, kept, t0,
                   x, node, noise_sum, levels, oracle_weight, oracle_self, has_oracle,
-                  recip, keep_f, new_f, beta, counters, estimate, oracle):
+                  recip, keep_f, new_f, beta, counters, estimate, oracle, skip: bool):
     """C-ColME and its oracle, steps ``it0`` .. ``it1`` − 1 (it0 >= 1).
 
     ``samples[it − it0, a]`` is a's new sample; ``fresh`` the new p-sum noises (same
@@ -180,10 +180,14 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
             moved = False
             reset = _changed(node[prv, a, C_KEPT])
             for e in range(indptr[a], indptr[a + 1]):
-                # Branch-free where the branch would be a coin flip: the oracle's weight
-                # is 0 off its neighbours (adding 0 × y changes no bit), the test's
-                # outcome is masked by the kept flag, and a kept neighbour's values are
-                # always written to the next free slot.
+                # With ``skip``, an entry neither kept nor of the oracle's is skipped (at a
+                # million agents its record is a memory access of its own; below, the
+                # branch costs more than the read: it changes no result); the rest is free of
+                # coin-flip branches: the oracle's weight is 0 off its neighbours (adding
+                # 0 × y changes no bit), the test's outcome is masked by the kept flag,
+                # and a kept neighbour's values always go to the next free slot.
+                if skip and not (kept[e] | same[e]) and irrevocable:
+                    continue
                 b = indices[e]
                 ov += oracle_weight[e] * node[prv, b, C_ORACLE]
                 tested = kept[e] == 1 or not irrevocable

@@ -29,6 +29,10 @@ from .privacy import sigma_dp
 #: Values drawn per block of steps (samples, and noises if private).
 BLOCK_VALUES = 1 << 22
 ESTIMATORS = ("estimate", "local", "oracle", "ideal")
+#: Above this many agents, C-ColME skips the entries that contribute nothing (their
+#: records no longer fit in cache); below, the branch costs more than the read. The
+#: results are the same either way.
+SKIP_ABOVE = 1 << 18
 MECHANISM_CODES = {"none": kernel.NO_MECHANISM, "pm1": kernel.PM1, "pm2": kernel.PM2}
 
 
@@ -146,7 +150,8 @@ class Run:
                 irrevocable, record, g.indptr, g.indices, self.same, self.kept, self.t0,
                 self.x, self.node, self.noise_sum, self.levels, self.oracle_weight,
                 self.oracle_self, self.has_oracle, self.recip, self.keep_f, self.new_f,
-                self.beta, self.counters, self.estimate, self.oracle)
+                self.beta, self.counters, self.estimate, self.oracle,
+                g.n > SKIP_ABOVE)
         elif c.method == "b_colme":
             kernel.b_colme_steps(
                 F, it0, it1, samples, fresh, self.mechanism, irrevocable, record,
