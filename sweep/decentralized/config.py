@@ -316,8 +316,10 @@ class DecentralizedConfig:
             unused["alpha_reset"] = None
         if self.samples == "bernoulli":
             unused["sigma"] = None
+        # The local mean releases nothing: its cells do not differ by privacy.
+        privacy = PrivacyOptions() if self.method == "local" else self.privacy.normalized()
         return dataclasses.replace(self, **unused, graph=self.graph.normalized(),
-                                   privacy=self.privacy.normalized())
+                                   privacy=privacy)
 
     @property
     def private(self) -> bool:
