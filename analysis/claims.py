@@ -1,7 +1,7 @@
 """The papers' claims, checked by rules declared in advance.
 
 Every row of a document's claims table is one statement of a paper, decided by one of six
-rules (:data:`RULES`), each a kind of :class:`Evidence`:
+rules (:data:`EVIDENCE_KINDS`), each a kind of :class:`Evidence`:
 
 - :class:`Ordering` ("A below B"): the difference's sign at z >= 2;
 - :class:`Value` ("≈ 600"): the 95% interval against the band of numbers that print as the
@@ -407,7 +407,7 @@ class Unchecked(Evidence):
 
 
 #: The rules, by kind, in the order a document declares them.
-RULES: dict[str, type[Evidence]] = {
+EVIDENCE_KINDS: dict[str, type[Evidence]] = {
     rule.kind: rule for rule in (Ordering, Value, Factor, Slope, Guarantee, Unchecked)}
 
 
@@ -415,7 +415,7 @@ def parse(text: str) -> Evidence:
     """The evidence printed as ``kind: text`` (:func:`evidence_text`); ``ValueError`` if it
     follows no rule's form."""
     kind, _, body = text.partition(": ")
-    rule = RULES.get(kind.strip())
+    rule = EVIDENCE_KINDS.get(kind.strip())
     match = rule.pattern.match(body.strip()) if rule else None
     if match is None:
         raise ValueError(f"not the printed form of any rule: {text!r}")
@@ -429,7 +429,7 @@ def evidence_text(evidence: Evidence) -> str:
 
 def rules_text() -> str:
     """The declared rules, as the Markdown list a document prints once."""
-    return "\n".join(f"- {rule.rule}" for rule in RULES.values())
+    return "\n".join(f"- {rule.rule}" for rule in EVIDENCE_KINDS.values())
 
 
 # -- Claims and their tables ----------------------------------------------------------------

@@ -110,7 +110,7 @@ DICTIONARY_ROWS = 1024
 #: cells, the kernel's time fell from 2.1–2.7 s to 0.6–0.9 s of a 3.5 s summary.
 LASTING = pa.system_memory_pool()
 #: Threads that read files (:func:`_threaded`).
-THREADS = min(os.cpu_count() or 1, 4)
+READ_THREADS = min(os.cpu_count() or 1, 4)
 #: The choices of ``keep``.
 KEEP = ("newest", "all")
 
@@ -429,15 +429,15 @@ def _opened(path: str, **options: Any) -> Iterator[pq.ParquetFile]:
 
 
 def _threaded(function: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
-    """``function`` of each item, in order, computed by :data:`THREADS` threads at most
+    """``function`` of each item, in order, computed by :data:`READ_THREADS` threads at most
     twice as many items ahead (their results wait in memory). Reading a file in pyarrow
     lets other threads run most of the time: a directory of many small files is read
     about 1.6 times as fast on two cores."""
-    with concurrent.futures.ThreadPoolExecutor(THREADS) as pool:
+    with concurrent.futures.ThreadPoolExecutor(READ_THREADS) as pool:
         waiting: collections.deque[concurrent.futures.Future[R]] = collections.deque()
         for item in items:
             waiting.append(pool.submit(function, item))
-            if len(waiting) > 2 * THREADS:
+            if len(waiting) > 2 * READ_THREADS:
                 yield waiting.popleft().result()
         while waiting:
             yield waiting.popleft().result()

@@ -294,7 +294,7 @@ class Results:
 
 def matching(frame: pd.DataFrame, match: Mapping[str, Any]) -> np.ndarray:
     """Which rows of ``frame`` have every column of ``match`` equal to its value; ``None``
-    matches a missing value (an option left at its default, recorded only when set)."""
+    matches a missing value (an option that does not apply)."""
     return np.logical_and.reduce([
         (frame[c].isna() if c in frame else np.ones(len(frame), bool)) if v is None
         else frame[c] == v for c, v in match.items()])

@@ -86,7 +86,7 @@ def _order(method: str) -> str:
 
 def _options(method: str, horizon: int) -> dict[str, Any]:
     return {"family": "continual", "replicates": 1, "method": method,
-            "order": _order(method), "n_users": horizon // M, "max_samples": M,
+            "order": {"kind": _order(method)}, "n_users": horizon // M, "max_samples": M,
             "t_max": horizon}
 
 

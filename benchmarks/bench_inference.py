@@ -77,7 +77,7 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 60.0  # seconds, per preset (the issue's target on 2 cores)
 #: The runtime preset's settings (conf/experiment/inference_runtime.yaml).
-RUNTIME = {"model": "cox", "dataset": "actg175", "epsilon": 0.1, "alpha": 0.1, "beta": 0.9,
+RUNTIME = {"model": {"kind": "cox"}, "epsilon": 0.1, "alpha": 0.1, "beta": 0.9,
            "rho_am": 0.1, "rho_gm": 0.1}
 RUNTIME_REPLICATES = 10
 NODES = (3, 6, 12, 24, 48, 96)
@@ -151,7 +151,7 @@ def _command(preset: str, executor: str) -> dict[str, Any]:
                 compute += record["wall_seconds"]
                 config = record["config"]
                 options = config["options"]
-                per_run[options["graph"]["n_nodes"], options.get("patients"),
+                per_run[options["graph"]["n_nodes"], options["dataset"]["patients"],
                         options["method"]] = record["wall_seconds"] / config["replicates"]
     return {"wall": wall, "cpu": cpu, "executor": chosen.group(1) if chosen else "?",
             "cells": int(summary.group(1)) if summary else 0,
@@ -206,7 +206,8 @@ def _warm_up() -> None:
 
     seeds = np.random.SeedSequence(0).spawn(1)
     for options in ({"method": "gm"}, {"method": "private_ol"}, {"method": "rizk"},
-                    {"model": "bernoulli", "method": "private_ol", "iterations": 50}):
+                    {"model": {"kind": "bernoulli"}, "method": "private_ol",
+                     "iterations": 50}):
         config = InferenceConfig.from_options(graph=_graph(3), **options)
         simulate.run(simulate.prepare(config), seeds, [0])
 
@@ -217,7 +218,7 @@ def _centres_loglik(config: Any, n: int, states: Any) -> Any:
 
     from sweep.inference import simulate, survival
 
-    return np.stack([survival.partial_loglik(c, states, config.ties)
+    return np.stack([survival.partial_loglik(c, states, config.model.ties)
                      for c in simulate.cox_centres(config, n)])
 
 
@@ -227,15 +228,17 @@ def _weights(config: Any) -> tuple[float, float]:
     from sweep.components import graphs
     from sweep.inference.parameters import slem
 
-    return slem(graphs.build(config.graph.spec()).matrix().toarray())
+    return slem(graphs.build(config.graph.spec()).eigenvalues)
 
 
 def _signals(config: Any, cell: Any, seed: Any) -> Any:
-    """One replicate's online signals, from its data stream."""
+    """One replicate's online signals, from its data stream (its chunks joined)."""
+    import numpy as np
+
     from sweep.inference import simulate
 
-    return simulate.online_loglik(config, cell, cell.iterations,
-                                  simulate.data_generator(config, seed, 0))
+    return np.concatenate(list(simulate.online_loglik(
+        config, cell, cell.iterations, simulate.data_generator(config, seed, 0))))
 
 
 def _per_run(repeats: int) -> dict[str, Any]:
@@ -257,9 +260,10 @@ def _per_run(repeats: int) -> dict[str, Any]:
     for patients in PATIENTS:
         for n in NODES:
             for method in ("am", "gm"):
-                config = InferenceConfig.from_options(graph=_graph(n), patients=patients,
-                                                      method=method, **RUNTIME)
-                states = np.asarray(config.state_grid)
+                config = InferenceConfig.from_options(
+                    graph=_graph(n), dataset={"kind": "actg175", "patients": patients},
+                    method=method, **RUNTIME)
+                states = np.asarray(config.model.states)
                 data = _best(repeats, simulate.cox_centres, config, n)
                 # On fresh centres: a centre's tie structure is computed on its first call
                 # and kept, as prepare's centres do.
@@ -290,8 +294,9 @@ def _throughput(quick: bool) -> list[dict[str, Any]]:
     out = []
     counts = (1, 10, 100) if quick else (1, 10, 100, 1000)
     for n in (12, 48, 96):
-        config = InferenceConfig.from_options(graph=_graph(n), patients=8192, method="gm",
-                                              **RUNTIME)
+        config = InferenceConfig.from_options(
+            graph=_graph(n), dataset={"kind": "actg175", "patients": 8192}, method="gm",
+            **RUNTIME)
         cell = simulate.prepare(config)
         cost = FAMILY.cost(InferenceCell(config, cell))
         for count in counts:
@@ -310,16 +315,27 @@ def _throughput(quick: bool) -> list[dict[str, Any]]:
     return out
 
 
+def _run_online(matrix: Any, signals: Any, noise: Any, checkpoints: Any) -> None:
+    """The online kernel over a whole run in one chunk, from fresh log-beliefs."""
+    import numpy as np
+
+    from sweep.inference.beliefs import LogBeliefs, online
+
+    shape = signals.shape[1:]
+    online(matrix, signals, noise, 0, LogBeliefs(np.zeros(shape), np.zeros(shape)),
+           checkpoints, 0)
+
+
 def _online(quick: bool) -> list[dict[str, Any]]:
     import numpy as np
 
     from sweep.inference import simulate
-    from sweep.inference.beliefs import online
+    from sweep.inference.beliefs import Checkpoints
     from sweep.inference.config import InferenceConfig
     from sweep.inference.family import FAMILY, InferenceCell
 
-    cases = [({"model": "bernoulli"}, n) for n in ((5, 10) if quick else (5, 10, 20))]
-    cases += [({"model": "cox", "dataset": "actg175"}, n) for n in (10, 20)]
+    cases = [({"model": {"kind": "bernoulli"}}, n) for n in ((5, 10) if quick else (5, 10, 20))]
+    cases += [({"model": {"kind": "cox"}, "dataset": {"kind": "actg175"}}, n) for n in (10, 20)]
     out = []
     for options, n in cases:
         config = InferenceConfig.from_options(graph=_graph(n), method="private_ol",
@@ -331,15 +347,15 @@ def _online(quick: bool) -> list[dict[str, Any]]:
         noise = simulate._noise(seed, signals.shape, cell.scale)[0]
         draws = _best(2, simulate._noise, seed, signals.shape, cell.scale)
         times = cell.times
-        truth = int(np.argmax(cell.star)) if config.model == "cox" else int(
-            np.argmin(np.abs(cell.states - config.truth)))
-        buffers = [np.empty(len(times)) for _ in range(3)]
-        beliefs = np.empty((len(times), len(cell.states)))
+        truth = int(np.argmax(cell.star)) if config.model.kind == "cox" else int(
+            np.argmin(np.abs(cell.states - config.model.truth)))
+        checkpoints = Checkpoints(times, truth, np.empty(len(times)), np.empty(len(times)),
+                                  np.empty(len(times)), np.empty((len(times), len(cell.states))))
         matrix = np.ascontiguousarray(cell.matrix)
-        kernel = _best(2, online, matrix, signals, noise, times, truth, *buffers, beliefs)
+        kernel = _best(2, _run_online, matrix, signals, noise, checkpoints)
         total = _best(2, simulate.run, cell, seed, [0])
         peak = _peak(simulate.run, cell, seed, [0])
-        out.append({"model": config.model, "n": n, "T": cell.iterations,
+        out.append({"model": config.model.kind, "n": n, "T": cell.iterations,
                     "states": len(cell.states), "data": data, "noise": draws,
                     "kernel": kernel, "total": total, "peak": peak,
                     "cost": FAMILY.cost(InferenceCell(config, cell))})
@@ -356,9 +372,9 @@ def _rizk(quick: bool) -> list[dict[str, Any]]:
     cases = [(n, None) for n in (10, 15, 20)] + [(96, 8192)]
     out = []
     for n, patients in cases:
-        config = InferenceConfig.from_options(graph=_graph(n), method="rizk", epsilon=1.0,
-                                              model="cox", dataset="actg175",
-                                              patients=patients)
+        config = InferenceConfig.from_options(
+            graph=_graph(n), method="rizk", epsilon=1.0, model={"kind": "cox"},
+            dataset={"kind": "actg175", "patients": patients})
         cell = simulate.prepare(config)
         seeds = np.random.SeedSequence(7).spawn(100)
         one = _best(3, simulate.run, cell, seeds[:1], [0])

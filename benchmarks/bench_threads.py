@@ -35,7 +35,7 @@ from typing import Any
 #: The cells timed, as a sweep's configurations.
 CELLS: dict[str, dict[str, Any]] = {
     "inference n=96": {"family": "inference", "graph": {"kind": "complete", "n_nodes": 96},
-                       "patients": 4096, "method": "am", "epsilon": 0.1, "alpha": 0.1,
+                       "dataset": {"patients": 4096}, "method": "am", "epsilon": 0.1, "alpha": 0.1,
                        "beta": 0.9, "rho_am": 0.1, "rho_gm": 0.1, "replicates": 10,
                        "seed": 14},
     "colme fig4": {"family": "colme", "replicates": 20, "n_agents": 15, "t_max": 30_000,

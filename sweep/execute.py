@@ -105,6 +105,10 @@ def run_task(task: Task, threads: str = "one") -> list[PieceResult]:
     the one serial part of a sweep, only concatenates and writes them.
     """
     results = []
+    # The families first, so that the limit reaches the libraries their modules load (a
+    # Ray worker imports a family at its first task; an unpickled cell may not have).
+    for family in {piece.cell.family for piece in task}:
+        get_family(family)
     with limit_threads(threads):
         for piece in task:
             started, start = time.time(), time.perf_counter()
@@ -238,6 +242,8 @@ class ProcessExecutor:
         self.families = sorted(families)
         self.threads = threads
         self.pool: concurrent.futures.ProcessPoolExecutor | None = None
+        #: The processes this one had started before its pools: not workers of theirs.
+        self.others: set[multiprocessing.process.BaseProcess] = set()
 
     def _start(self) -> None:
         self.pool = concurrent.futures.ProcessPoolExecutor(
@@ -248,13 +254,16 @@ class ProcessExecutor:
         self.pool.submit(int)
 
     def __enter__(self) -> ProcessExecutor:
+        self.others = set(multiprocessing.active_children())
         self._start()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         if kind is not None:  # interrupted or failed: the tasks in flight are not waited for
-            # concurrent.futures stops busy workers itself only from Python 3.14 on.
-            for process in list((self.pool._processes or {}).values()):
+            # concurrent.futures stops busy workers itself only from Python 3.14 on, and
+            # names them only privately: they are the processes this one has started
+            # since (the driver starts no others meanwhile).
+            for process in set(multiprocessing.active_children()) - self.others:
                 process.kill()
         self.pool.shutdown(wait=True, cancel_futures=True)
 

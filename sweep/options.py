@@ -9,11 +9,13 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import hashlib
 import itertools
 import math
 import types
 import typing
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar, Union
 
 import numpy as np
@@ -56,34 +58,214 @@ def as_dict(value: Any) -> dict[str, Any]:
             for f in dataclasses.fields(value)}
 
 
-def identity_options(config: Any, later: Iterable[str] = ()) -> dict[str, Any]:
-    """:func:`as_dict` of ``config`` for a cell's identity, without the options in ``later``
-    that keep their defaults.
+def data_options(config: Any, names: Sequence[str]) -> dict[str, Any]:
+    """The options ``names`` of ``config`` (dotted: ``model.truth``) that define a
+    replicate's data, as the families hash them into their data streams: a group's
+    ``kind`` keyed by the group's name, any other option by its own name, so that the
+    data streams do not depend on how options are grouped (version 1 of the inference
+    and continual families had them flat: its replicates' data are version 2's)."""
+    out = {}
+    for name in names:
+        group, _, key = name.rpartition(".")
+        out[group if key == "kind" else key] = functools.reduce(getattr, name.split("."),
+                                                               config)
+    return out
 
-    ``later`` names the options a family added after its first results: a cell that
-    leaves them at their defaults keeps its identity, hence its random streams and its
-    stored results, and a cell that sets one is a new cell.
+
+#: What an option is to the engine (its field's :func:`option` metadata, read by
+#: :func:`describe`):
+#: ``scenario``, what is simulated: in the identity, stored as a column;
+#: ``reading``, one reading of a paper where it is ambiguous or wrong, its default the
+#: paper's (or the documented choice): as a scenario, and analysis selects the paper's
+#: reading by it (:func:`readings`);
+#: ``file``, a file's path: its content's sha256 in the identity (the cell is the file's
+#: content wherever it lies), the path as the column;
+#: ``rows``, which rows a cell gives (``method``, ``checkpoints``): in the identity only,
+#: as the rows carry it (the ``method`` and ``t`` columns).
+SCENARIO, READING, FILE, ROWS = "scenario", "reading", "file", "rows"
+OPTION_KINDS = (SCENARIO, READING, FILE, ROWS)
+
+
+@dataclasses.dataclass(frozen=True)
+class Declaration:
+    """What the engine knows of an option besides its type and default.
+
+    ``since`` is the family version to which the option was added after results of that
+    version existed (None: an option of the family's first results). Such an option
+    enters a cell's identity only when set: a cell at its default keeps the identity, the
+    random streams and the stored results it had before the option existed, and a version
+    bump, which changes cell ids, still never changes streams. ``group`` names the Hydra
+    config group (conf/<group>/) whose choice sets the option, if one does.
     """
-    defaults = {f.name: f.default for f in dataclasses.fields(config)}
-    return {name: value for name, value in as_dict(config).items()
-            if name not in later or value != defaults[name]}
+
+    kind: str = SCENARIO
+    since: int | None = None
+    group: str | None = None
 
 
-def flat_columns(config: Any) -> dict[str, Any]:
-    """A family's options as result columns: a nested option group's as ``group.key``
-    (``graph.kind``), a tuple as comma-separated text; ``method``, a row column of every
-    family, and ``checkpoints`` (the rows' times) left out."""
-    columns: dict[str, Any] = {}
-    for name, value in as_dict(config).items():
-        if name in ("method", "checkpoints"):
-            continue
-        if isinstance(value, dict):
-            columns.update({f"{name}.{key}": v for key, v in value.items()})
-        elif isinstance(value, tuple):
-            columns[name] = ",".join(v if isinstance(v, str) else f"{v:g}" for v in value)
+_DECLARATION = "sweep.option"
+_UNDECLARED = Declaration()
+
+
+def option(default: Any = dataclasses.MISSING, *, kind: str = SCENARIO, since: int | None = None,
+           group: str | None = None, default_factory: Any = dataclasses.MISSING) -> Any:
+    """A field of a family's options with its :class:`Declaration`.
+
+    A field declared without it is a scenario option of the family's first results.
+    """
+    if kind not in OPTION_KINDS:
+        raise ValueError(f"kind must be one of {', '.join(OPTION_KINDS)}; got {kind!r}")
+    return dataclasses.field(default=default, default_factory=default_factory,
+                             metadata={_DECLARATION: Declaration(kind, since, group)})
+
+
+def declaration(f: dataclasses.Field) -> Declaration:
+    """The :class:`Declaration` of an options dataclass's field."""
+    return f.metadata.get(_DECLARATION, _UNDECLARED)
+
+
+def declarations(options: type, prefix: str = "") -> dict[str, Declaration]:
+    """Every option of the dataclass ``options`` by its dotted name (``graph.kind``),
+    nested groups' included."""
+    out: dict[str, Declaration] = {}
+    hints = typing.get_type_hints(options)
+    for f in dataclasses.fields(options):
+        if dataclasses.is_dataclass(hints[f.name]):
+            out.update(declarations(hints[f.name], f"{prefix}{f.name}."))
         else:
-            columns[name] = value
-    return columns
+            out[prefix + f.name] = declaration(f)
+    return out
+
+
+def readings(options: type) -> dict[str, Any]:
+    """The reading options (:data:`READING`) of ``options`` with their defaults (the
+    paper's readings), by dotted name."""
+    defaults = option_defaults(options)
+    return {name: defaults[name] for name, d in declarations(options).items()
+            if d.kind == READING}
+
+
+def option_defaults(options: type, prefix: str = "") -> dict[str, Any]:
+    """The default of every option of ``options`` by dotted name (a nested group's from
+    its default instance)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(options):
+        default = (f.default_factory() if f.default_factory is not dataclasses.MISSING
+                   else f.default)
+        if dataclasses.is_dataclass(default):
+            out.update(option_defaults(type(default), f"{prefix}{f.name}."))
+        else:
+            out[prefix + f.name] = default
+    return out
+
+
+class Description:
+    """A cell's options as the engine records them: :func:`describe`."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+
+    @functools.cached_property
+    def identity(self) -> dict[str, Any]:
+        """Every option that can change a result, JSON-serializable: hashed into the cell
+        id (nested groups as dicts). Every option is in it except one added to a version's
+        results (``since``) and at its default; a ``file`` option as its file's sha256
+        (read here, on the machine that plans)."""
+        return self._identity(self.config, "")
+
+    def _identity(self, config: Any, prefix: str) -> dict[str, Any]:
+        identity: dict[str, Any] = {}
+        for f in dataclasses.fields(config):
+            value, declared = getattr(config, f.name), declaration(f)
+            if dataclasses.is_dataclass(value):
+                identity[f.name] = self._identity(value, f"{prefix}{f.name}.")
+            elif declared.since is None or value != f.default:
+                identity[f.name] = (file_digest(value, prefix + f.name)
+                                    if declared.kind == FILE and value is not None else value)
+        return identity
+
+    @functools.cached_property
+    def columns(self) -> dict[str, Any]:
+        """The options as result columns: flat names (``group.key``), scalar values; every
+        option except the ``rows`` ones, whose values the rows carry; a tuple as
+        comma-separated text, its numbers written exactly (``repr``)."""
+        return dict(self._columns(self.config, ""))
+
+    def _columns(self, config: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+        for f in dataclasses.fields(config):
+            value = getattr(config, f.name)
+            if dataclasses.is_dataclass(value):
+                yield from self._columns(value, f"{prefix}{f.name}.")
+            elif declaration(f).kind != ROWS:
+                yield prefix + f.name, (",".join(map(_text, value))
+                                        if isinstance(value, tuple) else value)
+
+
+def describe(config: Any) -> Description:
+    """The identity and the columns of a cell whose options are ``config`` (a frozen
+    dataclass, as validated): the one place where both are derived from the options'
+    declarations (:func:`option`)."""
+    return Description(config)
+
+
+def _text(value: Any) -> str:
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def file_digest(path: str, name: str) -> str:
+    """sha256 of a file's bytes: what identifies the input file of the option ``name``,
+    so that a changed file changes the cell and a moved one keeps it."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as error:
+        raise ConfigError(f"{name}: cannot read {path!r} ({error.strerror})") from None
+
+
+def nested(cls: type[T], options: Mapping[str, Any] | T, prefix: str) -> T:
+    """The nested option group ``cls`` (``graph``, ``model``, ...) from a mapping of its
+    options, checked by :func:`plain_options` (or the group itself); ``prefix`` is its
+    key as errors name it (``model.``)."""
+    if isinstance(options, cls):
+        return options
+    if not isinstance(options, Mapping):
+        fail(prefix.rstrip("."), f"a mapping of {prefix.rstrip('.')} options", options)
+    return cls(**plain_options(cls, options, prefix=prefix))
+
+
+def variant(group: Any, variants: Mapping[str, type[T]], prefix: str) -> T:
+    """The variant of a nested option group that its ``kind`` names, holding the options
+    the group sets.
+
+    A group with variants (``model``, ``order``) holds every variant's options, as the
+    command line and the results see them, each None unless set; a variant is a small
+    frozen dataclass of the options its kind takes, whose defaults stand for those the
+    group leaves None. An option set for a kind that does not take it is refused, naming
+    its dotted key (``prefix``: ``model.``) and the kinds that take it.
+    """
+    choice(prefix + "kind", group.kind, tuple(variants))
+    own = _field_names(variants[group.kind])
+    for f in dataclasses.fields(group):
+        value = getattr(group, f.name)
+        if f.name != "kind" and f.name not in own and value is not None:
+            kinds = [kind for kind, cls in variants.items() if f.name in _field_names(cls)]
+            takes = "takes" if len(kinds) == 1 else "take"
+            fail(prefix + f.name, f"unset for {prefix}kind={group.kind} (only "
+                 f"{', '.join(kinds)} {takes} it)", value)
+    return variants[group.kind](**{name: getattr(group, name) for name in own
+                                   if getattr(group, name) is not None})
+
+
+def with_variant(group: T, chosen: Any) -> T:
+    """``group`` holding the options of its variant ``chosen`` (defaults filled in) and
+    None for every other, so that options its kind does not take neither split cells nor
+    show in the results."""
+    unset = dict.fromkeys(_field_names(type(group)) - {"kind"})
+    return dataclasses.replace(group, **{**unset, **as_dict(chosen)})
+
+
+@functools.cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
 
 
 #: How :func:`plain_options` spells a field's values: integers of a float field as floats,

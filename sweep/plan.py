@@ -15,7 +15,6 @@ version bump reruns a cell on the same random numbers.
 from __future__ import annotations
 
 import array
-import dataclasses
 import hashlib
 import json
 import math
@@ -281,16 +280,12 @@ def _recompute(rule: bool | Mapping[str, Any], cell: Cell) -> bool:
     if isinstance(rule, bool):
         return rule
     columns = cell.columns()
-    # An option a family records only when set (added after its first results) is, in a
-    # cell that does not record it, at its default.
-    defaults = {f.name: f.default for f in dataclasses.fields(get_family(cell.family).options)
-                if f.default is not dataclasses.MISSING}
     for key, wanted in rule.items():
-        if key not in columns and key not in defaults:
+        if key not in columns:
             raise ConfigError(f"recompute.{key}: not a key of family {cell.family}; keys: "
                               + ", ".join(sorted(columns)))
         values = wanted if isinstance(wanted, list | tuple) else [wanted]
-        if columns.get(key, defaults.get(key)) not in values:
+        if columns[key] not in values:
             return False
     return True
 

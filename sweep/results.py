@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from .errors import FamilyError
+from .options import ROWS, declaration
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,7 +39,7 @@ CONTINUOUS = "continuous"
 #: A metric whose values are indicators or proportions in [0, 1], summarized by its mean
 #: with a Wilson score interval.
 PROPORTION = "proportion"
-KINDS = (CONTINUOUS, PROPORTION)
+METRIC_KINDS = (CONTINUOUS, PROPORTION)
 #: Keys of a configuration that say how to run, not what: they are not part of a cell,
 #: and no option may take their names.
 EXECUTION_KEYS = ("results_dir", "executor", "dry_run", "recompute", "threads", "processes",
@@ -60,8 +61,8 @@ class Metric:
     dtype: pa.DataType = field(default_factory=pa.float64)
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"kind: must be one of {', '.join(KINDS)}; got {self.kind!r}")
+        if self.kind not in METRIC_KINDS:
+            raise ValueError(f"kind: must be one of {', '.join(METRIC_KINDS)}; got {self.kind!r}")
 
 
 @dataclass(frozen=True)
@@ -125,8 +126,9 @@ _ARROW_TYPES = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.
 
 @functools.cache
 def option_columns(options: type) -> dict[str, pa.DataType | None]:
-    """The result columns an option dataclass gives (nested groups joined with '.'), with
-    the Arrow type of each where its annotation says (``X | None`` counts as X).
+    """The result columns an option dataclass gives (nested groups joined with '.'): every
+    option but the ``rows`` ones (:func:`sweep.options.describe`), with the Arrow type of
+    each where its annotation says (``X | None`` counts as X).
 
     A missing value (an option that does not apply) is stored with that type, so that a
     directory's files agree on their columns' types whatever each cell left out.
@@ -135,6 +137,8 @@ def option_columns(options: type) -> dict[str, pa.DataType | None]:
     columns: dict[str, pa.DataType | None] = {}
     for f in dataclasses.fields(options):
         hint = hints[f.name]
+        if declaration(f).kind == ROWS:
+            continue
         if dataclasses.is_dataclass(hint):
             columns.update({f"{f.name}.{n}": t for n, t in option_columns(hint).items()})
             continue

@@ -237,7 +237,13 @@ def _schema_is_kept(spec: str, cell: Cell) -> None:
             _fail(spec, "schema", f"run returned column {target.name!r} as {produced}; "
                   f"the schema declares {target.type}")
     types = {**option_columns(family.options), **family.schema.constants}
-    for name, value in family.columns(cell.prepared).items():
+    columns = family.columns(cell.prepared)
+    missing = sorted(set(option_columns(family.options)) - set(columns))
+    if missing:
+        _fail(spec, "schema", f"columns() leaves out the option {missing[0]!r}: every option "
+              "is stored as a column (sweep.options.describe), so that results read "
+              "without the family's defaults")
+    for name, value in columns.items():
         if value is None and types.get(name) is None:
             _fail(spec, "schema", f"columns() gives {name!r} as None, and no type for it "
                   "(an option's annotation, or schema.constants): it would be stored as "

@@ -10,7 +10,8 @@ process limited to one thread, by ``threadpoolctl``, which sets the limit throug
 library's own call and restores it afterwards; unlike the environment variables
 (``OMP_NUM_THREADS``, ...), it reaches the libraries already loaded, as those a forked
 worker inherits from the driver are. It is applied per task (about 2 ms), not once per
-worker, so that it also reaches a library a family loads during its first task. The
+worker, after the task's families are imported, so that it reaches the libraries their
+modules load, and from the next task on one a family loads while it computes. The
 rows do not depend on it: the benchmark's cells give the same rows, bit for bit, either
 way.
 

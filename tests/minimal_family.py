@@ -4,11 +4,16 @@ so that a test of the engine depends on no simulation family.
 A replicate draws ``samples`` values from N(0, ``scale``²) and records, at each
 checkpoint t, the absolute error of the mean of the first t; the analytic rows give its
 expectation, ``scale`` √(2 / (π t)) (the mean absolute value of N(0, scale²/t)).
+
+``pause`` is the seconds a replicate waits before it draws (0 by default): cells that
+keep a worker busy for a known time without using a core, for the tests that stop a
+driver, a worker or a node while tasks run. It changes no value, only the time.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from sweep.errors import ConfigError
-from sweep.options import as_dict, check_checkpoints, integer, plain_options, real
+from sweep.options import ROWS, check_checkpoints, describe, integer, option, plain_options, real
 from sweep.results import Metric, ResultSchema
 
 
@@ -24,7 +29,8 @@ from sweep.results import Metric, ResultSchema
 class MinimalOptions:
     samples: int = 20
     scale: float = 1.0
-    checkpoints: tuple[int, ...] = (5, 20)
+    checkpoints: tuple[int, ...] = option((5, 20), kind=ROWS)
+    pause: float = 0.0
 
 
 class MinimalFamily:
@@ -42,22 +48,25 @@ class MinimalFamily:
             raise ConfigError(f"checkpoints: must be a list of times; got "
                               f"{prepared.checkpoints!r}")
         check_checkpoints(prepared.checkpoints, prepared.samples, "samples")
+        if not real(prepared.pause) or not 0 <= prepared.pause < math.inf:
+            raise ConfigError(f"pause: must be a number of seconds >= 0; got {prepared.pause!r}")
         return prepared
 
     def identity(self, prepared: MinimalOptions) -> dict[str, Any]:
-        return as_dict(prepared)
+        return describe(prepared).identity
 
     def columns(self, prepared: MinimalOptions) -> dict[str, Any]:
-        return {"samples": prepared.samples, "scale": prepared.scale}
+        return describe(prepared).columns
 
     def cost(self, prepared: MinimalOptions) -> float:
-        return 1e-5
+        return prepared.pause + 1e-5
 
     def has_analytic(self, prepared: MinimalOptions) -> bool:
         return True
 
     def run(self, prepared: MinimalOptions, seeds: Sequence[np.random.SeedSequence],
             replicate_ids: Sequence[int], analytic: bool) -> dict[str, list]:
+        time.sleep(prepared.pause * len(seeds))
         times = np.asarray(prepared.checkpoints)
         errors = [np.abs(np.cumsum(np.random.default_rng(seed).normal(
             0.0, prepared.scale, prepared.samples))[times - 1] / times) for seed in seeds]

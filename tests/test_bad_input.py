@@ -110,12 +110,17 @@ BAD = [
     (["family=continual", "n_users=10", "max_samples=50"], "t_max"),  # n·m = 500 < T
     (["family=continual", "mu=1.5"], "mu"),
     (["family=continual", "order=random"], "order"),
-    (["family=continual", "zipf_exponent=1.5"], "zipf_exponent"),  # order=uniform
-    (["family=continual", "order=zipf", "zipf_exponent=0"], "zipf_exponent"),
-    (["family=continual", "order=one_heavy", "light_samples=100"], "light_samples"),  # > m
-    (["family=continual", "order=one_heavy", "n_users=10", "light_samples=5"],
+    (["family=continual", "order.kind=random"], "order.kind"),
+    (["family=continual", "order.zipf_exponent=1.5"], "order.zipf_exponent"),  # uniform
+    (["family=continual", "zipf_exponent=1.5"], "zipf_exponent"),  # order.zipf_exponent
+    (["family=continual", "order.bogus=1"], "order.bogus"),
+    (["family=continual", "order=zipf", "order.zipf_exponent=0"], "order.zipf_exponent"),
+    (["family=continual", "order=one_heavy", "order.light_samples=100"],
+     "order.light_samples"),  # > m
+    (["family=continual", "order=one_heavy", "n_users=10", "order.light_samples=5"],
      "t_max"),  # m + (n − 1)·light = 109 < T
-    (["family=continual", "order=few_heavy", "heavy_users=1000"], "heavy_users"),  # = n
+    (["family=continual", "order=few_heavy", "order.heavy_users=1000"],
+     "order.heavy_users"),  # = n
     (["family=continual", "method=alg7"], "method"),
     (["family=continual", "epsilon=0"], "epsilon"),
     (["family=continual", "delta=1"], "delta"),

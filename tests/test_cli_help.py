@@ -72,7 +72,10 @@ def test_python_api_takes_integral_floats_and_refuses_others() -> None:
     ints = sweep.execute.simulate("colme", replicates=1, n_agents=4, t_max=20, checkpoints=2)
     floats = {"replicates": 1e0, "n_agents": 4e0, "t_max": 2e1, "checkpoints": 2.0}
     assert sweep.execute.simulate("colme", **floats).equals(ints)
-    assert sweep.execute.simulate("colme", baselines=(), **floats).equals(ints)
+    without = sweep.execute.simulate("colme", baselines=(), **floats)
+    assert set(ints.method) == {"colme", "local", "ideal"}  # the command line's baselines
+    assert without.equals(sweep.execute.simulate("colme", baselines=[], replicates=1,
+                                                 n_agents=4, t_max=20, checkpoints=2))
     with pytest.raises(ConfigError, match=r"^t_max: must be an integer >= 1; got 1\.5$"):
         sweep.execute.simulate("colme", t_max=1.5)
     with pytest.raises(ConfigError, match=r"^replicates: must be an integer >= 0; got 2\.5$"):

@@ -4,9 +4,10 @@ Every Ray of this module is started by it, with its files in a temporary directo
 (tests/conftest.py), and stopped by process id, never by name:
 
 - an in-process cluster (``ray.cluster_utils.Cluster``): a head node without CPUs and two
-  one-CPU worker nodes. Sweeps are submitted with ``ray.address=`` as a user would; faults
-  are injected while their tasks run. Every run must end with the dataset of a fault-free
-  run: nothing lost, nothing duplicated.
+  one-CPU worker nodes. Sweeps of the engine's own test family (tests/minimal_family.py,
+  shipped to the nodes as docs/cluster.md tells users to ship theirs) are submitted with
+  ``ray.address=`` as a user would; faults are injected while their tasks run. Every run
+  must end with the dataset of a fault-free run: nothing lost, nothing duplicated.
 - the cluster of docs/cluster.md, started by its commands as written, on a free port and
   with a home directory of its own.
 - the bystander: a sweep on a local Ray of its own, started before the first test, whose
@@ -40,14 +41,17 @@ from .sweep_reference import ROOT, run_cli, start_cli
 pytestmark = pytest.mark.slow
 DOC = ROOT / "docs" / "cluster.md"
 
-#: Six cells of about a second per replicate: faults land while tasks run.
-GRID = ["-m", "seed=range(0,6)", "n_agents=100", "t_max=50000", "replicates=2",
-        "checkpoints=10", "baselines=[local]", "ray.task_seconds=0.5"]
+TESTS = Path(__file__).resolve().parent
+SEARCHPATH = f"hydra.searchpath=[file://{TESTS / 'conf'}]"
+#: Six cells of the engine's own test family whose replicates take a second each, a
+#: task each: faults land while tasks run. Its module goes to a cluster's nodes with
+#: the tests' package.
+GRID = ["-m", SEARCHPATH, "family=minimal", "seed=range(0,6)", "replicates=2", "pause=1",
+        "ray.task_seconds=0.5", f"+ray.runtime_env.py_modules=[{TESTS}]"]
 #: Three small cells.
-SMALL = ["-m", "seed=1,2,3", "n_agents=6", "t_max=300", "replicates=2", "checkpoints=4",
-         "results_dir=results"]
-#: The same cells of the family whose replicates wait at a gate.
-GATED = [*SMALL, "family=gated", f"hydra.searchpath=[file://{Path(__file__).parent / 'conf'}]"]
+SMALL = ["-m", SEARCHPATH, "seed=1,2,3", "replicates=2", "results_dir=results"]
+#: Of the engine's own test family, and of its variant whose replicates wait at a gate.
+MINIMAL, GATED = ([*SMALL, f"family={name}"] for name in ("minimal", "gated"))
 
 
 @dataclass(frozen=True)
@@ -188,7 +192,7 @@ def test_a_sweep_without_an_address_starts_a_ray_of_its_own(
     assert recorded.read_text() == cluster.address
     sessions = set(recorded.parent.glob("session_2*"))
     jobs = len(cluster.global_state.job_table())
-    done = run_cli([*SMALL, "executor=ray"], tmp_path)
+    done = run_cli([*MINIMAL, "executor=ray"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert "3 cells: 3 done" in done.stdout
     assert len(set(recorded.parent.glob("session_2*")) - sessions) == 1  # a Ray of its own

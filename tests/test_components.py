@@ -32,7 +32,7 @@ from sweep.components.calibration import (
 )
 from sweep.components.graphs import GraphConfig
 from sweep.errors import ConfigError
-from sweep.options import flat_columns
+from sweep.options import describe
 
 from .stats import assert_close_mean, assert_close_variance
 
@@ -316,7 +316,7 @@ def test_floor_under_network_dp_pays_a_and_s_together() -> None:
 
 
 def test_kind_codes() -> None:
-    assert [noise.kind_code(name) for name in noise.KINDS] == [noise.LAPLACE, noise.GAUSSIAN]
+    assert [noise.kind_code(name) for name in noise.NOISE_KINDS] == [noise.LAPLACE, noise.GAUSSIAN]
     assert noise.variance_factor(noise.LAPLACE) == 2.0
     assert noise.variance_factor(noise.GAUSSIAN) == 1.0
     with pytest.raises(ValueError, match="student"):
@@ -379,7 +379,7 @@ def test_graph_config_prefix_normalization_and_columns() -> None:
                                neighbors=None, rewire_probability=None, attachments=None,
                                grid_rows=None, edgelist=None, seed=4)
     holder = dataclasses.make_dataclass("Holder", [("graph", GraphConfig), ("states", tuple)])
-    assert flat_columns(holder(ring, (0.5, -1.0))) == {"states": "0.5,-1",
+    assert describe(holder(ring, (0.5, -1.0))).columns == {"states": "0.5,-1.0",
         "graph.kind": "ring", "graph.n_nodes": 12, "graph.radius": None,
         "graph.edge_probability": None, "graph.neighbors": None,
         "graph.rewire_probability": None, "graph.attachments": None,

@@ -1,12 +1,16 @@
 """Acceptance 7: bad input raises one clear, one-line error naming the field."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from sweep.colme import ConfigError
 from sweep.colme.config import ColmeConfig
+from sweep.continual.config import ORDERS, OrderConfig
 from sweep.execute import simulate
-from sweep.options import identity_options
+from sweep.inference.config import DATASETS, MODELS, DatasetConfig, ModelConfig
+from sweep.options import FILE, declarations, describe, option, readings
 from sweep.plan import make_cell
 
 from .sweep_reference import SMALL
@@ -51,7 +55,7 @@ def test_bad_option_names_its_field(options, field):
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
-        ({"replicates": 0}, "replicates"),
+        ({"replicates": 0, "baselines": []}, "replicates"),
         ({"seed": -1}, "seed"),
         ({"baselines": ["median"]}, "baselines"),
         ({"baselines": ["oracle"], "class_assignment": "balanced"}, "baselines"),
@@ -107,16 +111,51 @@ def test_a_single_checkpoint_is_t_max():
 
 
 def test_options_added_later_enter_the_identity_only_when_set():
-    """``identity_options``: an option named in ``later`` is left out at its default (the
-    cells that do not set it keep their identity and stored results) and kept otherwise;
-    options not named are always kept, default or not."""
-    default = identity_options(ColmeConfig(), later=("prior", "inferred_form"))
-    assert "prior" not in default and "inferred_form" not in default
-    assert default["schedule"] == "rr"
-    changed = identity_options(ColmeConfig(prior="jeffreys"), later=("prior",))
-    assert changed["prior"] == "jeffreys"
-    assert identity_options(ColmeConfig()) == {
-        **default, "prior": "paper", "inferred_form": "eq16"}
+    """``since``: an option added to a version's results is left out of the identity at
+    its default (cells that do not set it keep their ids, streams and stored results) and
+    kept when set; the options of the first results always."""
+    later = {name for name, d in declarations(ColmeConfig).items() if d.since == 1}
+    assert later == {"welch_dof", "oracle_start", "oracle_eq21", "stream"}
+    default = describe(ColmeConfig()).identity
+    assert not later & set(default) and default["schedule"] == "rr"
+    assert default["prior"] == "paper" and default["decision"] == {
+        "theta0": 0.05, "refresh": "on_query"}
+    assert describe(ColmeConfig(welch_dof="releases")).identity == {
+        **default, "welch_dof": "releases"}
+
+
+def test_every_option_is_a_column_except_the_rows_options():
+    """The columns hold every option, a nested group's as ``group.key`` and a tuple as
+    exact text, whatever its version; ``checkpoints`` (kind ``rows``) is the t column."""
+    config = ColmeConfig(class_means=(0.1, 1 / 3), n_classes=2)
+    columns = describe(config).columns
+    names = set(declarations(ColmeConfig)) - {"checkpoints"}
+    assert set(columns) == names
+    assert columns["class_means"] == "0.1,0.3333333333333333"
+    assert [float(v) for v in columns["class_means"].split(",")] == [0.1, 1 / 3]
+    assert columns["decision.refresh"] == "on_query" and columns["welch_dof"] == "paper"
+    assert readings(ColmeConfig) == {
+        "prior": "paper", "inferred_form": "eq16", "welch_dof": "paper",
+        "oracle_start": "paper", "oracle_eq21": "exact", "decision.refresh": "on_query"}
+
+
+def test_a_file_option_counts_by_its_content(tmp_path):
+    """A ``file`` option: the identity holds the file's sha256 (moving the file keeps the
+    cell, changing it makes a new one), the column its path; an unreadable file is
+    refused naming the key."""
+    @dataclasses.dataclass(frozen=True)
+    class Holder:
+        path: str | None = option(None, kind=FILE)
+
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("1 2\n")
+    second.write_text("1 2\n")
+    one, two = describe(Holder(str(first))), describe(Holder(str(second)))
+    assert one.identity == two.identity and one.columns == {"path": str(first)}
+    second.write_text("1 3\n")
+    assert describe(Holder(str(second))).identity != one.identity
+    with pytest.raises(ConfigError, match=r"^path: cannot read "):
+        assert describe(Holder(str(tmp_path / "absent.txt"))).identity
 
 
 @pytest.mark.parametrize("reading, where", [
@@ -135,3 +174,35 @@ def test_readings_that_do_not_apply_leave_the_cell_unchanged(reading, where):
     assert plain.cell_id == read.cell_id and plain.stream == read.stream
     np.testing.assert_array_equal(simulate("colme", replicates=2, **options).mse,
                                   simulate("colme", replicates=2, **options, **reading).mse)
+
+
+@pytest.mark.parametrize(("group", "variants"), [
+    (ModelConfig, MODELS), (DatasetConfig, DATASETS), (OrderConfig, ORDERS)],
+    ids=["model", "dataset", "order"])
+def test_a_nested_group_holds_its_variants_options(group, variants):
+    """A group whose ``kind`` chooses a variant (``model``, ``dataset``, ``order``) has
+    every variant's options and no other, each unset by default: a variant's own
+    defaults stand for them."""
+    names = {f.name for cls in variants.values() for f in dataclasses.fields(cls)}
+    assert {f.name for f in dataclasses.fields(group)} == {"kind", *names}
+    assert all(getattr(group(), name) is None for name in names)
+
+
+def test_a_variant_refuses_another_kinds_options_and_fills_its_own():
+    with pytest.raises(ConfigError, match=r"^order\.zipf_exponent: must be unset for "
+                                          r"order\.kind=uniform \(only zipf takes it\); "
+                                          r"got 1\.5$"):
+        OrderConfig(kind="uniform", zipf_exponent=1.5).variant()
+    with pytest.raises(ConfigError, match=r"^model\.bound_x: must be unset for "
+                                          r"model\.kind=bernoulli \(only gaussian, cox, "
+                                          r"treatments take it\); got 2\.0$"):
+        ModelConfig(kind="bernoulli", bound_x=2.0).variant()
+    assert OrderConfig(kind="zipf").normalized() == OrderConfig(kind="zipf", zipf_exponent=1.0)
+    # Unset options of the kind take its defaults (for the method), the others stay None.
+    assert ModelConfig(kind="gaussian").normalized("gm") == ModelConfig(
+        kind="gaussian", states=(-1.0, 0.0, 1.0), truth=1.0, samples=20, sigma=1.0,
+        bound_x=3.0)
+    assert ModelConfig(kind="gaussian").normalized("private_ol").rate == 1.0
+    assert DatasetConfig(split_seed=2).normalized("cox") == DatasetConfig(
+        kind="actg175", split="even", split_seed=2, arm=3)
+    assert DatasetConfig().normalized("bernoulli") == DatasetConfig()

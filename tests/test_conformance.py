@@ -14,9 +14,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 
 from sweep.errors import ConfigError
-from sweep.options import as_dict, plain_options
+from sweep.family import FAMILIES, get_family
+from sweep.options import as_dict, declarations, plain_options
 from sweep.testing import check_family
 
 from .minimal_family import FAMILY as MINIMAL
@@ -45,43 +47,36 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     # Every inference method; the Laplace toy's null threshold comes from the cell's
     # stream, the rest from each replicate's.
     **{f"inference-{name}": ("inference", options) for name, options in {
-        "mle": {"method": "mle", "model": "bernoulli"},
+        "mle": {"method": "mle", "model": {"kind": "bernoulli"}},
         "gm": {"method": "gm"},
-        "am-bernoulli": {"method": "am", "model": "bernoulli"},
-        "threshold_1": {"method": "threshold_1", "model": "gaussian"},
+        "am-bernoulli": {"method": "am", "model": {"kind": "bernoulli"}},
+        "threshold_1": {"method": "threshold_1", "model": {"kind": "gaussian"}},
         "threshold_2": {"method": "threshold_2"},
-        "ol": {"method": "ol", "model": "bernoulli", "iterations": 300},
-        "private_ol": {"method": "private_ol", "model": "gaussian", "iterations": 300},
+        "ol": {"method": "ol", "model": {"kind": "bernoulli"}, "iterations": 300},
+        "private_ol": {"method": "private_ol", "model": {"kind": "gaussian"},
+                       "iterations": 300},
         "private_ol-cox": {"method": "private_ol"},
-        "test": {"method": "test", "model": "bernoulli"},
+        "test": {"method": "test", "model": {"kind": "bernoulli"}},
         "test-cox": {"method": "test"},
-        "centralized": {"method": "centralized", "model": "gaussian"},
-        "rr": {"method": "rr", "model": "bernoulli", "states": [0.3, 0.7]},
-        "laplace": {"method": "laplace", "model": "bernoulli", "states": [0.3, 0.7],
+        "centralized": {"method": "centralized", "model": {"kind": "gaussian"}},
+        "rizk": {"method": "rizk"},
+        "rizk-notebook": {"method": "rizk", "rizk_start": "uniform", "rizk_clip": "l1"},
+        "rr": {"method": "rr", "model": {"kind": "bernoulli", "states": [0.3, 0.7]}},
+        "laplace": {"method": "laplace", "model": {"kind": "bernoulli", "states": [0.3, 0.7]},
                     "null_draws": 1000},
     }.items()},
     "minimal": ("tests.minimal_family:FAMILY", {}),
 }
 #: Values out of range that each family must refuse, naming the key.
 BAD = {"colme": {"epsilon": -1.0, "n_agents": 0}, "network": {"graph.n_nodes": 1},
-       "continual": {"epsilon": 0.0}, "inference": {"epsilon": -1.0},
+       "continual": {"epsilon": 0.0, "order.heavy_users": 2},
+       "inference": {"epsilon": -1.0, "model.states": [0.5], "dataset.arm": 0},
        "tests.minimal_family:FAMILY": {"scale": -1.0, "checkpoints": [20, 5]}}
 
 
 @pytest.mark.parametrize(("family", "options"), list(CASES.values()), ids=list(CASES))
 def test_the_built_in_families_conform(family: str, options: dict[str, Any]) -> None:
     check_family(family, options, bad=BAD[family])
-
-
-def test_rizks_iteration_rounds_otherwise_in_blocks_of_one_replicate() -> None:
-    """A known breach: Rizk et al.'s iteration multiplies the mixing matrix by the
-    (centres × replicates) iterates, and BLAS's matrix-vector product (a block of one
-    replicate) rounds otherwise than its matrix-matrix product (more): the statistic
-    differs by about 1e-12. Everything else holds, halves of the cell included."""
-    with pytest.raises(AssertionError, match=r"^family inference: block independence: the 4 "
-                       r"replicates run at once and in one block per replicate give other "
-                       r"rows \(column 'statistic'"):
-        check_family("inference", {"method": "rizk"}, bad=BAD["inference"])
 
 
 def test_the_outside_toy_family_conforms(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -234,3 +229,32 @@ def test_a_value_the_family_should_refuse_is_named() -> None:
     with pytest.raises(AssertionError, match=f"^family {spec}: option validation: "
                                              "scale = -1.0 is accepted"):
         check_family(spec, {}, bad={"scale": -1.0})
+
+
+def test_declared_groups_are_the_config_groups_that_set_them() -> None:
+    """An option declared with ``group`` is set by that Hydra config group: each of the
+    group's files sets it to the file's name. A flat group's files are in the global
+    package and set the option (``mechanism: pm2``); a nested group (``graph``, ``model``,
+    ``order``, ...) is the config group of its field's name, its files are in the group's
+    own package and set its ``kind`` (``kind: zipf`` in conf/order/zipf.yaml). Every
+    config group of conf/ (the presets and scenarios aside) is some family's declared
+    option."""
+    conf = Path(__file__).resolve().parent.parent / "conf"
+    declared: set[str] = set()
+    for name in FAMILIES:
+        for option, declaration in declarations(get_family(name).options).items():
+            if declaration.group is None:
+                continue
+            declared.add(declaration.group)
+            group, _, key = option.rpartition(".")
+            assert group in ("", declaration.group), option
+            assert not group or key == "kind", option
+            files = sorted((conf / declaration.group).glob("*.yaml"))
+            assert files, declaration.group
+            for path in files:
+                text = path.read_text()
+                assert text.startswith("# @package _global_") == (not group), path
+                assert yaml.safe_load(text)[key] == path.stem, path
+    groups = {p.name for p in conf.iterdir() if p.is_dir()} - {
+        "experiment", "family", "scenario", "__pycache__"}
+    assert groups == declared

@@ -10,7 +10,6 @@ the deterministic checks compare with ``==``.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 from collections.abc import Sequence
@@ -142,9 +141,9 @@ def test_stream_mode_without_noise_is_the_running_mean_at_every_t(method: str) -
     T = 2^16: μ̂_t = (x_1 + … + x_t)/t at every t; every release is traced with index t,
     its sample, and the exact p-sum of its last 2^j* elements (Alg. 1, line 7). The
     samples are the kernel's draws reproduced from the same seed."""
-    cfg = config(n_users=1, max_samples=LONG, t_max=LONG, order="contiguous", method=method,
-                 checkpoints=LONG)
-    p = dataclasses.replace(parameters(cfg), eta=np.zeros(1))
+    cfg = config(n_users=1, max_samples=LONG, t_max=LONG, order={"kind": "contiguous"},
+                 method=method, checkpoints=LONG)
+    p = parameters(cfg)._replace(eta=np.zeros(1))
     times = np.arange(1, LONG + 1)
     result = run(p, np.zeros(LONG), 1, LONG, 0.3, times, seed=5, trace=LONG)
     x = draws(5, LONG, 0.3)
@@ -207,7 +206,7 @@ def test_binary_mechanism_step_noise_variance() -> None:
 def test_stream_mode_noise_variance() -> None:
     """Alg. 2 in the kernel, η = m(1 + log T)/ε (its line 1, depth ⌊log2 T⌋ + 1) with μ = 0,
     so that tμ̂_t = S_t is the noise alone: Var S_t = 2η² popcount(t) (Sec. 2.3)."""
-    cfg = config(n_users=8, max_samples=8, t_max=64, order="round_robin", method="alg2",
+    cfg = config(n_users=8, max_samples=8, t_max=64, order={"kind": "round_robin"}, method="alg2",
                  epsilon=2.0)
     p = parameters(cfg)
     eta = float(p.eta[0])
@@ -227,7 +226,7 @@ EXAMPLE_X = 2.0 ** np.arange(8) / 256
 
 
 def example(method: str, **options: Any) -> ContinualConfig:
-    return config(n_users=2, max_samples=4, t_max=8, order="contiguous", method=method,
+    return config(n_users=2, max_samples=4, t_max=8, order={"kind": "contiguous"}, method=method,
                   checkpoints=8, **options)
 
 
@@ -248,7 +247,7 @@ def test_worked_example_13_with_one_mechanism() -> None:
     times = np.arange(1, 9)
     expected = expected_example_releases(EXAMPLE_X)
     for noisy in (True, False):
-        q = p if noisy else dataclasses.replace(p, eta=np.zeros(1))
+        q = p if noisy else p._replace(eta=np.zeros(1))
         result = run(q, EXAMPLE_USERS, 2, 4, 0.5, times, seed=3, trace=16, values=EXAMPLE_X)
         trace = result.trace
         assert [(int(t), int(level), value) for t, level, value in trace[:, :3]] == expected
@@ -310,8 +309,7 @@ def test_buffered_blocks_are_released_unchanged() -> None:
     (the interval, centre 2·1/2, half Δ_2 >= 1, leaves it alone), and with η = 0,
     μ̂_8·total = 8 × 1/4 = 2 (the erratum's total: 1 + 1 + 2 samples of each user)."""
     p = parameters(example("alg6"))
-    p = dataclasses.replace(p, eta=np.zeros(3), threshold=np.array([0, 0, 4]),
-                            k=np.array([0, 0, 2]))
+    p = p._replace(eta=np.zeros(3), threshold=np.array([0, 0, 4]), k=np.array([0, 0, 2]))
     users = np.array([0, 0, 0, 0, 1, 1, 1, 1])
     result = run(p, users, 2, 4, 0.5, np.arange(1, 9), seed=3, trace=16,
                  values=np.full(8, 0.25))
@@ -326,28 +324,29 @@ def test_buffered_blocks_are_released_unchanged() -> None:
 
 
 def order_config(order: str, n: int, m: int, t_max: int, **options: Any) -> ContinualConfig:
-    return config(order=order, n_users=n, max_samples=m, t_max=t_max, **options)
+    """The order ``order`` with its parameters ``options``."""
+    return config(order={"kind": order, **options}, n_users=n, max_samples=m, t_max=t_max)
 
 
 def sequence_probability(cfg: ContinualConfig, sequence: Sequence[int]) -> float:
     """P(u_1..u_T = ``sequence``) by the rules of sweep/continual/orders.py's docstring."""
-    n, m, T = cfg.n_users, cfg.max_samples, cfg.t_max
+    n, m, T, order = cfg.n_users, cfg.max_samples, cfg.t_max, cfg.order
     left = np.full(n, m)
-    if cfg.order == "one_heavy":
-        left[1:] = cfg.light_samples
+    if order.kind == "one_heavy":
+        left[1:] = order.light_samples
     join = np.ones(n, dtype=np.int64)  # 1-based step from which a user may arrive
-    if cfg.order == "staggered":
+    if order.kind == "staggered":
         join = 1 + np.arange(n) * T // (2 * n)
-    elif cfg.order == "few_heavy":
-        join[cfg.heavy_users:] = cfg.heavy_users * m + 1
-    weight = np.arange(1, n + 1) ** -(cfg.zipf_exponent or 0.0)
+    elif order.kind == "few_heavy":
+        join[order.heavy_users:] = order.heavy_users * m + 1
+    weight = np.arange(1, n + 1) ** -(order.zipf_exponent or 0.0)
     joined, probability = 0, 1.0
     for t, u in enumerate(sequence, start=1):
         joined = max(joined, int((join <= t).sum()))
         while joined < n and not (left[:joined] > 0).any():
             joined += 1  # staggered: nobody left to pick, the next user joins at once
         allowed = (np.arange(n) < joined) & (left > 0)
-        w = left * allowed if cfg.order == "one_heavy" else weight * allowed
+        w = left * allowed if order.kind == "one_heavy" else weight * allowed
         probability *= w[u] / w.sum()
         if probability == 0.0:
             return 0.0
@@ -365,7 +364,7 @@ SEQUENCE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("cfg", SEQUENCE_CASES, ids=lambda c: f"{c.order}-T{c.t_max}")
+@pytest.mark.parametrize("cfg", SEQUENCE_CASES, ids=lambda c: f"{c.order.kind}-T{c.t_max}")
 def test_random_orders_follow_their_definition(cfg: ContinualConfig) -> None:
     """The whole sequence u_1..u_T of a tiny stream: its frequencies over 20,000 draws
     against the probabilities the order's definition gives every sequence (χ²)."""
@@ -373,7 +372,8 @@ def test_random_orders_follow_their_definition(cfg: ContinualConfig) -> None:
                if sequence_probability(cfg, s) > 0]
     probabilities = np.array([sequence_probability(cfg, s) for s in support])
     assert probabilities.sum() == pytest.approx(1.0, abs=1e-12)
-    if cfg.order == "one_heavy" and cfg.t_max == cfg.capacity():
+    if cfg.order.kind == "one_heavy" and cfg.t_max == cfg.order.variant().capacity(
+            cfg.n_users, cfg.max_samples):
         np.testing.assert_allclose(probabilities, 1 / len(support), rtol=1e-12)
     index = {s: i for i, s in enumerate(support)}
     observed = np.zeros(len(support))
@@ -597,7 +597,7 @@ def test_alg6_activation_median_projection_and_buffer() -> None:
                  checkpoints=t_max)
     p = parameters(cfg)
     half = np.where(np.arange(p.levels) >= 2, 0.75, np.inf)
-    p = dataclasses.replace(p, median_epsilon=1e6, half=half)
+    p = p._replace(median_epsilon=1e6, half=half)
     users = arrivals(cfg, np.random.default_rng(41))
     times = np.arange(1, t_max + 1)
     result = run(p, users, n, m, cfg.mu, times, seed=43, trace=10 * t_max)
@@ -806,7 +806,7 @@ def test_error_mean_and_variance(method: str) -> None:
     n, m, mu = 12, 16, 0.3
     order = "contiguous" if method == "alg3" else "round_robin"
     times = (16, 20, 45, 100, 150, 192)
-    cfg = config(n_users=n, max_samples=m, t_max=n * m, method=method, order=order,
+    cfg = config(n_users=n, max_samples=m, t_max=n * m, method=method, order={"kind": order},
                  mu=mu, epsilon=4.0, checkpoints=times)
     p = parameters(cfg)
     users = arrivals(cfg, np.random.default_rng(0))
@@ -872,12 +872,12 @@ def test_within_bound_is_missing_exactly_where_the_theorem_does_not_apply() -> N
     contiguous order (App. B's assumption), Algs 3–5 with |μ̃ − μ| > 1/√m (Thms 3.1,
     3.2), Alg. 6 where the diversity condition (11) fails (Thm 3.4); 0/1 elsewhere."""
     base = {"n_users": 30, "max_samples": 16, "t_max": 300, "checkpoints": 20}
-    cases = [({"method": "alg3", "order": "contiguous"}, True),
-             ({"method": "alg3", "order": "uniform"}, False),
+    cases = [({"method": "alg3", "order": {"kind": "contiguous"}}, True),
+             ({"method": "alg3", "order": {"kind": "uniform"}}, False),
              ({"method": "alg4", "prior_offset": 0.25}, True),  # = 1/√m
              ({"method": "alg4", "prior_offset": -0.26}, False),
              ({"method": "alg5", "prior_offset": 0.3}, False),
-             ({"method": "alg3", "order": "contiguous", "prior_offset": 0.3}, False),
+             ({"method": "alg3", "order": {"kind": "contiguous"}, "prior_offset": 0.3}, False),
              ({"method": "alg2"}, True), ({"method": "naive_laplace"}, True),
              ({"method": "non_private"}, True)]
     for options, applies in cases:
@@ -908,7 +908,7 @@ COVERAGE = [
     ({"method": "non_private"}, 1000),
     ({"method": "naive_laplace"}, 1000),
     ({"method": "alg2"}, 1000),
-    ({"method": "alg3", "order": "contiguous"}, 1000),
+    ({"method": "alg3", "order": {"kind": "contiguous"}}, 1000),
     ({"method": "alg4"}, 1000),
     ({"method": "alg5"}, 1000),
     ({"method": "alg6", "epsilon": 8.0, "n_users": 400, "t_max": 6400}, 600),
@@ -1038,7 +1038,7 @@ def test_methods_and_epsilons_share_their_data() -> None:
     in method or ε see the same M_t path and the same samples: the running mean's error
     is equal across ε, and every method's M_t and users seen are equal, replicate by
     replicate; another order draws other data."""
-    base = {"n_users": 40, "max_samples": 8, "t_max": 300, "order": "uniform",
+    base = {"n_users": 40, "max_samples": 8, "t_max": 300, "order": {"kind": "uniform"},
             "checkpoints": 12}
     frames = {(method, epsilon): family_rows({**base, "method": method, "epsilon": epsilon},
                                              3, seed=5)[1]
@@ -1050,6 +1050,6 @@ def test_methods_and_epsilons_share_their_data() -> None:
         np.testing.assert_array_equal(frame.max_count, first.max_count)
         np.testing.assert_array_equal(frame.n_users_seen, first.n_users_seen)
     np.testing.assert_array_equal(simulated["non_private", 2.0].error, first.error)
-    other = family_rows({**base, "method": "non_private", "order": "round_robin"}, 3,
+    other = family_rows({**base, "method": "non_private", "order": {"kind": "round_robin"}}, 3,
                         seed=5)[1]
     assert not np.array_equal(other[other.source == "simulated"].error, first.error)

@@ -70,7 +70,8 @@ def _configs(shared: dict, grid: dict) -> list[dict]:
         combo = {k: v for k, v in combo.items() if not (isinstance(v, float) and math.isnan(v))}
         config = {"family": "continual", "replicates": 5, "seed": 1, "checkpoints": 8,
                   **shared, **combo}
-        config.update(ORDER_OPTIONS.get(config.get("order", "uniform"), {}))
+        order = config.get("order", "uniform")  # the group's kind, and its parameter
+        config["order"] = {"kind": order, **ORDER_OPTIONS.get(order, {})}
         configs.append(config)
     return configs
 
@@ -156,15 +157,15 @@ def test_the_document_renders_from_tiny_runs_of_every_preset(root: Path,
         assert (tmp_path / image).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", image
     # A number of the document is the results': Algorithm 2's mean error at T under
     # uniform arrivals, as the orders table prints it.
-    rows = load(root / "continual_orders", method="alg2", order="uniform",
-                source="simulated")
+    rows = load(root / "continual_orders", method="alg2", source="simulated",
+                **{"order.kind": "uniform"})
     mean = rows[rows.t == rows.t.max()].abs_error.mean()
     assert np.isfinite(mean)
     assert re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{mean:.2e}") in text
 
 
 def test_a_figure_says_what_it_shows(root: Path) -> None:
-    grid = error_vs_time(load(root / "continual_quickstart", order="uniform"))
+    grid = error_vs_time(load(root / "continual_quickstart", **{"order.kind": "uniform"}))
     assert "(1 − δ) quantile" in grid.caption and "lower bound" in grid.caption
     assert [ax.get_yscale() for ax in grid.axes.flat] == ["log"] * grid.axes.size
 

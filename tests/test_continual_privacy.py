@@ -103,7 +103,7 @@ class Scenario:
     def label(self) -> str:
         c = self.config
         prior = "" if c.prior is None else f" prior={c.prior:g}"
-        return (f"{c.method} {c.order} n={c.n_users} m={c.max_samples} T={c.t_max} "
+        return (f"{c.method} {c.order.kind} n={c.n_users} m={c.max_samples} T={c.t_max} "
                 f"ε={c.epsilon:g} δ={c.delta:g}{prior}")
 
     def run(self, values: np.ndarray, forced: np.ndarray | None = None,
@@ -132,9 +132,10 @@ def scenario(method: str, order: str, n: int, m: int, t_max: int | None = None,
     options = {**defaults, **options}
     capacity = (m + (n - 1) * options["light_samples"] if order == "one_heavy" else n * m)
     t_max = capacity if t_max is None else min(t_max, capacity)
+    order_options = {k: options.pop(k) for k in defaults}
     config = ContinualConfig.from_options(
-        method=method, order=order, n_users=n, max_samples=m, t_max=t_max,
-        epsilon=epsilon, checkpoints=1, **options)
+        method=method, order={"kind": order, **order_options}, n_users=n, max_samples=m,
+        t_max=t_max, epsilon=epsilon, checkpoints=1, **options)
     if users is None:
         users = arrivals(config, np.random.default_rng(seed))
     return Scenario(config, parameters(config), np.asarray(users, dtype=np.int32))
@@ -144,8 +145,8 @@ def tampered(s: Scenario, **changes: Callable[[Parameters], Any]) -> Scenario:
     """``s`` with parameters changed (``name=f(parameters)``): the kernel runs them as
     given, so this is a method whose noise no longer matches its calibration."""
     p = s.parameters
-    return dataclasses.replace(s, parameters=dataclasses.replace(
-        p, **{name: f(p) for name, f in changes.items()}))
+    return dataclasses.replace(s, parameters=p._replace(
+        **{name: f(p) for name, f in changes.items()}))
 
 
 @dataclass(frozen=True)
@@ -543,8 +544,8 @@ def test_explicit_values_replay_the_kernels_own_draws(method: str) -> None:
     given = run_coordinate(s.parameters, s.users, c.n_users, c.max_samples, c.mu, times,
                            np.random.default_rng(99), np.random.default_rng(12),
                            trace=4 * c.t_max, values=x)
-    for field in dataclasses.fields(drawn):
-        np.testing.assert_array_equal(getattr(drawn, field.name), getattr(given, field.name))
+    for name in drawn._fields:
+        np.testing.assert_array_equal(getattr(drawn, name), getattr(given, name))
 
 
 def test_each_coordinate_of_basic_composition_gets_its_share() -> None:

@@ -23,35 +23,39 @@ import psutil
 import pytest
 
 import sweep.execute
-from sweep.colme.family import ColmeCell, ColmeFamily
 from sweep.errors import ConfigError
 from sweep.execute import WORKER_DIED, Summary, choose_executor, execute
 from sweep.plan import Execution, ProcessSettings, RaySettings, plan
 from sweep.store import FAILURES, ResultsStore
 
+from .minimal_family import MinimalFamily, MinimalOptions
 from .sweep_reference import ROOT, run_cli, start_cli
 from .threads_family import REPORTS, threads_by_library
 
-SMALL = {"n_agents": 6, "t_max": 300, "replicates": 3, "checkpoints": 4, "seed": 7,
-         "baselines": ["local", "oracle"]}
-#: Eight cells of a few milliseconds: two ε, four schemes.
-GRID = [{**SMALL, "epsilon": e, "mechanism": m, "weights": w}
-        for e in (0.5, 1.0) for m in ("pm1", "pm2") for w in ("last", "mom")]
+#: The engine's own test family (tests/minimal_family.py): these tests need no family of
+#: the paper.
+FAMILY = "tests.minimal_family:FAMILY"
+#: On the command line (tests/conf/family/minimal.yaml).
+MINIMAL = [f"hydra.searchpath=[file://{ROOT / 'tests' / 'conf'}]", "family=minimal"]
+SMALL = {"family": FAMILY, "replicates": 3, "seed": 7}
+#: Eight cells of a millisecond, with their analytic rows.
+GRID = [{**SMALL, "scale": scale, "samples": samples, "seed": seed}
+        for scale in (0.5, 1.0) for samples in (20, 40) for seed in (7, 8)]
 
 
-class KillerFamily(ColmeFamily):
-    """Private-ColME, except that in a worker process a cell with ε = 0.25 kills its
-    process outright (SIGKILL, as the out-of-memory killer does), and one with ε = 0.75
-    does so once: while the file that ``KILL_ONCE`` names does not exist."""
+class KillerFamily(MinimalFamily):
+    """The minimal family, except that in a worker process a cell with scale = 0.25 kills
+    its process outright (SIGKILL, as the out-of-memory killer does), and one with
+    scale = 0.75 does so once: while the file that ``KILL_ONCE`` names does not exist."""
 
     name = "killer"
 
-    def run(self, prepared: ColmeCell, seeds: Sequence[np.random.SeedSequence],
-            replicate_ids: Sequence[int], analytic: bool) -> pd.DataFrame:
-        epsilon, once = prepared.config.epsilon, os.environ.get("KILL_ONCE", "")
+    def run(self, prepared: MinimalOptions, seeds: Sequence[np.random.SeedSequence],
+            replicate_ids: Sequence[int], analytic: bool) -> dict[str, list]:
+        scale, once = prepared.scale, os.environ.get("KILL_ONCE", "")
         if multiprocessing.parent_process() is not None and (
-                epsilon == 0.25 or (epsilon == 0.75 and once and not os.path.exists(once))):
-            if epsilon == 0.75:
+                scale == 0.25 or (scale == 0.75 and once and not os.path.exists(once))):
+            if scale == 0.75:
                 Path(once).touch()
             os.kill(os.getpid(), signal.SIGKILL)
         return super().run(prepared, seeds, replicate_ids, analytic)
@@ -95,23 +99,23 @@ def test_any_worker_count_and_task_cut_give_the_serial_dataset(
 
 
 def test_failing_cells_are_recorded_as_serially(tmp_path: Path) -> None:
-    faulty = [{**SMALL, "family": "tests.faulty_family:FAMILY", "epsilon": e}
-              for e in (0.5, 1.0)]
+    faulty = [{**SMALL, "family": "tests.faulty_family:FAMILY", "scale": scale}
+              for scale in (0.5, 1.0)]
     results = {}
     for executor in ("serial", "processes"):
         summary = _run(tmp_path / executor, faulty, executor=executor)
         assert len(summary.failed) == 1 and summary.done == 1
         results[executor] = ResultsStore(tmp_path / executor).failures()
-    assert results["processes"].error[0] == "RuntimeError: injected failure at epsilon = 0.5"
-    columns = ["cell_id", "epsilon", "error"]
+    assert results["processes"].error[0] == "RuntimeError: injected failure at scale = 0.5"
+    columns = ["cell_id", "scale", "error"]
     pd.testing.assert_frame_equal(results["processes"][columns], results["serial"][columns])
     pd.testing.assert_frame_equal(_dataset(tmp_path / "processes"),
                                   _dataset(tmp_path / "serial"), check_exact=True)
 
 
-def _killer(epsilons: Sequence[float]) -> list[dict[str, Any]]:
-    return [{**SMALL, "family": "tests.test_executors:KILLER", "epsilon": e, "seed": seed}
-            for e in epsilons for seed in (1, 2)]
+def _killer(scales: Sequence[float]) -> list[dict[str, Any]]:
+    return [{**SMALL, "family": "tests.test_executors:KILLER", "scale": scale, "seed": seed}
+            for scale in scales for seed in (1, 2)]
 
 
 def test_a_worker_killed_once_loses_nothing(tmp_path: Path,
@@ -138,13 +142,13 @@ def test_a_cell_that_kills_its_worker_is_recorded_and_the_others_are_stored(
                    processes=ProcessSettings(workers=2), ray=RaySettings(task_seconds=1e-6))
     assert summary.done == 4 and len(summary.failed) == 2
     failures = ResultsStore(tmp_path / "processes").failures()
-    assert sorted(failures.epsilon) == [0.25, 0.25]
+    assert sorted(failures.scale) == [0.25, 0.25]
     assert set(failures.error) == {WORKER_DIED}
     assert failures.traceback.str.contains("BrokenProcessPool").all()
     serial = _dataset(tmp_path / "serial")
     pd.testing.assert_frame_equal(
         _dataset(tmp_path / "processes"),
-        serial[serial.epsilon != 0.25].reset_index(drop=True), check_exact=True)
+        serial[serial.scale != 0.25].reset_index(drop=True), check_exact=True)
 
 
 def test_auto_takes_ray_for_a_cluster_the_pool_for_work_and_serial_for_little(
@@ -274,8 +278,7 @@ def test_workers_run_the_numerical_libraries_on_one_thread_unless_told_otherwise
 
 
 def test_the_basic_launcher_is_refused_in_one_line_before_any_work(tmp_path: Path) -> None:
-    done = run_cli(["-m", "hydra/launcher=basic", "seed=1,2", "n_agents=3", "t_max=10"],
-                   tmp_path)
+    done = run_cli(["-m", "hydra/launcher=basic", *MINIMAL, "seed=1,2"], tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "error: hydra/launcher: basic is not supported: it would compose, run and store the "
@@ -284,9 +287,10 @@ def test_the_basic_launcher_is_refused_in_one_line_before_any_work(tmp_path: Pat
     assert list(tmp_path.iterdir()) == []
 
 
-#: Six cells of about three seconds each: the driver is interrupted with tasks in flight.
-SLOW = ["-m", "seed=range(0,6)", "n_agents=100", "t_max=50000", "replicates=24",
-        "checkpoints=5", "baselines=[]", "executor=processes", "processes.workers=2"]
+#: Six cells of a second each (four replicates that wait a quarter of a second), a task
+#: each: the driver is interrupted with tasks in flight.
+SLOW = ["-m", *MINIMAL, "seed=range(0,6)", "replicates=4", "pause=0.25",
+        "executor=processes", "processes.workers=2"]
 
 
 def _workers_once_running(driver: subprocess.Popen, results: Path) -> list[psutil.Process]:

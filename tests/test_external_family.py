@@ -212,7 +212,8 @@ def test_a_family_whose_option_names_a_column_is_rejected_on_load() -> None:
 def test_option_columns_flatten_nested_groups() -> None:
     columns = option_columns(get_family("network").options)
     assert columns["graph.n_nodes"] == pa.int64() and "graph" not in columns
-    assert columns["learning_rate"] == pa.float64() and columns["method"] == pa.string()
+    assert columns["learning_rate"] == pa.float64() and columns["signal"] == pa.string()
+    assert "method" not in columns and "checkpoints" not in columns  # the rows carry them
 
 
 def test_rows_that_break_the_declaration_are_named() -> None:

@@ -1,8 +1,8 @@
 """``python -m sweep failures DIR``: each failed cell's id, family, time, options and
 traceback, read from ``DIR/_failures`` (issue 25).
 
-The cells fail for real: tests/faulty_family.py raises while simulating its cells with
-``epsilon = 0.5``, after they were validated.
+The cells fail for real: tests/faulty_family.py (the engine's minimal test family)
+raises while simulating its cells with ``scale = 0.5``, after they were validated.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sweep.cli import failures
+from sweep.cli import _overrides, failures
 from sweep.errors import StoreError
 from sweep.plan import Cell, make_cell
 from sweep.store import FAILURES, ResultsStore
@@ -22,8 +22,8 @@ from .sweep_reference import ROOT, run_cli
 
 SEARCHPATH = f"hydra.searchpath=[file://{ROOT / 'tests' / 'conf'}]"
 FAULTY = "tests.faulty_family:FAMILY"
-#: The grid's options besides epsilon and seed; the cells at epsilon = 0.5 fail.
-OPTIONS = {"n_agents": 4, "t_max": 50, "replicates": 2, "checkpoints": 3}
+#: The grid's options besides scale and seed; the cells at scale = 0.5 fail.
+OPTIONS = {"samples": 30, "replicates": 2, "checkpoints": [5, 30]}
 HEADER = re.compile(r"^cell ([0-9a-f]{16}), family (\S+), failed "
                     r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC(.*)$", re.MULTILINE)
 
@@ -32,7 +32,7 @@ HEADER = re.compile(r"^cell ([0-9a-f]{16}), family (\S+), failed "
 def failed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A directory whose sweep stored two cells and recorded two failures."""
     cwd = tmp_path_factory.mktemp("failed")
-    done = run_cli(["-m", SEARCHPATH, "family=faulty", "epsilon=0.5,1", "seed=0,1",
+    done = run_cli(["-m", SEARCHPATH, "family=faulty", "scale=0.5,1", "seed=0,1",
                     *(f"{k}={v}" for k, v in OPTIONS.items()), "executor=serial"], cwd)
     assert done.returncode == 1, done.stderr
     assert done.stderr.splitlines()[-1] == ("error: 2 of 4 cells failed; their options and "
@@ -40,10 +40,10 @@ def failed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return cwd
 
 
-def _cell(epsilon: float, seed: int) -> Cell:
-    """The grid's cell, as the command line composes it (with the default baselines)."""
-    return make_cell({"family": FAULTY, "epsilon": epsilon, "seed": seed, **OPTIONS,
-                      "baselines": ["local", "ideal"]})
+def _cell(scale: float, seed: int) -> Cell:
+    """The grid's cell, as the command line composes it (the other options at their
+    defaults)."""
+    return make_cell({"family": FAULTY, "scale": scale, "seed": seed, **OPTIONS})
 
 
 def test_each_failed_cell_is_listed_with_its_options_and_traceback(failed: Path) -> None:
@@ -59,16 +59,26 @@ def test_each_failed_cell_is_listed_with_its_options_and_traceback(failed: Path)
         seed = 0 if cell_id == _cell(0.5, 0).cell_id else 1
         options = " ".join(block.split("  Traceback")[0].split())
         # The options the id is made of, spelled as on the command line.
-        assert options.startswith(f"options: replicates=2 seed={seed} n_agents=4 t_max=50 ")
-        for spelled in ("epsilon=0.5", "class_means=[0.2,0.4,0.8]", "delta=1e-06",
-                        "pm2_split=true", "decision.refresh=on_query", "checkpoints=3",
-                        "baselines=[local,ideal]"):
-            assert f" {spelled} " in f" {options} "
+        assert options == (f"options: replicates=2 seed={seed} samples=30 scale=0.5 "
+                           "checkpoints=[5,30] pause=0.0")
         assert "\n  Traceback (most recent call last):\n" in block
         assert 'faulty_family.py", line' in block
-        assert "\n  RuntimeError: injected failure at epsilon = 0.5\n" in block
+        assert "\n  RuntimeError: injected failure at scale = 0.5\n" in block
     assert done.stdout.endswith("\n2 failed cells in results; rerunning the sweep retries "
                                 "them\n")
+
+
+def test_every_kind_of_option_is_spelled_as_the_command_line_takes_it() -> None:
+    """What a family's options may hold (Private-ColME's, for instance): numbers, a
+    number in exponent notation, booleans, words, lists, a nested group (dotted keys)."""
+    settings = {"family": "colme", "version": 1, "replicates": 2, "seed": 1, "options": {
+        "epsilon": 0.5, "n_agents": 4, "class_means": [0.2, 0.4, 0.8], "delta": 1e-06,
+        "pm2_split": True, "decision": {"refresh": "on_query", "theta0": 0.05},
+        "baselines": ["local", "ideal"], "learning_rate": None, "label": "two words"}}
+    assert list(_overrides(settings)) == [
+        "replicates=2", "seed=1", "epsilon=0.5", "n_agents=4", "class_means=[0.2,0.4,0.8]",
+        "delta=1e-06", "pm2_split=true", "decision.refresh=on_query", "decision.theta0=0.05",
+        "baselines=[local,ideal]", "learning_rate=null", "label='two words'"]
 
 
 def test_the_store_reads_each_failure_as_its_cell_was_planned(failed: Path) -> None:
@@ -79,7 +89,7 @@ def test_the_store_reads_each_failure_as_its_cell_was_planned(failed: Path) -> N
         # What the id hashes, as planned (through JSON: tuples are lists).
         assert failure.settings == json.loads(json.dumps(cell.settings))
         assert failure.family == FAULTY
-        assert failure.error == "RuntimeError: injected failure at epsilon = 0.5"
+        assert failure.error == "RuntimeError: injected failure at scale = 0.5"
         assert failure.traceback.startswith("Traceback (most recent call last):")
         assert failure.time.tzinfo is not None
 

@@ -64,7 +64,7 @@ LARGE_T = 200
 #: round with probability 1/|Θ| to within 1e-5 (Lemma 9.1).
 NOISE_ONLY = 1e-4
 #: Two states tied exactly: Λ(0.3) = Λ(0.7) whenever half of the signals are ones.
-TIES = {"model": "bernoulli", "states": [0.3, 0.7], "samples": 1}
+TIES = {"model": {"kind": "bernoulli", "states": [0.3, 0.7], "samples": 1}}
 
 
 def seeds(count: int, root: int = 0) -> list[np.random.SeedSequence]:
@@ -229,7 +229,7 @@ def test_online_iterations_by_hand() -> None:
     kl, spread = kl_rates("bernoulli", 0.7, np.array([0.3, 0.5, 0.7]))
     assert kl[1] == pytest.approx(0.7 * math.log(1.4) + 0.3 * math.log(0.6), rel=1e-12)
     assert spread.max() == pytest.approx(2 * math.log(7 / 3) * math.sqrt(0.21), rel=1e-12)
-    cell = make_cell(method="private_ol", model="bernoulli")
+    cell = make_cell(method="private_ol", model={"kind": "bernoulli"})
     assert cell.scale == pytest.approx(3 * math.log(7 / 3), rel=1e-12)
     assert cell.iterations == 33072
 
@@ -292,7 +292,8 @@ def test_beliefs_closed_form_and_large_t() -> None:
 
 @pytest.mark.parametrize("options", [
     {}, {"method": "am"}, {"method": "threshold_2"}, {"method": "mle"},
-    {"model": "bernoulli", "method": "gm"}, {"model": "gaussian", "method": "threshold_1"},
+    {"method": "gm", "model": {"kind": "bernoulli"}},
+    {"method": "threshold_1", "model": {"kind": "gaussian"}},
 ], ids=["gm", "am", "threshold_2", "mle", "bernoulli-gm", "gaussian-threshold_1"])
 @pytest.mark.parametrize("iterations", [None, 2000], ids=["theorem-T", "T=2000"])
 def test_family_beliefs_are_distributions_at_any_T(options, iterations) -> None:
@@ -311,8 +312,8 @@ def test_family_beliefs_are_distributions_at_any_T(options, iterations) -> None:
 
 @pytest.mark.parametrize("options", [
     {}, {"method": "threshold_2"}, {"method": "test"},
-    {"model": "bernoulli", "method": "mle"}, {"model": "bernoulli", "method": "private_ol",
-                                              "iterations": 300},
+    {"method": "mle", "model": {"kind": "bernoulli"}},
+    {"method": "private_ol", "iterations": 300, "model": {"kind": "bernoulli"}},
 ], ids=["gm", "threshold_2", "test", "bernoulli-mle", "bernoulli-private_ol"])
 def test_family_runs_without_floating_point_errors_at_theorem_T(options) -> None:
     """At the theorems' T no overflow, invalid operation or division by zero happens
@@ -325,7 +326,7 @@ def test_family_runs_without_floating_point_errors_at_theorem_T(options) -> None
 
 
 @pytest.mark.parametrize("options", [
-    {}, {"method": "threshold_2"}, {"model": "bernoulli", "method": "mle"},
+    {}, {"method": "threshold_2"}, {"method": "mle", "model": {"kind": "bernoulli"}},
 ], ids=["gm", "threshold_2", "bernoulli-mle"])
 def test_family_runs_silently_far_beyond_the_theorems_T(options) -> None:
     """At T = 2000, 2^t |ψ̃(θ) − max ψ̃| exceeds the largest double for every state behind
@@ -365,7 +366,7 @@ def _selected_sets(rows: pd.DataFrame, threshold: float) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("options", [
-    {"model": "bernoulli"}, {"model": "gaussian"},
+    {"model": {"kind": "bernoulli"}}, {"model": {"kind": "gaussian"}},
     {**TIES, "graph": {"kind": "complete", "n_nodes": 6}},
 ], ids=["bernoulli", "gaussian", "bernoulli-exact-ties"])
 def test_mle_equals_centralized_on_synthetic_data(options) -> None:
@@ -386,7 +387,7 @@ def test_mle_equals_centralized_on_synthetic_data(options) -> None:
     chosen = _selected_sets(mle, belief_threshold(1.5))
     centralized = _selected_sets(pooled, 1e-12)
     pd.testing.assert_frame_equal(chosen, centralized)
-    if "samples" in options:
+    if "samples" in options["model"]:
         assert centralized.sum(axis=1).gt(1).mean() > 0.10
 
 
@@ -424,7 +425,8 @@ def composite_cox() -> dict[str, Any]:
     """The composite test's cell on ACTG 175 (Efron ties, Θ̃ = [−1, 0]) and Σ_i of each
     centre's lifelines likelihood-ratio statistic 2(sup_θ log ℓ_i(θ) − log ℓ_i(0)) (every
     centre's unpenalized MLE lies in [−1, 0], so the supremum over Θ̃ is lifelines')."""
-    cell = make_cell(method="test", ties="efron", states=[0, -1], iterations=LARGE_T)
+    cell = make_cell(method="test", iterations=LARGE_T,
+                     model={"ties": "efron", "states": [0, -1]})
     total = 0.0
     for centre in cell.centres:
         frame = pd.DataFrame({"days": centre.duration, "cens": centre.event.astype(int),
@@ -519,8 +521,8 @@ def test_centralized_composite_test_matches_lifelines() -> None:
     2(sup_{θ ∈ [−1, 0]} log ℓ(θ) − log ℓ(0)) and its χ²₁ p-value equal lifelines'
     CoxPHFitter(penalizer=0).log_likelihood_ratio_test() (statistic 21.2899,
     p = 3.95e-6; the unconstrained MLE −0.528 lies in [−1, 0])."""
-    rows = simulate("inference", replicates=1, seed=0, method="centralized", ties="efron",
-                    states=[0, -1])
+    rows = simulate("inference", replicates=1, seed=0, method="centralized",
+                    model={"ties": "efron", "states": [0, -1]})
     final = rows[rows["source"] == "simulated"].iloc[-1]
     trial = actg175()
     trial = trial[trial["arms"].isin([0, 3])]
@@ -538,7 +540,7 @@ def test_centralized_composite_test_matches_lifelines() -> None:
 
 #: A regime where the log-likelihood gap dominates the noise: one signal's sensitivity
 #: (Δ = log(7/3)) and ε = 10, b = K|Θ|Δ/ε between 1 and 2 against l = 8.2 (100 signals).
-SIGNAL = {"model": "bernoulli", "sensitivity": "signal", "epsilon": 10.0}
+SIGNAL = {"sensitivity": "signal", "epsilon": 10.0, "model": {"kind": "bernoulli"}}
 HOLDS = [("am", "printed", "type_ii_error"), ("gm", "printed", "type_i_error"),
          ("threshold_1", "corrected", "type_i_error"),
          ("threshold_2", "printed", "type_ii_error"),
@@ -550,7 +552,8 @@ def _guarantees_hold(graph: dict[str, Any]) -> None:
         options = {**SIGNAL, "method": method, "counting": counting, "graph": graph}
         final = simulate_final(make_cell(**options), 2000, 7)
         assert_rate_at_most(final[metric], bound_row(**options)[metric])
-    options = {**SIGNAL, "method": "test", "truth": 0.3, "graph": graph}
+    options = {**SIGNAL, "method": "test", "graph": graph,
+               "model": {**SIGNAL["model"], "truth": 0.3}}
     final = simulate_final(make_cell(**options), 2000, 7)
     assert_rate_at_most(final["reject"], bound_row(**options)["reject"])
 
@@ -621,7 +624,7 @@ def test_guarantees_fail_when_noise_dominates(method, counting, metric, rate, gr
     its bound is asserted, and where the excess is resolvable with 1,500 replicates (more
     than 2Z standard errors), the Wilson lower limit above the bound too.
     """
-    options = {"model": "bernoulli", "epsilon": NOISE_ONLY, "method": method,
+    options = {"model": {"kind": "bernoulli"}, "epsilon": NOISE_ONLY, "method": method,
                "counting": counting, "graph": graph}
     final = simulate_final(make_cell(**options), 1500, 8)
     values = final[metric]
@@ -642,7 +645,7 @@ def _simple_test_rejection(cell: Shared, alpha: float) -> float:
     P₀[2Λ >= S + 1] < α/2, i.e. S > v_{j−1} − 1 where v_B are the atoms of 2Λ and j the
     least B with P₀[B' >= B] < α/2."""
     null, alternative = cell.states[:2]
-    signals = cell.n * cell.config.samples
+    signals = cell.n * cell.config.model.samples
     ones = np.arange(signals + 1)
     atoms = 2 * (ones * math.log(alternative / null)
                  + (signals - ones) * math.log((1 - alternative) / (1 - null)))
@@ -671,9 +674,9 @@ def test_simple_test_size(sensitivity, epsilon, holds, iterations) -> None:
     K = 4 rounds at level α/2 shrink the noise of mean_k only as b/√K with b ∝ K, so the
     Chebyshev step of Sec. 10.1 does not make S concentrate at 2Λ.
     """
-    cell = make_cell(method="test", test="simple", model="bernoulli", states=[0.5, 0.7],
-                     truth=0.5, sensitivity=sensitivity, epsilon=epsilon,
-                     iterations=iterations)
+    cell = make_cell(method="test", test="simple",
+                     model={"kind": "bernoulli", "states": [0.5, 0.7], "truth": 0.5},
+                     sensitivity=sensitivity, epsilon=epsilon, iterations=iterations)
     exact = _simple_test_rejection(cell, 0.05)
     final = simulate_final(cell, 4000, 9)
     assert_rate_close(final["reject"], exact)
@@ -706,8 +709,8 @@ def test_private_ol_recovery_at_theorem_T(model, graph) -> None:
     replicates with the Wilson lower limit (z = 4.5) above it. Measured: 1.00 (Wilson lower
     0.83) for Bernoulli on K₅ (T = 12142), Gaussian on K₅ (T = 16412) and Bernoulli on the
     ring (T = 39440): the theorem's T is conservative."""
-    options = {"method": "private_ol", "model": model, "graph": graph, "alpha": 0.1,
-               "beta": 0.9}
+    options = {"method": "private_ol", "model": {"kind": model}, "graph": graph,
+               "alpha": 0.1, "beta": 0.9}
     bound = bound_row(**options)["exact_recovery"]
     assert bound == pytest.approx(0.8)
     final = simulate_final(make_cell(**options), 100, 12)
@@ -717,10 +720,10 @@ def test_private_ol_recovery_at_theorem_T(model, graph) -> None:
 
 # 6. Determinism, blocks and common random numbers ----------------------------------------
 
-@pytest.mark.parametrize("options", [{}, {"method": "private_ol", "model": "bernoulli",
-                                          "iterations": 100}, {"method": "laplace",
-                                          "model": "bernoulli", "states": [0.3, 0.7]}],
-                         ids=["gm", "private_ol", "laplace"])
+@pytest.mark.parametrize("options", [
+    {}, {"method": "private_ol", "model": {"kind": "bernoulli"}, "iterations": 100},
+    {"method": "laplace", "model": {"kind": "bernoulli", "states": [0.3, 0.7]}}],
+    ids=["gm", "private_ol", "laplace"])
 def test_same_seed_is_bit_identical(options) -> None:
     """simulate() with the same seed returns identical frames (every column, exactly)."""
     first = simulate("inference", replicates=6, seed=3, **options)
@@ -733,9 +736,10 @@ def test_common_random_numbers_across_methods_and_budgets() -> None:
     GM at ε = 1 and AM at ε = 5 (and the two-threshold method, another K and b) see the
     same log-likelihoods and the same MLE set Θ* per replicate, and their noise differs."""
     count = 50
-    cells = [make_cell(method="gm", model="bernoulli", samples=3),
-             make_cell(method="am", model="bernoulli", samples=3, epsilon=5.0),
-             make_cell(method="threshold_2", model="bernoulli", samples=3, counting="corrected")]
+    cells = [make_cell(method="gm", model={"kind": "bernoulli", "samples": 3}),
+             make_cell(method="am", epsilon=5.0, model={"kind": "bernoulli", "samples": 3}),
+             make_cell(method="threshold_2", counting="corrected",
+                       model={"kind": "bernoulli", "samples": 3})]
     data = [replicate_data(c, seeds(count, 4), range(count)) for c in cells]
     for loglik, star in data[1:]:
         np.testing.assert_array_equal(loglik, data[0][0])
@@ -754,7 +758,8 @@ def test_ol_learns_the_truth(model) -> None:
     recovery at t = 1000 is 1 in every replicate (Wilson lower limit > 0.9), and above the
     recovery at t = 1 (0.68 Bernoulli, 0.78 Gaussian) by more than Z paired standard
     errors; its beliefs match the non-private reference exactly (tvd_private = 0)."""
-    cell = make_cell(method="ol", model=model, iterations=1000, checkpoints=[1, 1000])
+    cell = make_cell(method="ol", model={"kind": model}, iterations=1000,
+                     checkpoints=[1, 1000])
     metrics = run(cell, seeds(200, 13), range(200))
     recovered = metrics["exact_recovery"]
     assert wilson(float(recovered[:, -1].sum()), 200)[0] > 0.9
@@ -768,7 +773,7 @@ def test_private_ol_tvd_private_decreases() -> None:
     so the private beliefs approach the non-private ones on the same signals: over 200
     replicates the mean tvd_private falls from 0.50 (t = 1) to 0.12 (t = 1000) to 0.005
     (t = 4000), each drop more than Z paired standard errors."""
-    cell = make_cell(method="private_ol", model="bernoulli", iterations=4000,
+    cell = make_cell(method="private_ol", model={"kind": "bernoulli"}, iterations=4000,
                      checkpoints=[1, 1000, 4000])
     tvd = run(cell, seeds(200, 14), range(200))["tvd_private"]
     for early, late in ((0, 1), (1, 2)):
@@ -848,26 +853,26 @@ def test_zdv_as_a_fourth_state_scores_zero() -> None:
     patients: ZDV's rows are split either way)."""
     from sweep.inference.api import treatment_loglik
 
-    four = InferenceConfig.from_options(model="treatments", states=[0, 1, 2, 3])
-    three = InferenceConfig.from_options(model="treatments")
+    four = InferenceConfig.from_options(model={"kind": "treatments", "states": [0, 1, 2, 3]})
+    three = InferenceConfig.from_options(model={"kind": "treatments"})
     local4, pooled4, _ = treatment_loglik(four, 5)
     local3, pooled3, _ = treatment_loglik(three, 5)
     assert (local4[:, 0] == 0).all() and pooled4[0] == 0
     np.testing.assert_array_equal(local4[:, 1:], local3)
     np.testing.assert_array_equal(pooled4[1:], pooled3)
-    assert make_cell(model="treatments", states=[0, 1, 2, 3]).labels[0] == "ZDV"
+    assert make_cell(model={"kind": "treatments", "states": [0, 1, 2, 3]}).labels[0] == "ZDV"
 
 
 # 8. The Sec. 2 toy through the family ---------------------------------------------------
 
-TOY = {"model": "bernoulli", "states": [0.3, 0.7], "graph": {"kind": "complete",
-                                                              "n_nodes": 25}}
+TOY = {"model": {"kind": "bernoulli", "states": [0.3, 0.7]},
+       "graph": {"kind": "complete", "n_nodes": 25}}
 
 
 def _toy_rows(method: str, truth: float, count: int, **options: Any) -> tuple[pd.DataFrame,
                                                                               pd.Series]:
-    rows = simulate("inference", replicates=count, seed=15, method=method, truth=truth,
-                    epsilon=1.0, **TOY, **options)
+    rows = simulate("inference", replicates=count, seed=15, method=method, epsilon=1.0,
+                    **{**TOY, "model": {**TOY["model"], "truth": truth}}, **options)
     exact = rows[(rows["source"] == "exact") & (rows["method"] == method)].iloc[0]
     return rows[rows["source"] == "simulated"], exact
 

@@ -70,7 +70,7 @@ from tests.sweep_reference import run_cli
 matplotlib.use("Agg")
 
 COMPLETE = {"kind": "complete"}
-TREATMENTS = {"model": "treatments", "rho_am": 1.0986122886681098,
+TREATMENTS = {"model": {"kind": "treatments"}, "rho_am": 1.0986122886681098,
               "rho_gm": 1.0986122886681098, "rho_threshold": 1.0986122886681098}
 
 
@@ -85,11 +85,13 @@ def _summary(cells: list[dict]) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def toy() -> pd.DataFrame:
     """Sec. 2: RR exact (2 n × 2 p × 4 ε) and Laplace simulated (2 n × 1 p × 3 ε)."""
-    rr = [{"replicates": 0, "method": "rr", "model": "bernoulli", "states": [1 - p, p],
+    rr = [{"replicates": 0, "method": "rr",
+           "model": {"kind": "bernoulli", "states": [1 - p, p]},
            "graph": {**COMPLETE, "n_nodes": n}, "epsilon": e}
           for n in (25, 100) for p in (0.6, 0.7) for e in (0.05, 0.2, 0.8, 2.0)]
-    laplace = [{"replicates": 100, "seed": 2, "method": "laplace", "model": "bernoulli",
-                "states": [0.3, 0.7], "graph": {**COMPLETE, "n_nodes": n}, "epsilon": e,
+    laplace = [{"replicates": 100, "seed": 2, "method": "laplace",
+                "model": {"kind": "bernoulli", "states": [0.3, 0.7]},
+                "graph": {**COMPLETE, "n_nodes": n}, "epsilon": e,
                 "null_draws": 500} for n in (25, 100) for e in (0.1, 0.5, 2.0)]
     return _summary(rr + laplace)
 
@@ -97,7 +99,7 @@ def toy() -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def actg() -> pd.DataFrame:
     """Sec. 5 at 20 runs: the tests, and the best treatment by AM, GM, Alg. 4 and pooled."""
-    tests = [{"replicates": 20, "seed": 3, "method": m, "states": [0.0, -1.0]}
+    tests = [{"replicates": 20, "seed": 3, "method": m, "model": {"states": [0.0, -1.0]}}
              for m in ("test", "centralized")]
     best = [{"replicates": 20, "seed": 3, "method": m, **TREATMENTS}
             for m in ("am", "gm", "mle", "centralized")]
@@ -116,7 +118,7 @@ def runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny runtime sweep (the run times are in the results files' provenance)."""
     work = tmp_path_factory.mktemp("runtime")
     done = run_cli(["-m", "family=inference", "method=am,gm", "graph.n_nodes=3,6",
-                    "patients=256,512", "replicates=2", "executor=serial",
+                    "dataset.patients=256,512", "replicates=2", "executor=serial",
                     "results_dir=runtime"], work)
     assert done.returncode == 0, done.stderr[-3000:]
     return work / "runtime"
@@ -146,7 +148,7 @@ def test_critical_table_reads_the_results(toy: pd.DataFrame) -> None:
     exact = toy[(toy.method == "rr") & (toy.source == "exact")]
     for row in rr.itertuples():
         mine = exact[(exact["graph.n_nodes"] == row.n)
-                     & (exact.states.astype(str) == f"{1 - row.p:g},{row.p:g}")]
+                     & (exact["model.states"].astype(str) == f"{1 - row.p!r},{row.p!r}")]
         assert (mine.critical_epsilon == row.critical).all() and len(mine) == 4
     # eq. (2) is the crossing for Σy ≥ τ: never above eq. (1)'s power crossing.
     assert (rr.critical <= rr.exact_crossing + 1e-12).all()
@@ -175,7 +177,8 @@ def test_centre_frames_are_the_familys_centres(actg: pd.DataFrame) -> None:
     log GLR of every arm against ZDV, recomputed from its frame, is the family's."""
     cell = survival_cell(actg)
     frames = centre_frames(cell)
-    config = InferenceConfig.from_options(model="treatments", graph={**COMPLETE, "n_nodes": 5})
+    config = InferenceConfig.from_options(model={"kind": "treatments"},
+                                          graph={**COMPLETE, "n_nodes": 5})
     local, _, _ = treatment_loglik(config, 5)
     for i, frame in enumerate(frames):
         for j, arm in enumerate((1, 2, 3)):
@@ -516,7 +519,7 @@ def test_notebook_gap_and_split() -> None:
     """eq. (3)'s gap of the pooled ddI and ZDV patients equals the family's partial
     likelihood (an independent implementation); the notebook's sum over every patient is
     28× larger. The notebook's split by index is a partition."""
-    cell = pd.Series({"arm": 3})
+    cell = pd.Series({"dataset.arm": 3})
     gap = notebook_gap(cell)
     patients = survival.Patients.from_arms(survival.actg175(), 3)
     both = survival.partial_loglik(patients, [-math.log(2.0), 0.0])

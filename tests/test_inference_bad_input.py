@@ -6,7 +6,7 @@ key. On the command line: exit code 2, one line on stderr that reads ``error: <k
 
 The cases the issue names:
 
-* a state grid with one state (``states=[0.5]``);
+* a state grid with one state (``model.states=[0.5]``);
 * α outside (0, 1) (0 and 1.5);
 * a CSV without its covariate column;
 * a treatment arm that does not exist (7; 0 is ZDV, the control);
@@ -28,8 +28,8 @@ and all), each case in its own empty directory. A slow test repeats the issue's 
 subprocesses (:func:`tests.sweep_reference.run_cli`).
 
 A group that only another choice brings in (``dataset`` under ``model=bernoulli``) is
-named first too, as are a scalar ``states`` and a partial ``graph`` in the Python API
-(which keeps the family's complete graph).
+named first too, as are a scalar ``model.states`` and a partial ``graph`` in the Python
+API (which keeps the family's complete graph).
 """
 
 from __future__ import annotations
@@ -63,52 +63,60 @@ COLUMNS = {"duration_col": "days", "event_col": "death", "covariate_col": "treat
 DATA = "{data}"
 
 
-def csv(name: str, **options: Any) -> dict[str, Any]:
+def csv(name: str, dataset: dict[str, Any] | None = None, **options: Any) -> dict[str, Any]:
     """Options of a CSV data set on the complete graph of 3 centres (5 unless given)."""
-    return {"dataset": "csv", "csv_path": f"{DATA}/{name}", **COLUMNS,
+    return {"dataset": {"kind": "csv", "csv_path": f"{DATA}/{name}", **COLUMNS,
+                        **(dataset or {})},
             "graph": {"kind": "complete", "n_nodes": 3}, **options}
 
 
+def model(kind: str | None = None, **options: Any) -> dict[str, Any]:
+    """The nested group ``model`` of a case (the family's default Cox model unless
+    ``kind``)."""
+    return {"model": {**({"kind": kind} if kind else {}), **options}}
+
+
 #: (case, the options, the key the error names). The command line spells the options as
-#: ``key=value`` (nested groups as ``graph.key=value``; a graph's ``kind`` as ``graph=``).
+#: ``key=value``, nested groups' as ``group.key=value`` and a group's ``kind`` as
+#: ``group=kind`` (the config group's choice).
 CASES: list[tuple[str, dict[str, Any], str]] = [
     # The issue's cases.
-    ("one state", {"states": [0.5]}, "states"),
+    ("one state", model(states=[0.5]), "model.states"),
     ("alpha 0", {"alpha": 0}, "alpha"),
     ("alpha 1.5", {"alpha": 1.5}, "alpha"),
-    ("csv without the covariate", csv("no_covariate.csv"), "covariate_col"),
-    ("arm 7", {"arm": 7}, "arm"),
-    ("arm 0 (the control)", {"arm": 0}, "arm"),
+    ("csv without the covariate", csv("no_covariate.csv"), "dataset.covariate_col"),
+    ("arm 7", {"dataset": {"arm": 7}}, "dataset.arm"),
+    ("arm 0 (the control)", {"dataset": {"arm": 0}}, "dataset.arm"),
     ("more centres than patients",
      csv("three.csv", graph={"kind": "complete", "n_nodes": 5}), "graph.n_nodes"),
     ("disconnected graph",
      {"graph": {"kind": "erdos_renyi", "n_nodes": 30, "edge_probability": 0.01}}, "graph"),
     # States.
-    ("cox state beyond B_θ", {"states": [0, -1.5]}, "states"),
-    ("cox state beyond a given B_θ", {"states": [0, 2.5], "bound_theta": 2}, "states"),
-    ("bernoulli state 1", {"model": "bernoulli", "states": [0.5, 1]}, "states"),
-    ("bernoulli state 0", {"model": "bernoulli", "states": [0, 0.5]}, "states"),
-    ("repeated states", {"model": "bernoulli", "states": [0.3, 0.3]}, "states"),
-    ("no states", {"states": []}, "states"),
-    ("a NaN state", {"model": "gaussian", "states": [0, float("nan")]}, "states"),
-    ("truth not a state", {"model": "bernoulli", "truth": 0.4}, "truth"),
+    ("cox state beyond B_θ", model(states=[0, -1.5]), "model.states"),
+    ("cox state beyond a given B_θ", model(states=[0, 2.5], bound_theta=2), "model.states"),
+    ("bernoulli state 1", model("bernoulli", states=[0.5, 1]), "model.states"),
+    ("bernoulli state 0", model("bernoulli", states=[0, 0.5]), "model.states"),
+    ("repeated states", model("bernoulli", states=[0.3, 0.3]), "model.states"),
+    ("no states", model(states=[]), "model.states"),
+    ("a NaN state", model("gaussian", states=[0, float("nan")]), "model.states"),
+    ("truth not a state", model("bernoulli", truth=0.4), "model.truth"),
     # Methods and the models they need.
-    ("rr on gaussian signals", {"model": "gaussian", "method": "rr"}, "method"),
-    ("rr on three states", {"model": "bernoulli", "method": "rr"}, "method"),
+    ("rr on gaussian signals", {**model("gaussian"), "method": "rr"}, "method"),
+    ("rr on three states", {**model("bernoulli"), "method": "rr"}, "method"),
     ("laplace toy, states not (1 − p, p)",
-     {"model": "bernoulli", "method": "laplace", "states": [0.3, 0.6]}, "states"),
+     {**model("bernoulli", states=[0.3, 0.6]), "method": "laplace"}, "model.states"),
     ("rr toy with 3 signals",
-     {"model": "bernoulli", "method": "rr", "states": [0.3, 0.7], "samples": 3}, "samples"),
+     {**model("bernoulli", states=[0.3, 0.7], samples=3), "method": "rr"}, "model.samples"),
     ("laplace toy, 5 null draws",
-     {"model": "bernoulli", "method": "laplace", "states": [0.3, 0.7], "null_draws": 5},
+     {**model("bernoulli", states=[0.3, 0.7]), "method": "laplace", "null_draws": 5},
      "null_draws"),
     ("null draws without the laplace toy", {"null_draws": 100}, "null_draws"),
     ("simple test with cox", {"method": "test", "test": "simple"}, "test"),
     ("simple test on three states",
-     {"model": "bernoulli", "method": "test", "test": "simple"}, "states"),
+     {**model("bernoulli"), "method": "test", "test": "simple"}, "model.states"),
     ("test without method=test", {"test": "composite"}, "test"),
-    ("rizk on bernoulli signals", {"model": "bernoulli", "method": "rizk"}, "method"),
-    ("treatments online", {"model": "treatments", "method": "private_ol"}, "method"),
+    ("rizk on bernoulli signals", {**model("bernoulli"), "method": "rizk"}, "method"),
+    ("treatments online", {**model("treatments"), "method": "private_ol"}, "method"),
     ("unknown method", {"method": "magic"}, "method"),
     # Numbers.
     ("learning rate without rizk", {"learning_rate": 0.01}, "learning_rate"),
@@ -120,11 +128,11 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("rizk clip without rizk", {"rizk_clip": "l1"}, "rizk_clip"),
     ("unknown rizk clip", {"method": "rizk", "rizk_clip": "l2"}, "rizk_clip"),
     ("arrival days offline", {"arrival_days": 10}, "arrival_days"),
-    ("arrival days on bernoulli", {"model": "bernoulli", "method": "private_ol",
+    ("arrival days on bernoulli", {**model("bernoulli"), "method": "private_ol",
                                    "arrival_days": 10}, "arrival_days"),
     ("arrival days 0", {"method": "private_ol", "arrival_days": 0}, "arrival_days"),
     ("arrival days 2.5", {"method": "ol", "arrival_days": 2.5}, "arrival_days"),
-    ("treatment state 4", {"model": "treatments", "states": [0, 4]}, "states"),
+    ("treatment state 4", model("treatments", states=[0, 4]), "model.states"),
     ("beta 1", {"beta": 1}, "beta"),
     ("epsilon 0", {"epsilon": 0}, "epsilon"),
     ("epsilon inf", {"epsilon": float("inf")}, "epsilon"),
@@ -132,51 +140,59 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("rounds 1.5", {"rounds": 1.5}, "rounds"),
     ("iterations 0", {"iterations": 0}, "iterations"),
     ("pi_2 1", {"pi_2": 1}, "pi_2"),
-    ("sigma 0", {"model": "gaussian", "sigma": 0}, "sigma"),
-    ("samples 0", {"model": "bernoulli", "samples": 0}, "samples"),
-    ("rate -1", {"model": "bernoulli", "method": "private_ol", "rate": -1}, "rate"),
-    ("bound_theta 0", {"bound_theta": 0}, "bound_theta"),
-    ("bound_x with bernoulli", {"model": "bernoulli", "bound_x": 2}, "bound_x"),
-    ("bound_theta with gaussian", {"model": "gaussian", "bound_theta": 2}, "bound_theta"),
+    ("sigma 0", model("gaussian", sigma=0), "model.sigma"),
+    ("samples 0", model("bernoulli", samples=0), "model.samples"),
+    ("rate -1", {**model("bernoulli", rate=-1), "method": "private_ol"}, "model.rate"),
+    ("bound_theta 0", model(bound_theta=0), "model.bound_theta"),
+    ("bound_x with bernoulli", model("bernoulli", bound_x=2), "model.bound_x"),
+    ("bound_theta with gaussian", model("gaussian", bound_theta=2), "model.bound_theta"),
     ("checkpoints 0", {"checkpoints": 0}, "checkpoints"),
-    ("patients 0", {"patients": 0}, "patients"),
+    ("patients 0", {"dataset": {"patients": 0}}, "dataset.patients"),
     # Choices.
     ("unknown sensitivity", {"sensitivity": "local"}, "sensitivity"),
-    ("unknown ties", {"ties": "exact"}, "ties"),
-    ("unknown split", {"split": "uneven"}, "split"),
+    ("unknown ties", model(ties="exact"), "model.ties"),
+    ("unknown split", {"dataset": {"split": "uneven"}}, "dataset.split"),
     ("unknown round rule", {"round_rule": "fast"}, "round_rule"),
     ("unknown counting", {"counting": "exact"}, "counting"),
     # Data sets.
-    ("csv path missing", {"dataset": "csv", **COLUMNS}, "csv_path"),
-    ("csv file missing", csv("nowhere.csv"), "csv_path"),
-    ("csv covariate beyond B_x", csv("big_covariate.csv"), "bound_x"),
-    ("csv without events", csv("no_event.csv"), "event_col"),
-    ("csv negative duration", csv("negative_day.csv"), "duration_col"),
-    ("csv event not a number", csv("text_event.csv"), "event_col"),
-    ("csv arm", csv("three.csv", arm=1), "arm"),
-    ("csv path with actg175", {"csv_path": f"{DATA}/three.csv"}, "csv_path"),
-    ("arm with bernoulli", {"model": "bernoulli", "arm": 1}, "arm"),
-    ("treatments with an arm", {"model": "treatments", "arm": 1}, "arm"),
-    ("cox with a truth", {"truth": 0}, "truth"),
+    ("csv path missing", {"dataset": {"kind": "csv", **COLUMNS}}, "dataset.csv_path"),
+    ("csv file missing", csv("nowhere.csv"), "dataset.csv_path"),
+    ("csv covariate beyond B_x", csv("big_covariate.csv"), "model.bound_x"),
+    ("csv without events", csv("no_event.csv"), "dataset.event_col"),
+    ("csv negative duration", csv("negative_day.csv"), "dataset.duration_col"),
+    ("csv event not a number", csv("text_event.csv"), "dataset.event_col"),
+    ("csv arm", csv("three.csv", {"arm": 1}), "dataset.arm"),
+    ("csv path with actg175", {"dataset": {"csv_path": f"{DATA}/three.csv"}},
+     "dataset.csv_path"),
+    ("csv with treatments", {**model("treatments"), **csv("three.csv")}, "dataset.kind"),
+    ("arm with bernoulli", {**model("bernoulli"), "dataset": {"arm": 1}}, "dataset.arm"),
+    ("treatments with an arm", {**model("treatments"), "dataset": {"arm": 1}},
+     "dataset.arm"),
+    ("cox with a truth", model(truth=0), "model.truth"),
     # Mistyped keys.
     ("typo", {"sensitivty": "signal"}, "sensitivty"),
     ("nested typo", {"graph": {"n_nodez": 5}}, "graph.n_nodez"),
+    ("model typo", model(bound_thta=2), "model.bound_thta"),
 ]
 #: How the issue's cases' errors start: what is wrong, with the numbers to fix it.
 MESSAGES = {
-    "one state": "error: states: must be at least 2 states",
+    "one state": "error: model.states: must be at least 2 states",
     "alpha 1.5": "error: alpha: must be in (0, 1); got 1.5",
-    "csv without the covariate": "error: covariate_col: must be a column of "
+    "csv without the covariate": "error: dataset.covariate_col: must be a column of "
                                  "no_covariate.csv (columns: days, death); got 'treated'",
-    "arm 7": "error: arm: must be one of 1 (ZDV+ddI), 2 (ZDV+Zal), 3 (ddI)",
+    "arm 7": "error: dataset.arm: must be one of 1 (ZDV+ddI), 2 (ZDV+Zal), 3 (ddI)",
     "more centres than patients": "error: graph.n_nodes: must be <= the number of "
                                   "patients (3); got 5",
     "disconnected graph": "error: graph: must be connected; the erdos_renyi graph has ",
-    "cox state beyond B_θ": "error: states: must be log hazard ratios within [−B_θ, B_θ] "
-                            "= [-1, 1]",
+    "cox state beyond B_θ": "error: model.states: must be log hazard ratios within "
+                            "[−B_θ, B_θ] = [-1, 1]",
+    "bound_x with bernoulli": "error: model.bound_x: must be unset for model.kind=bernoulli "
+                              "(only gaussian, cox, treatments take it); got 2",
     "typo": "error: sensitivty: unknown option; did you mean sensitivity? keys of family "
             "inference: ",
     "nested typo": "error: graph.n_nodez: unknown option; did you mean graph.n_nodes? ",
+    "model typo": "error: model.bound_thta: unknown option; did you mean model.bound_theta? "
+                  "keys of model: model.bound_theta, model.bound_x, model.kind, ",
 }
 #: The cases the slow test also runs as processes.
 SUBPROCESS = [*CASES[:8], *(c for c in CASES if c[0] in ("typo", "csv without events",
@@ -185,26 +201,33 @@ SUBPROCESS = [*CASES[:8], *(c for c in CASES if c[0] in ("typo", "csv without ev
 SPELLING = {float("inf"): "inf"}
 
 
+def _spelled(value: Any) -> str:
+    if isinstance(value, list):
+        return f"[{','.join(map(str, value))}]"
+    if isinstance(value, float) and value != value:  # NaN
+        return "nan"
+    return str(SPELLING.get(value, value))
+
+
 def command_line(options: dict[str, Any], data: Path) -> list[str]:
-    """``key=value`` arguments of a case's options (the model first: it is a group)."""
+    """``key=value`` arguments of a case's options: a nested group's ``kind`` as the
+    config group's choice (``model=bernoulli``), its other options as dotted keys; the
+    model first (its choice brings in the group ``dataset``)."""
     out = []
     for key, value in sorted(options.items(), key=lambda item: item[0] != "model"):
-        if key == "graph":
-            graph = dict(value)
-            if "kind" in graph:
-                out.append(f"graph={graph.pop('kind')}")
-            out += [f"graph.{k}={v}" for k, v in graph.items()]
-        elif isinstance(value, list):
-            out.append(f"{key}=[{','.join(map(str, value))}]")
-        elif isinstance(value, float) and value != value:  # NaN
-            out.append(f"{key}=nan")
+        if isinstance(value, dict):
+            group = dict(value)
+            if "kind" in group:
+                out.append(f"{key}={group.pop('kind')}")
+            out += [f"{key}.{k}={_spelled(v)}" for k, v in group.items()]
         else:
-            out.append(f"{key}={SPELLING.get(value, value)}")
+            out.append(f"{key}={_spelled(value)}")
     return [a.replace(DATA, str(data)) for a in out]
 
 
 def api_options(options: dict[str, Any], data: Path) -> dict[str, Any]:
-    return {k: v.replace(DATA, str(data)) if isinstance(v, str) else v
+    return {k: api_options(v, data) if isinstance(v, dict)
+            else v.replace(DATA, str(data)) if isinstance(v, str) else v
             for k, v in options.items()}
 
 
@@ -257,13 +280,15 @@ def test_command_line_names_the_key_in_one_line(case: str, options: dict[str, An
 @pytest.mark.parametrize(("arguments", "key"), [
     (["-m", "method=gm,magic"], "method"),
     (["-m", "epsilon=1,0"], "epsilon"),
-    (["-m", "model=bernoulli", "states=[0.3,0.7],[0.5]"], "states"),
+    (["-m", "model=bernoulli", "model.states=[0.3,0.7],[0.5]"], "model.states"),
     (["-m", "alpha=0.05,1"], "alpha"),
-    (["states=0.5"], "states"),  # not a list
-    (["states=[0,abc]"], "states[1]"),
+    (["model.states=0.5"], "model.states"),  # not a list
+    (["model.states=[0,abc]"], "model.states[1]"),
     (["epsilon=abc"], "epsilon"),
     (["model=poisson"], "model"),
-    (["arm=true"], "arm"),
+    (["model.kind=poisson"], "model.kind"),
+    (["dataset.arm=true"], "dataset.arm"),
+    (["-m", "model=bernoulli,cox", "model.samples=5"], "model.samples"),
 ])
 def test_grids_and_malformed_values(arguments: list[str], key: str, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch,
@@ -277,8 +302,9 @@ def test_grids_and_malformed_values(arguments: list[str], key: str, tmp_path: Pa
 
 def test_dataset_without_a_survival_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                           capsys: pytest.CaptureFixture[str]) -> None:
-    """``dataset`` is a group of the Cox models only; with ``model=bernoulli`` Hydra
-    refuses the override: one line naming ``dataset``, exit 2, nothing written."""
+    """``dataset`` is a group of the survival models only (their files bring it in); with
+    ``model=bernoulli`` Hydra refuses the override: one line naming ``dataset``, exit 2,
+    nothing written."""
     code, stderr = run_in_process(["model=bernoulli", "dataset=csv"], tmp_path, monkeypatch,
                                   capsys)
     assert code == 2 and not any(tmp_path.iterdir())
@@ -328,8 +354,14 @@ def test_python_api_suggests_the_closest_option() -> None:
 
 
 def test_python_api_scalar_states() -> None:
-    with pytest.raises(ConfigError, match=r"^states: "):
-        sweep.execute.simulate("inference", states=0.5)
+    with pytest.raises(ConfigError, match=r"^model\.states: "):
+        sweep.execute.simulate("inference", model={"states": 0.5})
+
+
+def test_python_api_group_not_a_mapping() -> None:
+    with pytest.raises(ConfigError, match=r"^model: must be a mapping of model options; "
+                                          r"got 'bernoulli'$"):
+        sweep.execute.simulate("inference", model="bernoulli")
 
 
 def test_python_api_partial_graph_keeps_the_complete_graph() -> None:

@@ -122,10 +122,11 @@ def rounds_release(per_round: Callable[[Any], np.ndarray], rounds: int
     ({"method": "threshold_2", "sensitivity": "signal"}, lambda c: (c.rounds, 5, 2),
      lambda c: c.rounds * 2 * survival.risk_set_sensitivity(219, 1.0, 1.0, spread=1.0)),
     # Eq. (7) as printed: Δ = n_i max_θ g(θ), n_i = 20.
-    ({"model": "bernoulli", "method": "am"}, lambda c: (c.rounds, 5, 3),
+    ({"model": {"kind": "bernoulli"}, "method": "am"}, lambda c: (c.rounds, 5, 3),
      lambda c: c.rounds * 3 * 20 * math.log(0.7 / 0.3)),
     ({"method": "test"}, lambda c: (c.rounds, 5, 2), lambda c: c.rounds * 2 * 2.0),
-    ({"model": "treatments"}, lambda c: (c.rounds, 5, 3), lambda c: c.rounds * 3 * 2 * 2.0),
+    ({"model": {"kind": "treatments"}}, lambda c: (c.rounds, 5, 3),
+     lambda c: c.rounds * 3 * 2 * 2.0),
     # Sec. 14.4: Lap(2 B_x B_θ T η / ε) per agent and iteration.
     ({"method": "rizk"}, lambda c: (c.iterations, 5), lambda c: 2 * c.iterations * 0.001),
 ])
@@ -152,8 +153,8 @@ def test_runs_draw_the_declared_noise(options: dict[str, Any], shape: Callable,
 
 
 @pytest.mark.parametrize(("options", "scale"), [
-    ({"model": "bernoulli", "iterations": 20}, 3 * math.log(0.7 / 0.3)),
-    ({"model": "gaussian", "iterations": 20}, 3 * 8.0),  # g(±1) = (3 + 1)²/2
+    ({"model": {"kind": "bernoulli"}, "iterations": 20}, 3 * math.log(0.7 / 0.3)),
+    ({"model": {"kind": "gaussian"}, "iterations": 20}, 3 * 8.0),  # g(±1) = (3 + 1)²/2
     ({}, 2 * 2.0)])  # Cox: Δ = 2B_θB_x = 2, T + 1 = 21 rounds
 def test_online_runs_draw_the_declared_noise(options: dict[str, Any], scale: float,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
@@ -442,8 +443,8 @@ def treatment_audit(centres: Sequence[int], full: bool) -> dict[str, AuditReport
     random ones with the exact ratios. A patient is removed or replaced by one with the
     centre's earliest or latest day, event or censored, in any arm; ``full=False`` tries
     only an event on the earliest day and a censoring on the latest."""
-    printed, signal = (cell_of(model="treatments", sensitivity=s) for s in ("printed",
-                                                                            "signal"))
+    printed, signal = (cell_of(model={"kind": "treatments"}, sensitivity=s)
+                       for s in ("printed", "signal"))
     everyone = trials()
     for c, trial in enumerate(everyone):
         np.testing.assert_allclose(trial.scores(), printed.loglik[c], rtol=1e-9, atol=1e-12)
@@ -524,11 +525,11 @@ def gaussian_pairs(samples: int, bound: float, rng: np.random.Generator
 def synthetic_release(cell: Shared) -> tuple[Callable[[Any], np.ndarray], list[Pair]]:
     """One round of an agent of the MLE setting, and its one-signal neighbours."""
     config = cell.config
-    m = config.samples
-    if config.model == "bernoulli":
+    m = config.model.samples
+    if config.model.kind == "bernoulli":
         return lambda k: bernoulli_loglik(k, m, cell.states), bernoulli_pairs(m)
-    return (lambda s: gaussian_loglik(s.sum(), (s**2).sum(), m, cell.states, config.sigma),
-            gaussian_pairs(m, config.bound_x, np.random.default_rng(SEED)))
+    return (lambda s: gaussian_loglik(s.sum(), (s**2).sum(), m, cell.states, config.model.sigma),
+            gaussian_pairs(m, config.model.bound_x, np.random.default_rng(SEED)))
 
 
 def test_synthetic_releases_are_the_familys() -> None:
@@ -536,17 +537,17 @@ def test_synthetic_releases_are_the_familys() -> None:
     the replicate's signals (same generator, same draws)."""
     seed = np.random.SeedSequence(SEED)
     for model in ("bernoulli", "gaussian"):
-        cell = cell_of(model=model)
+        cell = cell_of(model={"kind": model})
         config = cell.config
         theirs = simulate.synthetic_loglik(config, cell.states, cell.n,
                                            data_generator(config, seed, 3))
         rng = data_generator(config, seed, 3)
         if model == "bernoulli":
-            ours = bernoulli_loglik(rng.binomial(config.samples, config.truth, cell.n),
-                                    config.samples, cell.states)
+            ours = bernoulli_loglik(rng.binomial(config.model.samples, config.model.truth, cell.n),
+                                    config.model.samples, cell.states)
         else:
-            signals = np.clip(rng.normal(config.truth, config.sigma,
-                                         (cell.n, config.samples)), -3.0, 3.0)
+            signals = np.clip(rng.normal(config.model.truth, config.model.sigma,
+                                         (cell.n, config.model.samples)), -3.0, 3.0)
             release, _ = synthetic_release(cell)
             ours = np.stack([release(s) for s in signals])
         np.testing.assert_allclose(ours, theirs, rtol=1e-12)
@@ -555,13 +556,13 @@ def test_synthetic_releases_are_the_familys() -> None:
 #: (options, loss / ε measured, its closed form)
 SYNTHETIC = [
     # Eq. (7) as printed, n_i g with n_i = 20: the slack is n_i.
-    ({"model": "bernoulli"}, 1 / 30),  # (2g(0.3) + 0)/(3 · 20 g(0.3))
-    ({"model": "bernoulli", "states": [0.3, 0.7]}, 1 / 20),
-    ({"model": "gaussian"}, 9 / 16 / 20),  # 13.5/(3 · 8 · 20)
+    ({"model": {"kind": "bernoulli"}}, 1 / 30),  # (2g(0.3) + 0)/(3 · 20 g(0.3))
+    ({"model": {"kind": "bernoulli", "states": [0.3, 0.7]}}, 1 / 20),
+    ({"model": {"kind": "gaussian"}}, 9 / 16 / 20),  # 13.5/(3 · 8 · 20)
     # One signal, Δ = max_θ g(θ).
-    ({"model": "bernoulli", "sensitivity": "signal"}, 2 / 3),
-    ({"model": "bernoulli", "sensitivity": "signal", "states": [0.3, 0.7]}, 1.0),
-    ({"model": "gaussian", "sensitivity": "signal"}, 9 / 16),
+    ({"model": {"kind": "bernoulli"}, "sensitivity": "signal"}, 2 / 3),
+    ({"model": {"kind": "bernoulli", "states": [0.3, 0.7]}, "sensitivity": "signal"}, 1.0),
+    ({"model": {"kind": "gaussian"}, "sensitivity": "signal"}, 9 / 16),
 ]
 
 
@@ -593,8 +594,8 @@ def test_printed_eq7_is_the_calibration_for_a_whole_data_set(states: list[float]
     """Eq. (7)'s n_i·g protects all of an agent's signals at once. The neighbour is every
     one of its 20 binary signals flipped (0 ones against 20): 1 on Θ = {0.3, 0.7}, the
     2/3 of a single signal under ``signal`` on the default grid."""
-    cell = cell_of(model="bernoulli", method="gm", states=states)
-    m = cell.config.samples
+    cell = cell_of(model={"kind": "bernoulli", "states": states}, method="gm")
+    m = cell.config.model.samples
     report = laplace_audit(
         rounds_release(lambda k: bernoulli_loglik(k, m, cell.states), cell.rounds),
         cell.scale, [Pair("all 0 -> all 1", 0, m)], 1.0)
@@ -605,8 +606,8 @@ def synthetic_test_release(cell: Shared) -> Callable[[Any], np.ndarray]:
     """One round of the composite test: log γ(θ₀) and the supremum over [min Θ, max Θ]
     (``simulate._synthetic_sup``: the agent's clipped MLE)."""
     config, low, high = cell.config, cell.states.min(), cell.states.max()
-    m, null = config.samples, cell.states[0]
-    if config.model == "bernoulli":
+    m, null = config.model.samples, cell.states[0]
+    if config.model.kind == "bernoulli":
         def release(k: int) -> np.ndarray:
             best = min(max(k / m, low), high)
             return np.array([k * math.log(null) + (m - k) * math.log1p(-null),
@@ -616,13 +617,15 @@ def synthetic_test_release(cell: Shared) -> Callable[[Any], np.ndarray]:
     def gaussian(s: np.ndarray) -> np.ndarray:
         best = min(max(s.mean(), low), high)
         return -np.array([((s - null) ** 2).sum(), ((s - best) ** 2).sum()]) / (
-            2 * config.sigma**2)
+            2 * config.model.sigma**2)
     return gaussian
 
 
 @pytest.mark.parametrize(("options", "expected"), [
-    ({"model": "bernoulli"}, 1 / 20), ({"model": "bernoulli", "sensitivity": "signal"}, 1.0),
-    ({"model": "gaussian"}, 1 / 20), ({"model": "gaussian", "sensitivity": "signal"}, 1.0)])
+    ({"model": {"kind": "bernoulli"}}, 1 / 20),
+    ({"model": {"kind": "bernoulli"}, "sensitivity": "signal"}, 1.0),
+    ({"model": {"kind": "gaussian"}}, 1 / 20),
+    ({"model": {"kind": "gaussian"}, "sensitivity": "signal"}, 1.0)])
 def test_synthetic_test_releases(options: dict[str, Any], expected: float) -> None:
     """The composite test (Sec. 10.2) on bernoulli and gaussian signals: K rounds of
     (log γ(θ₀), sup log γ) with Lap(2KΔ/ε). Both move by max g at once when the agent's
@@ -635,12 +638,12 @@ def test_synthetic_test_releases(options: dict[str, Any], expected: float) -> No
     seed = np.random.SeedSequence(SEED)
     theirs = simulate._test_data(cell, [seed], [0])[0]
     rng = data_generator(cell.config, seed, 0)
-    config = cell.config
-    if config.model == "bernoulli":
-        data = list(rng.binomial(config.samples, config.truth, cell.n))
+    model = cell.config.model
+    if model.kind == "bernoulli":
+        data = list(rng.binomial(model.samples, model.truth, cell.n))
     else:
-        data = list(np.clip(rng.normal(config.truth, config.sigma, (cell.n, config.samples)),
-                            -config.bound_x, config.bound_x))
+        data = list(np.clip(rng.normal(model.truth, model.sigma, (cell.n, model.samples)),
+                            -model.bound_x, model.bound_x))
     np.testing.assert_allclose(np.stack([one_round(d) for d in data]), theirs, rtol=1e-12)
     _, pairs = synthetic_release(cell)
     report = laplace_audit(rounds_release(one_round, cell.rounds), cell.scale, pairs, 1.0)
@@ -677,12 +680,12 @@ def stream_release(cell: Shared) -> Callable[[Stream], np.ndarray]:
 
     def release(stream: Stream) -> np.ndarray:
         counts = np.array([len(s) for s in stream.rounds])
-        if config.model == "bernoulli":
+        if config.model.kind == "bernoulli":
             ones = np.array([s.sum() for s in stream.rounds])
             return bernoulli_loglik(ones, counts, cell.states).ravel()
         total = np.array([s.sum() for s in stream.rounds])
         squares = np.array([(s**2).sum() for s in stream.rounds])
-        return gaussian_loglik(total, squares, counts, cell.states, config.sigma).ravel()
+        return gaussian_loglik(total, squares, counts, cell.states, config.model.sigma).ravel()
     return release
 
 
@@ -693,14 +696,14 @@ def agent_stream(cell: Shared, rounds: int) -> Stream:
     config = cell.config
     seed = np.random.SeedSequence(SEED)
     rng = data_generator(config, seed, 0)
-    counts = rng.poisson(config.rate, (rounds + 1, cell.n))
-    if config.model == "bernoulli":
-        ones = rng.binomial(counts, config.truth)
+    counts = rng.poisson(config.model.rate, (rounds + 1, cell.n))
+    if config.model.kind == "bernoulli":
+        ones = rng.binomial(counts, config.model.truth)
         signals = [np.r_[np.ones(k), np.zeros(c - k)] for k, c in zip(ones[:, 0], counts[:, 0],
                                                                       strict=True)]
     else:
-        draws = np.clip(rng.normal(config.truth, config.sigma, counts.sum()),
-                        -config.bound_x, config.bound_x)
+        draws = np.clip(rng.normal(config.model.truth, config.model.sigma, counts.sum()),
+                        -config.model.bound_x, config.model.bound_x)
         ends = np.cumsum(counts.ravel())
         per = np.split(draws, ends[:-1])
         signals = [per[t * cell.n] for t in range(rounds + 1)]
@@ -717,8 +720,8 @@ def stream_pairs(cell: Shared, stream: Stream, added: bool) -> list[Pair[Stream]
     grid of step B_x/6 for gaussian, with the extremal (B_x, 0)); with ``added``,
     also a signal of every value added to any round."""
     config = cell.config
-    values = ((0.0, 1.0) if config.model == "bernoulli"
-              else np.linspace(-config.bound_x, config.bound_x, 13))
+    values = ((0.0, 1.0) if config.model.kind == "bernoulli"
+              else np.linspace(-config.model.bound_x, config.model.bound_x, 13))
     pairs = []
     for r, signals in enumerate(stream.rounds):
         if len(signals):
@@ -731,8 +734,9 @@ def stream_pairs(cell: Shared, stream: Stream, added: bool) -> list[Pair[Stream]
 
 
 @pytest.mark.parametrize(("options", "expected"), [
-    ({"model": "bernoulli"}, 2 / 3), ({"model": "bernoulli", "states": [0.3, 0.7]}, 1.0),
-    ({"model": "gaussian"}, 9 / 16)])
+    ({"model": {"kind": "bernoulli"}}, 2 / 3),
+    ({"model": {"kind": "bernoulli", "states": [0.3, 0.7]}}, 1.0),
+    ({"model": {"kind": "gaussian"}}, 9 / 16)])
 def test_online_releases_pass_the_audit(options: dict[str, Any], expected: float) -> None:
     """Alg. 3 (Thm 4.7): each round's log-likelihoods of its arrivals with Lap(|Θ|g/ε)
     (one signal; ``printed`` and ``signal`` agree online). A signal enters one round, so
@@ -750,16 +754,15 @@ def test_online_releases_pass_the_audit(options: dict[str, Any], expected: float
 
 
 @pytest.mark.parametrize(("options", "expected"), [
-    ({"model": "bernoulli"}, 0.88666), ({"model": "gaussian"}, 29 / 48),
-    ({"model": "bernoulli", "states": [0.5, 0.6]}, 1.98468)])
+    ({"model": {"kind": "bernoulli"}}, 0.88666), ({"model": {"kind": "gaussian"}}, 29 / 48),
+    ({"model": {"kind": "bernoulli", "states": [0.5, 0.6]}}, 1.98468)])
 def test_online_signal_added_or_removed(options: dict[str, Any], expected: float) -> None:
     """Outside the paper's relation (a replaced signal), for the record: a signal added
     to a round moves each state by −log ℓ(s|θ), not by a difference. On the default
     grids that stays within ε: bernoulli (|log 0.7| + |log 0.5| + |log 0.3|)/(3 log(7/3))
     = 0.887, gaussian (16 + 9 + 4)/2/24 = 29/48. On Θ = {0.5, 0.6}, where g(0.5) = 0, it
     does not: a 0 added costs (log 2 + log 2.5)/(2 log 1.5) = 1.985ε."""
-    cell = cell_of(model=options["model"], states=options.get("states"),
-                   method="private_ol", iterations=30)
+    cell = cell_of(model=options["model"], method="private_ol", iterations=30)
     stream = agent_stream(cell, 30)
     report = laplace_audit(stream_release(cell), cell.scale,
                            stream_pairs(cell, stream, added=True), 1.0)
@@ -879,7 +882,8 @@ def test_laplace_toy_is_exactly_private(p: float, epsilon: float) -> None:
     """Each agent sends log(ℓ(s|θ=1)/ℓ(s|θ=0)) + Lap(Δ/ε) = L(2s − 1) + Lap(Δ/ε). Flipping s
     moves it by 2L = Δ = 2|log p − log(1 − p)| (the cell's ``sensitivity_bound``): ratio
     1, exactly, for every agent of n = 5."""
-    cell = cell_of(model="bernoulli", method="laplace", states=[1 - p, p], epsilon=epsilon)
+    cell = cell_of(model={"kind": "bernoulli", "states": [1 - p, p]}, method="laplace",
+                   epsilon=epsilon)
     assert cell.sensitivity == pytest.approx(float(toy.laplace_sensitivity(p)), rel=1e-12)
     ratio = math.log(p / (1 - p))
     pairs = [Pair(f"agent {i}: 0 -> 1", np.zeros(cell.n), np.eye(cell.n)[i])
@@ -895,7 +899,8 @@ def test_randomized_response_is_exactly_private(epsilon: float) -> None:
     """``rr`` (Sec. 2) sends y = s XOR flip, P[flip] = p_ε = 1/(1 + e^ε)
     (``toy.flip_probability``, as ``simulate.run_toy`` uses it). The largest likelihood
     ratio of an output between s = 0 and s = 1 is (1 − p_ε)/p_ε = e^ε: loss ε, exactly."""
-    cell = cell_of(model="bernoulli", method="rr", states=[0.3, 0.7], epsilon=epsilon)
+    cell = cell_of(model={"kind": "bernoulli", "states": [0.3, 0.7]}, method="rr",
+                   epsilon=epsilon)
     flip = float(toy.flip_probability(cell.config.epsilon))
     output = {s: np.array([1 - flip, flip]) if s == 0 else np.array([flip, 1 - flip])
               for s in (0, 1)}  # P[y = 0], P[y = 1]
@@ -931,7 +936,7 @@ def test_given_iterations_rescale_rizks_noise() -> None:
 def test_laplace_toy_reports_its_noise_scale() -> None:
     """The rows' ``noise_scale`` (``cell.scale``) is "the Laplace scale b of each noise
     draw". The toy's draw is Lap(Δ/ε) (``toy.laplace_statistics``)."""
-    cell = cell_of(model="bernoulli", method="laplace", states=[0.3, 0.7])
+    cell = cell_of(method="laplace", model={"kind": "bernoulli", "states": [0.3, 0.7]})
     assert cell.scale == pytest.approx(laplace_scale(float(toy.laplace_sensitivity(0.7)), 1.0))
 
 

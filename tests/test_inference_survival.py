@@ -109,7 +109,7 @@ def test_patients_sorted_events_first_and_order_free() -> None:
 
 def test_from_arms_rejects_control_and_unknown_arms() -> None:
     for arm in (0, 4, -1, 1.5, "3", True):
-        with pytest.raises(ConfigError, match=r"^arm: must be one of 1 \(ZDV\+ddI\), 2"):
+        with pytest.raises(ConfigError, match=r"^dataset\.arm: must be one of 1 \(ZDV\+ddI\), 2"):
             Patients.from_arms(actg175(), arm)
     assert len(Patients.from_arms(actg175(), 1, control=2)) == 522 + 524
 
@@ -176,7 +176,7 @@ def test_grid_shapes_and_blocks(actg: Patients) -> None:
     assert partial_loglik(actg, 0.5).shape == ()
     no_events = Patients([1.0, 2.0], [0, 0], [0.0, 1.0])
     assert (partial_loglik(no_events, [0.0, 1.0]) == 0).all()
-    with pytest.raises(ConfigError, match=r"^ties: "):
+    with pytest.raises(ConfigError, match=r"^model\.ties: "):
         partial_loglik(actg, [0.0], ties="exact")
 
 
@@ -230,7 +230,7 @@ def test_split_errors() -> None:
     with pytest.raises(ConfigError, match=r"^graph\.n_nodes: must be <= the number of "
                                           r"patients \(4\); got 5$"):
         split(4, 5, "even", np.random.default_rng(0))
-    with pytest.raises(ConfigError, match=r"^split: "):
+    with pytest.raises(ConfigError, match=r"^dataset\.split: "):
         split(10, 2, "uneven", np.random.default_rng(0))
 
 
@@ -247,22 +247,22 @@ GOOD = "time,status,group\n5,1,0\n3,0,1\n8,1,1\n"
 
 
 @pytest.mark.parametrize(("text", "columns", "key"), [
-    (GOOD, ("t", "status", "group"), "duration_col"),
-    (GOOD, ("time", "dead", "group"), "event_col"),
-    (GOOD, ("time", "status", "arm"), "covariate_col"),
-    ("time,status,group\nabc,1,0\n3,0,1\n", None, "duration_col"),
-    ("time,status,group\n5,yes,0\n3,0,1\n", None, "event_col"),
-    ("time,status,group\n5,1,a\n3,0,1\n", None, "covariate_col"),
-    ("time,status,group\n5,1,\n3,0,1\n", None, "covariate_col"),
-    ("time,status,group\n0,1,0\n3,0,1\n", None, "duration_col"),
-    ("time,status,group\n-2,1,0\n3,0,1\n", None, "duration_col"),
-    ("time,status,group\n,1,0\n3,0,1\n", None, "duration_col"),
-    ("time,status,group\n5,2,0\n3,0,1\n", None, "event_col"),
-    ("time,status,group\n5,0.5,0\n3,0,1\n", None, "event_col"),
-    ("time,status,group\n5,0,0\n3,0,1\n", None, "event_col"),
-    ("", None, "csv_path"),
-    ("time,status,group\n", None, "csv_path"),
-    ('time,status,group\n5,1,0,9,9\n"3,0\n', None, "csv_path"),
+    (GOOD, ("t", "status", "group"), "dataset.duration_col"),
+    (GOOD, ("time", "dead", "group"), "dataset.event_col"),
+    (GOOD, ("time", "status", "arm"), "dataset.covariate_col"),
+    ("time,status,group\nabc,1,0\n3,0,1\n", None, "dataset.duration_col"),
+    ("time,status,group\n5,yes,0\n3,0,1\n", None, "dataset.event_col"),
+    ("time,status,group\n5,1,a\n3,0,1\n", None, "dataset.covariate_col"),
+    ("time,status,group\n5,1,\n3,0,1\n", None, "dataset.covariate_col"),
+    ("time,status,group\n0,1,0\n3,0,1\n", None, "dataset.duration_col"),
+    ("time,status,group\n-2,1,0\n3,0,1\n", None, "dataset.duration_col"),
+    ("time,status,group\n,1,0\n3,0,1\n", None, "dataset.duration_col"),
+    ("time,status,group\n5,2,0\n3,0,1\n", None, "dataset.event_col"),
+    ("time,status,group\n5,0.5,0\n3,0,1\n", None, "dataset.event_col"),
+    ("time,status,group\n5,0,0\n3,0,1\n", None, "dataset.event_col"),
+    ("", None, "dataset.csv_path"),
+    ("time,status,group\n", None, "dataset.csv_path"),
+    ('time,status,group\n5,1,0,9,9\n"3,0\n', None, "dataset.csv_path"),
 ])
 def test_read_csv_errors(tmp_path, text: str, columns: tuple[str, str, str] | None,
                          key: str) -> None:
@@ -278,12 +278,12 @@ def test_read_csv_errors(tmp_path, text: str, columns: tuple[str, str, str] | No
 
 def test_read_csv_unreadable(tmp_path) -> None:
     for path in (tmp_path / "missing.csv", tmp_path):
-        with pytest.raises(ConfigError, match=r"^csv_path: ") as error:
+        with pytest.raises(ConfigError, match=r"^dataset\.csv_path: ") as error:
             read_csv(path, "time", "status", "group")
         assert "\n" not in str(error.value)
     binary = tmp_path / "binary.csv"
     binary.write_bytes(b"\xff\xfe\x00\x81" * 50)
-    with pytest.raises(ConfigError, match=r"^csv_path: "):
+    with pytest.raises(ConfigError, match=r"^dataset\.csv_path: "):
         read_csv(binary, "time", "status", "group")
 
 
@@ -295,7 +295,7 @@ def test_read_csv_and_from_columns(tmp_path) -> None:
     assert list(patients.duration) == [3.0, 5.0, 8.0]
     assert list(patients.event) == [False, True, True]
     assert list(patients.covariate) == [1.0, 0.0, 1.0]
-    with pytest.raises(ConfigError, match=r"^event_col: "):
+    with pytest.raises(ConfigError, match=r"^dataset\.event_col: "):
         Patients.from_columns(frame, "time", "nothing", "group")
 
 

@@ -5,6 +5,7 @@ per way a results path can fail."""
 from __future__ import annotations
 
 import importlib
+import re
 import warnings
 from pathlib import Path
 
@@ -17,14 +18,16 @@ from analysis.load import Z95, DamagedResults, NoResults, ResultsError, ResultsN
 from sweep.execute import execute, simulate
 from sweep.family import get_family
 from sweep.plan import Cell, Execution, plan
-
-from .sweep_reference import SMALL
+from sweep.store import family_directory
 
 #: The module itself (the package exports a function of the same name).
 LOAD = importlib.import_module("analysis.load")
 KEYS = ["cell_id", "method", "source", "t"]
-#: A small Private-ColME cell with simulated and analytic baselines.
-CELL = {**SMALL, "baselines": ["local", "ideal"]}
+#: The engine's own test family (tests/minimal_family.py): reading needs no family of
+#: the paper.
+FAMILY = "tests.minimal_family:FAMILY"
+#: A small cell of it, with simulated and analytic rows.
+CELL = {"family": FAMILY, "samples": 30, "checkpoints": [5, 10, 30]}
 
 
 def _sweep(directory: Path, *configs: dict) -> list[Cell]:
@@ -36,11 +39,10 @@ def _sweep(directory: Path, *configs: dict) -> list[Cell]:
 
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Four cells of three replicates: ε × mechanism."""
+    """Four cells of three replicates: scale × samples."""
     directory = tmp_path_factory.mktemp("grid") / "results"
-    _sweep(directory, *({**CELL, "epsilon": epsilon, "mechanism": mechanism,
-                         "replicates": 3} for epsilon in (0.5, 1.0)
-                        for mechanism in ("pm1", "pm2")))
+    _sweep(directory, *({**CELL, "scale": scale, "samples": samples, "replicates": 3}
+                        for scale in (0.5, 1.0) for samples in (30, 40)))
     return directory
 
 
@@ -50,15 +52,14 @@ def test_summaries_equal_summarize_of_the_rows_read_or_simulated(grid: Path) -> 
     pd.testing.assert_frame_equal(streamed, direct, check_exact=True)
     assert streamed.attrs == direct.attrs == {
         "index": ["method", "source", "replicate", "t"],
-        "metrics": ["mse", "false_exclusion", "false_inclusion"],
-        "kinds": dict.fromkeys(["mse", "false_exclusion", "false_inclusion"], "continuous"),
+        "metrics": ["error"], "kinds": {"error": "continuous"},
         "interval": "se", "kept": []}
     # Sorted by cell, index value and t.
     order = streamed[KEYS].sort_values(KEYS, kind="stable").index
     assert (order == streamed.index).all()
     # The rows of simulate() are a cell's, bit for bit, and summarize to the same table.
-    config = {**CELL, "epsilon": 1.0, "mechanism": "pm2", "replicates": 3}
-    alone = summarize(simulate("colme", **config))
+    config = {**CELL, "scale": 1.0, "samples": 40, "replicates": 3}
+    alone = summarize(simulate(**config))
     stored = streamed[streamed.cell_id == alone.cell_id.iloc[0]].reset_index(drop=True)
     # The cells' constants are categories: a summary of one cell has fewer of them.
     text = stored.select_dtypes("category").columns
@@ -79,11 +80,11 @@ def test_reading_in_chunks_gives_the_table_of_one_chunk(grid: Path,
 def test_a_cells_statistics_are_those_of_its_rows_alone(tmp_path: Path) -> None:
     # 36,000 rows in one file: past one batch of Arrow's grouping (2^15 rows), whose
     # statistics it merges with the next batch's, rounding otherwise than in one pass.
-    configs = [{**CELL, "replicates": 1000, "seed": seed} for seed in range(3)]
+    configs = [{**CELL, "replicates": 4000, "seed": seed} for seed in range(3)]
     _sweep(tmp_path / "results", *configs)
     read = summaries(tmp_path / "results")
     for config in configs:
-        alone = summarize(simulate("colme", **config))
+        alone = summarize(simulate(**config))
         stored = read[read.cell_id == alone.cell_id.iloc[0]].reset_index(drop=True)
         text = stored.select_dtypes("category").columns
         pd.testing.assert_frame_equal(stored.astype(dict.fromkeys(text, str)),
@@ -96,23 +97,23 @@ def test_the_band_is_the_standard_error_over_replicates(grid: Path) -> None:
     wide = summaries(grid, interval="ci95").set_index(KEYS)
     simulated = rows[rows.source == "simulated"]
     for key, group in simulated.groupby(KEYS):
-        values = group.mse.to_numpy()
+        values = group.error.to_numpy()
         mean, se = np.mean(values), np.std(values, ddof=1) / np.sqrt(values.size)
         line = summary.loc[key]
         assert line.n == values.size == 3
-        np.testing.assert_allclose(line.mse, mean, rtol=1e-12)
-        np.testing.assert_allclose([line.mse_low, line.mse_high], [mean - se, mean + se],
+        np.testing.assert_allclose(line.error, mean, rtol=1e-12)
+        np.testing.assert_allclose([line.error_low, line.error_high], [mean - se, mean + se],
                                    rtol=1e-12)
-        np.testing.assert_allclose(wide.loc[key].mse_high, mean + Z95 * se, rtol=1e-12)
+        np.testing.assert_allclose(wide.loc[key].error_high, mean + Z95 * se, rtol=1e-12)
     analytic = summary[summary.index.get_level_values("source") == "analytic"]
-    assert len(analytic) and (analytic.mse_low == analytic.mse).all()
-    assert (analytic.mse_high == analytic.mse).all() and (analytic.n == 1).all()
+    assert len(analytic) and (analytic.error_low == analytic.error).all()
+    assert (analytic.error_high == analytic.error).all() and (analytic.n == 1).all()
 
 
 def test_of_cells_that_differ_only_in_replicates_the_largest_is_kept(tmp_path: Path) -> None:
     for replicates in (5, 6):
-        _sweep(tmp_path, *({**SMALL, "epsilon": epsilon, "replicates": replicates}
-                           for epsilon in (0.5, 1.0)))
+        _sweep(tmp_path, *({**CELL, "scale": scale, "replicates": replicates}
+                           for scale in (0.5, 1.0)))
     said = ("kept replicates = 6 over 5 for 2 cells that differ only in replicates "
             "(keep='all' shows both)")
     with pytest.warns(UserWarning, match=r"kept replicates = 6 over 5 for 2 cells"):
@@ -121,7 +122,7 @@ def test_of_cells_that_differ_only_in_replicates_the_largest_is_kept(tmp_path: P
     assert set(summary[summary.source == "simulated"].n) == {6}
     assert summary.attrs["kept"] == [said]
     with pytest.warns(UserWarning, match=r"kept replicates = 6 over 5"):
-        rows = load(tmp_path, columns=["t", "mse"])
+        rows = load(tmp_path, columns=["t", "error"])
     assert rows.cell_id.nunique() == 2 and rows.attrs["kept"] == [said]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # nothing left out, nothing said
@@ -135,14 +136,14 @@ def test_of_cells_that_differ_only_in_replicates_the_largest_is_kept(tmp_path: P
 def test_older_versions_of_a_family_are_left_out_and_said(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
-    family = get_family("colme")
-    _sweep(tmp_path, {**SMALL, "replicates": 2})
+    family = get_family(FAMILY)
+    _sweep(tmp_path, {**CELL, "replicates": 2})
     monkeypatch.setattr(family, "version", family.version + 1)
-    _sweep(tmp_path, {**SMALL, "replicates": 2})
-    with pytest.warns(UserWarning, match="left out 1 cell of family colme"):
+    _sweep(tmp_path, {**CELL, "replicates": 2})
+    with pytest.warns(UserWarning, match=f"left out 1 cell of family {re.escape(FAMILY)}"):
         summary = summaries(tmp_path)
     assert summary.attrs["kept"] == [
-        f"left out 1 cell of family colme made by older version {family.version - 1} "
+        f"left out 1 cell of family {FAMILY} made by older version {family.version - 1} "
         f"(newest: {family.version}; keep='all' reads it)"]
     assert set(summary.family_version) == {family.version}
     assert summaries(tmp_path, keep="all").cell_id.nunique() == 2
@@ -151,11 +152,11 @@ def test_older_versions_of_a_family_are_left_out_and_said(tmp_path: Path,
 
 
 def test_a_filter_that_matches_nothing_gives_an_empty_frame(grid: Path) -> None:
-    summary = summaries(grid, epsilon=0.25)
+    summary = summaries(grid, scale=0.25)
     assert summary.empty
-    assert {"cell_id", "method", "t", "mse", "mse_low", "n", "epsilon"} <= set(summary)
-    rows = load(grid, epsilon=0.25)
-    assert rows.empty and {"cell_id", "mse", "epsilon"} <= set(rows)
+    assert {"cell_id", "method", "t", "error", "error_low", "n", "scale"} <= set(summary)
+    rows = load(grid, scale=0.25)
+    assert rows.empty and {"cell_id", "error", "scale"} <= set(rows)
 
 
 @pytest.mark.parametrize("read", [summaries, load])
@@ -185,13 +186,13 @@ def test_each_way_a_results_path_fails_has_its_error(tmp_path: Path, grid: Path,
 
 @pytest.mark.parametrize("damage", ["truncated", "flipped"])
 def test_a_damaged_file_is_never_read(tmp_path: Path, damage: str) -> None:
-    [cell] = _sweep(tmp_path, {**SMALL, "replicates": 2})
-    path = tmp_path / "colme" / f"{cell.cell_id}.parquet"
+    [cell] = _sweep(tmp_path, {**CELL, "replicates": 2})
+    path = tmp_path / family_directory(FAMILY) / f"{cell.cell_id}.parquet"
     data = bytearray(path.read_bytes())
     if damage == "truncated":
         data = data[:-50]
     else:
-        data[data.index(b"colme") + 1] ^= 0xFF  # a page of the method column
+        data[data.index(b"mean") + 1] ^= 0xFF  # a page of the method column
     path.write_bytes(bytes(data))
     for read in (summaries, load):
         with pytest.raises(DamagedResults, match=r"damaged results file .* rerun the sweep"

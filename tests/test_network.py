@@ -5,6 +5,7 @@ Tolerances come from the Monte-Carlo standard error (tests/stats.py); seeds are 
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 
@@ -210,30 +211,38 @@ def test_graphs_and_their_statistics() -> None:
     assert not {"graph", "n_nodes", "radius", "graph_seed", "weights"} & set(columns)
 
 
-def test_cell_identity_keeps_the_flat_keys_of_version_1(tmp_path) -> None:
-    """The random streams derive from the identity: it must not move with the graph group."""
+def test_cell_identity_is_the_declared_one(tmp_path) -> None:
+    """Version 3's identity is :func:`sweep.options.describe`'s: the graph group nested,
+    the options added to version 2 only when set; the random streams derive from it, so
+    they are pinned here."""
     cell = make_cell({"family": "network", "replicates": 20})
-    assert cell.stream == (254344654, 647029105)  # as before the graph group
+    assert cell.stream == (2818417643, 1496031028)  # computed by version 3
     ring = make_cell({"family": "network", "replicates": 3, "seed": 7, "method": "ol",
                       "privacy": "network", "rounds": 30, "checkpoints": [1, 7, 30],
                       "graph": {"kind": "ring", "n_nodes": 20,
                                 "weights": "lazy_metropolis"}})
     assert ring.settings["options"] == {
-        "graph": "ring", "n_nodes": 20, "radius": None, "edge_probability": None,
-        "neighbors": None, "rewire_probability": None, "attachments": None,
-        "grid_rows": None, "edgelist": None, "graph_seed": 0, "weights": "lazy_metropolis",
+        "graph": {"kind": "ring", "n_nodes": 20, "radius": None, "edge_probability": None,
+                  "neighbors": None, "rewire_probability": None, "attachments": None,
+                  "grid_rows": None, "edgelist": None, "seed": 0,
+                  "weights": "lazy_metropolis"},
         "signal": "lognormal", "signal_mean": 1.67, "signal_sigma": 1.04,
         "sensitivity": None, "method": "ol", "privacy": "network", "noise": "laplace",
         "epsilon": 1.0, "delta": 0.01, "rounds": 30, "learning_rate": None,
         "rizk_start": None, "checkpoints": (1, 7, 30), "references": ("bound", "exact")}
-    assert ring.stream == (2809002537, 3198442938)  # computed by version 1
+    assert ring.stream == (376627998, 1307503110)  # computed by version 3
     path = tmp_path / "edges.txt"
     path.write_text("1 2\n2 3\n3 1\n")
     edges = make_cell({"family": "network", "replicates": 1,
                        "graph": {"kind": "edgelist", "edgelist": str(path)}})
-    identity = edges.settings["options"]
-    assert identity["graph"] == "edgelist" and identity["n_nodes"] is None
-    assert identity["edgelist"] == graphs.file_digest(str(path))  # content, not path
+    graph = edges.settings["options"]["graph"]
+    assert graph["kind"] == "edgelist" and graph["n_nodes"] is None
+    assert graph["edgelist"] == hashlib.sha256(path.read_bytes()).hexdigest()  # content
+    moved = tmp_path / "moved.txt"
+    path.rename(moved)
+    assert make_cell({"family": "network", "replicates": 1, "graph": {
+        "kind": "edgelist", "edgelist": str(moved)}}).cell_id == edges.cell_id
+    assert edges.columns()["graph.edgelist"] == str(path)  # the column: the path
 
 
 def test_edge_list_files_and_disconnected_graphs(tmp_path) -> None:
@@ -285,11 +294,10 @@ def test_a_mixed_sweep_shares_one_results_directory(tmp_path) -> None:
 # ----------------------------------------- readings: Appendix B, Network DP, eq. (9)'s domain
 
 
-def test_readings_enter_the_identity_only_when_they_apply() -> None:
-    """The readings left at their defaults keep every existing cell (its identity, hence
-    its streams and stored results); a reading that does not apply to a cell (Rizk et
-    al.'s scale for MVUE, the network scale under Signal DP or for Rizk et al., the floor
-    for Gaussian signals) is reset to its default and does not split cells."""
+def test_readings_split_cells_only_where_they_apply() -> None:
+    """A reading that does not apply to a cell (Rizk et al.'s scale for MVUE, the network
+    scale under Signal DP or for Rizk et al., the floor for Gaussian signals) is reset to
+    its default and does not split cells; one that applies makes a new cell."""
     base = {"family": "network", "replicates": 2}
     default = make_cell(base)
     assert not {"rizk_scale", "network_scale", "signal_floor"} & set(

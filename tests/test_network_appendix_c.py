@@ -127,17 +127,15 @@ def test_heterogeneous_network_dp_pays_each_agent_its_own_budget() -> None:
         report.assert_private().assert_tight(0.999999)
 
 
-def test_budgets_options_keep_default_identity_and_validate() -> None:
-    """Defaults leave the identity as before App. C; a cap applies only with budgets."""
+def test_budgets_options_and_their_cap() -> None:
+    """A cap applies only with budgets; neither budgets nor edges keep the references."""
     default = NetworkConfig.from_options()
-    assert not {"budgets", "budget_cap", "edge_keep"} & set(default.identity())
-    assert default.references == ("bound", "exact")
+    assert default.references == ("bound", "exact") and default.budget_cap is None
     central = NetworkConfig.from_options(budgets="centralized")
     assert central.budget_cap == 10.0 and central.references == ()
-    assert central.identity()["budgets"] == "centralized"
     assert NetworkConfig.from_options(budget_cap=3.0).budget_cap is None
     dynamic_config = NetworkConfig.from_options(edge_keep=0.5)
-    assert dynamic_config.identity()["edge_keep"] == 0.5 and dynamic_config.references == ()
+    assert dynamic_config.edge_keep == 0.5 and dynamic_config.references == ()
 
 
 def test_equal_sensitivities_give_the_homogeneous_scales() -> None:

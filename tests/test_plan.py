@@ -1,4 +1,8 @@
-"""Planning, composition and storage of the sweep platform, in process."""
+"""Planning, composition and storage of the sweep platform, in process.
+
+The engine's contracts are tested on its own minimal family (tests/minimal_family.py);
+Private-ColME's configurations, presets and ids on Private-ColME.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from omegaconf import OmegaConf
 
 from analysis import summaries
 from hydra_plugins.dpsweep._compose import CellComposer
+from hydra_plugins.dpsweep._core import Grid
 from sweep.cli import CONFIG_MODULE
 from sweep.errors import ConfigError, StoreError
 from sweep.execute import choose_executor, execute, run_task, simulate
@@ -33,22 +38,38 @@ from sweep.plan import (
     plan,
     tasks,
 )
-from sweep.store import FAILURES, ResultsStore, cell_records
+from sweep.store import FAILURES, ResultsStore, cell_records, family_directory
 
-from .sweep_reference import SMALL, run_cli
+from .sweep_reference import ROOT, SMALL, run_cli
 
-CELL = {**SMALL, "replicates": 5, "baselines": ["local", "oracle"], "seed": 3}
+#: The engine's own test family: the engine's tests need no family of the paper.
+FAMILY = "tests.minimal_family:FAMILY"
+#: On the command line (tests/conf/family/minimal.yaml).
+MINIMAL = [f"hydra.searchpath=[file://{ROOT / 'tests' / 'conf'}]", "family=minimal"]
+CELL = {"family": FAMILY, "samples": 30, "scale": 2.0, "checkpoints": [5, 30],
+        "replicates": 5, "seed": 3}
+#: A small Private-ColME cell, for what is that family's own.
+COLME = {**SMALL, "replicates": 5, "baselines": ["local", "oracle"], "seed": 3}
 
 
 def test_cell_id_depends_on_what_changes_results_only() -> None:
     cell = make_cell(CELL)
     # Equal values in other spellings, and how to run, leave the id alone.
-    assert make_cell({**CELL, "epsilon": 1, "results_dir": "elsewhere"}).cell_id == cell.cell_id
+    assert make_cell({**CELL, "scale": 2, "results_dir": "elsewhere"}).cell_id == cell.cell_id
     assert make_cell({**CELL, "ray": {"num_cpus": 1}}).cell_id == cell.cell_id
-    for change in ({"seed": 4}, {"replicates": 6}, {"epsilon": 0.5}, {"baselines": ["local"]},
-                   {"decision": {"theta0": 0.01}}):
+    for change in ({"seed": 4}, {"replicates": 6}, {"scale": 0.5}, {"samples": 40},
+                   {"checkpoints": [5, 20]}):
         assert make_cell({**CELL, **change}).cell_id != cell.cell_id, change
     assert cell.cell_id == make_cell(dict(reversed(CELL.items()))).cell_id
+    # The recipes of the id and of the random streams: changing either moves every
+    # family's results (test_private_colme_keeps_the_ids_of_its_existing_results). Bump
+    # FORMAT_VERSION (and these values) when that is intended.
+    assert cell.cell_id == "a1fb723ccd402f10"
+    assert cell.stream == (0xEAA8201D, 0x09AEA24B)
+
+
+def test_private_colme_keeps_the_ids_of_its_existing_results() -> None:
+    cell = make_cell(COLME)
     # Ids name the files of existing results directories: a change of the recipe, or of
     # the options a family hashes, makes every earlier result look missing. Bump
     # FORMAT_VERSION (and this value) when that is intended.
@@ -56,13 +77,19 @@ def test_cell_id_depends_on_what_changes_results_only() -> None:
     # The random streams are keyed by what the experiment is, not by the code's versions:
     # this key is the cell id of format 1, so results computed since then hold bit for bit.
     assert cell.stream == (0x7B07C533, 0x565FDD57)
+    # Its options, a nested group's included, are what its id hashes.
+    for change in ({"baselines": ["local"]}, {"decision": {"theta0": 0.01}}):
+        assert make_cell({**COLME, **change}).cell_id != cell.cell_id, change
+    # Its own rule on replicates: none only where analytic baselines give rows.
+    with pytest.raises(ConfigError, match=r"^replicates: must be >= 1 unless analytic"):
+        plan([{**COLME, "replicates": 0, "baselines": []}])
 
 
 def test_a_family_version_changes_its_cell_ids_not_its_random_streams(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cell = make_cell(CELL)
-    monkeypatch.setattr(get_family("colme"), "version", 2)
+    monkeypatch.setattr(get_family(FAMILY), "version", 2)
     bumped = make_cell(CELL)
     assert bumped.cell_id != cell.cell_id and bumped.stream == cell.stream
     assert bumped.seeds(0, 5)[4].entropy == cell.seeds(0, 5)[4].entropy
@@ -70,14 +97,14 @@ def test_a_family_version_changes_its_cell_ids_not_its_random_streams(
 
 
 def test_plan_validates_every_cell_and_deduplicates() -> None:
-    cells, execution = plan([CELL, {**CELL, "epsilon": 0.5}, dict(CELL)])
+    cells, execution = plan([CELL, {**CELL, "scale": 0.5}, dict(CELL)])
     assert len(cells) == 2 and execution.results_dir == "results"
-    with pytest.raises(ConfigError, match=r"^epsilon: "):
-        plan([CELL, {**CELL, "epsilon": -1.0}])
+    with pytest.raises(ConfigError, match=r"^scale: "):
+        plan([CELL, {**CELL, "scale": -1.0}])
     with pytest.raises(ConfigError, match=r"^results_dir: must be the same"):
         plan([CELL, {**CELL, "results_dir": "other"}])
-    with pytest.raises(ConfigError, match=r"^replicates: must be >= 1 unless analytic"):
-        plan([{**CELL, "replicates": 0, "baselines": []}])
+    with pytest.raises(ConfigError, match=r"^replicates: must be an integer >= 0; got -1$"):
+        plan([CELL, {**CELL, "replicates": -1}])
     with pytest.raises(ConfigError, match=r"^family: "):
         plan([{**CELL, "family": "nonexistent"}])
 
@@ -101,12 +128,13 @@ def test_cutting_a_cell_into_pieces_does_not_change_its_rows() -> None:
 
 
 def test_simulate_gives_the_rows_of_a_sweep_cell(tmp_path: Path) -> None:
-    options = {**CELL, "mechanism": "pm2", "weights": "mom"}
+    options = {**CELL, "scale": 0.5, "samples": 40}
     cells, _ = plan([options])
     execute(cells, Execution(results_dir=str(tmp_path), executor="serial"), progress=False)
-    stored = pd.read_parquet(tmp_path / "colme" / f"{cells.ids[0]}.parquet")
-    pd.testing.assert_frame_equal(simulate("colme", **{k: v for k, v in options.items()}), stored,
-                                  check_exact=True)
+    stored = pd.read_parquet(tmp_path / family_directory(FAMILY) / f"{cells.ids[0]}.parquet")
+    pd.testing.assert_frame_equal(
+        simulate(FAMILY, **{k: v for k, v in options.items() if k != "family"}), stored,
+        check_exact=True)
 
 
 #: A small network cell.
@@ -162,7 +190,7 @@ def test_tasks_batch_small_pieces_and_keep_every_piece_once() -> None:
 
 
 def test_failing_piece_is_reported_not_raised() -> None:
-    cell = make_cell({**CELL, "family": "tests.faulty_family:FAMILY", "epsilon": 0.5})
+    cell = make_cell({**CELL, "family": "tests.faulty_family:FAMILY", "scale": 0.5})
     *blocks, analytic = run_task(pieces(cell, 1e-9))  # the analytic rows apart
     assert all(r.table is None and "injected failure" in r.error for r in blocks)
     assert analytic.error is None  # only the simulation raises in that family
@@ -174,7 +202,7 @@ def test_store_writes_atomically_and_cleans_dead_writers(
     store = ResultsStore(tmp_path)
     store.prepare()
     cell = make_cell(CELL)
-    directory = tmp_path / "colme"
+    directory = tmp_path / family_directory(FAMILY)
     directory.mkdir()
     dead = directory / f".{cell.cell_id}.{store.host}.999999999.tmp"
     live = directory / f".{cell.cell_id}.{store.host}.{os.getppid()}.tmp"
@@ -187,7 +215,7 @@ def test_store_writes_atomically_and_cleans_dead_writers(
     def full_disk(descriptor: int) -> None:
         raise OSError(28, "No space left on device")
 
-    row = (cell, pa.table({"t": [1]}), {"family": "colme", "family_version": 1})
+    row = (cell, pa.table({"t": [1]}), {"family": FAMILY, "family_version": 1})
     with monkeypatch.context() as patch, pytest.raises(StoreError, match="No space left"):
         patch.setattr(os, "fsync", full_disk)  # the data is written, then the sync fails
         store.commit([row])
@@ -247,15 +275,11 @@ def test_cheap_composition_equals_hydra_composition(hydra_context: HydraContext)
 def test_presets_set_paper_parameters_and_valid_grids(
     hydra_context: HydraContext, name: str, cells: int, expected: dict
 ) -> None:
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
     master = compose("config", overrides=[f"+experiment={name}"], return_hydra_config=True)
     params = [f"{k}={v}" for k, v in master.hydra.sweeper.params.items()]
-    parser = OverridesParser.create(config_loader=hydra_context.config_loader)
-    jobs = BasicSweeper.split_arguments(parser.parse_overrides(params), None)[0]
-    composer = CellComposer(hydra_context, master)
-    configs = [composer.compose([f"+experiment={name}", *job]) for job in jobs]
+    # The grid as the platform's sweeper expands it: the preset's params crossed with the
+    # command line.
+    configs = list(Grid(CellComposer(hydra_context, master), [*params, f"+experiment={name}"]))
     planned, _ = plan(configs)
     assert len(planned) == cells
     for config in configs:
@@ -279,9 +303,9 @@ def test_executor_auto_runs_small_plans_serially_and_large_ones_on_worker_proces
     one, execution = plan([{**CELL, "processes": {"workers": 2}}])
     assert execution.executor == "auto"
     assert choose_executor(execution, sum(one.costs))[0] == "serial"
-    # The paper's Fig. 2 scale: far more CPU time than a pool takes to start.
-    large, execution = plan([{**CELL, "n_agents": 200, "t_max": 30000, "replicates": 20,
-                              "seed": seed, "processes": {"workers": 2}} for seed in range(4)])
+    # Far more time than a pool takes to start: 80 replicates estimated at a second each.
+    large, execution = plan([{**CELL, "pause": 1.0, "replicates": 20, "seed": seed,
+                              "processes": {"workers": 2}} for seed in range(4)])
     name, reason = choose_executor(execution, sum(large.costs))
     assert name == "processes" and "on 2 worker processes" in reason
     monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:6379")  # a cluster: always Ray
@@ -292,16 +316,16 @@ def test_executor_auto_runs_small_plans_serially_and_large_ones_on_worker_proces
 
 
 def test_dry_run_lists_each_cell_with_its_swept_keys_and_state(tmp_path: Path) -> None:
-    tiny = ["n_agents=4", "t_max=20", "replicates=1", "checkpoints=2"]
-    done = run_cli(["epsilon=0.5", "seed=1", *tiny], tmp_path)
+    tiny = [*MINIMAL, "replicates=1"]
+    done = run_cli(["scale=0.5", "seed=1", *tiny], tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("executor: serial (about ")  # one tiny cell: no Ray
-    grid = ["-m", "epsilon=0.5,1", "seed=1,2", *tiny, "dry_run=true"]
+    grid = ["-m", "scale=0.5,1", "seed=1,2", *tiny, "dry_run=true"]
     for extra, state in (([], "present"), (["recompute={seed:1}"], "recompute")):
         listed = run_cli([*grid, *extra], tmp_path)
         assert listed.returncode == 0, listed.stderr
         header, *rows, executor, summary = listed.stdout.strip().splitlines()
-        assert header.split() == ["seed", "epsilon", "cell_id", "state"]
+        assert header.split() == ["seed", "scale", "cell_id", "state"]
         cells = [row.split() for row in rows]
         assert [(c[0], c[1], c[3]) for c in cells] == [
             ("1", "0.5", state), ("2", "0.5", "missing"), ("1", "1", "missing"),
@@ -335,9 +359,9 @@ def test_sub_grids_are_the_union_of_their_products_with_the_command_line(
                       "dry_run=true"], tmp_path)
     assert listed.returncode == 0, listed.stderr
     header, *rows, _, summary = listed.stdout.strip().splitlines()
-    assert {"model", "method", "epsilon"} <= set(header.split())
+    assert {"model.kind", "method", "epsilon"} <= set(header.split())
     cells = [dict(zip(header.split(), row.split(), strict=True)) for row in rows]
-    parts = [(c["model"], c["method"], c["epsilon"]) for c in cells]
+    parts = [(c["model.kind"], c["method"], c["epsilon"]) for c in cells]
     tests = [("cox", m, e) for m in ("test", "centralized") for e in ("1", "2")]
     best = [("treatments", m, e) for m in ("am", "gm", "threshold_1", "threshold_2", "mle",
                                            "centralized") for e in ("1", "2")]

@@ -53,7 +53,7 @@ import pytest
 from sweep.colme.config import INFERRED_FORMS, MECHANISMS, PRIORS, VARIANCES, ColmeConfig
 from sweep.colme.config import WEIGHTS as COLME_WEIGHTS
 from sweep.colme.privacy import data_bound, sigma_dp, variance_sigma_dp
-from sweep.colme.statistic import RAW_ESTIMATE, new_pair_state, release
+from sweep.colme.statistic import RAW_ESTIMATE, Query, new_pair_state, release
 from sweep.colme.variance import record_p_sum, update_estimate
 from sweep.components.calibration import analytic_gaussian_sigma as gaussian_sigma
 from sweep.components.calibration import calibrate as calibration
@@ -378,9 +378,10 @@ def test_platform_release_matches_the_audited_p_sum_model(mechanism: str) -> Non
     fresh = rng.standard_normal(k)
     _, pair, levels = new_pair_state(1, code, int(times[-1]).bit_length() + 1)
     sent = np.array([
-        release(pair, levels, 0, 0, kappa, 1.0 / times[kappa - 1],
-                float(data[:times[kappa - 1]].sum()), float(fresh[kappa - 1]), 1.0,
-                code, COLME_WEIGHTS.index("last"))
+        release(pair, levels, Query(0, 0, kappa, int(times[kappa - 1]),
+                                    float(data[:times[kappa - 1]].sum()), 0.0,
+                                    float(fresh[kappa - 1]), 0.0),
+                1.0, code, COLME_WEIGHTS.index("last"))
         for kappa in range(1, k + 1)])
     expected = mean_release(times)(data) + mean_mixing(times, mechanism) @ fresh
     np.testing.assert_allclose(sent, expected, rtol=1e-12, atol=1e-12)
@@ -403,13 +404,12 @@ def test_platform_variance_release_is_a_post_processing_of_the_audited_values(
                                      known=False)
     for kappa in range(1, len(times) + 1):
         t = int(times[kappa - 1])
-        sent = release(pair, levels, 0, 0, kappa, 1.0 / t, float(data[:t].sum()),
-                       float(fresh[kappa - 1]), sigma2_dp, code, COLME_WEIGHTS.index("last"))
-        record_p_sum(pair, levels, 0, 0, kappa, t, float(data[:t].sum()),
-                     float(fresh[kappa - 1]), float(fresh_w[kappa - 1]), code)
-        update_estimate(pair, 0, 0, t, sent, float(np.sum(data[:t] ** 2)), sigma2_dp,
-                        VARIANCES.index("shared"), PRIORS.index("paper"),
-                        INFERRED_FORMS.index("eq16"))
+        query = Query(0, 0, kappa, t, float(data[:t].sum()), float(np.sum(data[:t] ** 2)),
+                      float(fresh[kappa - 1]), float(fresh_w[kappa - 1]))
+        sent = release(pair, levels, query, sigma2_dp, code, COLME_WEIGHTS.index("last"))
+        record_p_sum(pair, levels, query, code)
+        update_estimate(pair, query, sent, sigma2_dp, VARIANCES.index("shared"),
+                        PRIORS.index("paper"), INFERRED_FORMS.index("eq16"))
         if t < 2:
             continue
         total, inverse = 0.0, 0.0

@@ -35,10 +35,10 @@ COMMANDS = [
     # The inference paper's presets, small: fewer ε, runs and centres.
     ["+experiment=inference_fig1", "epsilon=0.05,0.3,2"],
     ["+experiment=inference_fig2", "replicates=30", "null_draws=200", "epsilon=0.1,0.5,2",
-     "graph.n_nodes=25,100", "states=[0.3,0.7],[0.1,0.9]"],
+     "graph.n_nodes=25,100", "model.states=[0.3,0.7],[0.1,0.9]"],
     ["+experiment=inference_actg", "replicates=10"],
     ["+experiment=inference_fig6", "replicates=5", "graph.n_nodes=10", "epsilon=1,8"],
-    ["+experiment=inference_runtime", "graph.n_nodes=3,6", "patients=512,1024",
+    ["+experiment=inference_runtime", "graph.n_nodes=3,6", "dataset.patients=512,1024",
      "replicates=2"],
     ["+experiment=inference_quickstart", "replicates=10", "epsilon=1"],
     ["+experiment=inference_guarantees", "replicates=30"],
@@ -141,7 +141,7 @@ def test_the_inference_claims_are_those_of_the_results(rendered: tuple[Path, str
         assert needed in claims, needed
     assert "yes, except" not in section
     # The centralized test's p-value of the pooled ddI against ZDV patients.
-    actg = summaries(root / "inference_actg", method="centralized", model="cox")
+    actg = summaries(root / "inference_actg", method="centralized", **{"model.kind": "cox"})
     p_value = actg[actg.source == "simulated"].p_value.iloc[0]
     assert re.sub(r"e([+-])0*(\d)", r"e\1\2", f"P = {p_value:.2e}") in section
     assert "### What the authors' notebook does differently" in section

@@ -92,7 +92,7 @@ def test_a_scenario_stream_pairs_the_variance_schemes():
     """stream=scenario: known variance, Sch-Var-2 and its Bayesian form (any reading of
     eq. (16)) see the same data in each replicate (their simulated local MSEs are equal)
     while their Algorithm 1 differs; replicates still differ, and the default stream
-    keeps each cell's own (independent) draws and its identity."""
+    keeps each cell's own (independent) draws; both are recorded."""
     options = dict(n_agents=12, t_max=60, replicates=3, seed=4, baselines=["local"],
                    stream="scenario")
     cells = [simulate("colme", variance="known", **options),
@@ -111,7 +111,7 @@ def test_a_scenario_stream_pairs_the_variance_schemes():
     own = simulate("colme", **{**options, "variance": "known", "stream": "cell"})
     assert not np.array_equal(own[own.method == "local"].sort_values(["replicate", "t"])
                               .mse.to_numpy(), local[0])
-    assert "stream" not in own and cells[0].stream.iloc[0] == "scenario"
+    assert own.stream.iloc[0] == "cell" and cells[0].stream.iloc[0] == "scenario"
 
 
 def test_frame_layout():

@@ -11,6 +11,8 @@ from sweep.colme.statistic import (
     NOISE_VAR,
     SCHEDULE_VAR,
     VAR,
+    Query,
+    Schedule,
     T,
     release,
     schedule_variances,
@@ -28,7 +30,8 @@ def kept_variances(times, mechanism, weights):
     levels = np.zeros((1, 1, 2, 16))
     out = []
     for kappa, t in enumerate(times, start=1):
-        release(pair, levels, 0, 0, kappa, 1.0 / t, 0.0, 0.0, SIGMA2_DP, mechanism, weights)
+        release(pair, levels, Query(0, 0, kappa, t, 0.0, 0.0, 0.0, 0.0), SIGMA2_DP, mechanism,
+                weights)
         out.append(SIGMA2 * pair[0, 0, DATA_COEF] + pair[0, 0, NOISE_VAR])
     return np.array(out)
 
@@ -117,8 +120,9 @@ def test_printed_schedule_variance_is_eq_21(first, lead, period):
     ``period`` (RR with M = 5, and a first sweep longer than the period)."""
     times = [first, *range(first + lead, first + lead + 30 * period, period)]
     checks = np.array(times, dtype=np.int64)
-    planes = {printed: schedule_variances(period, first, checks, SIGMA2, SIGMA2_DP, PM2, MOM,
-                                          lead, printed)[SCHEDULE_VAR, first - 1]
+    schedule = Schedule(positions=first, lead=lead, period=period)
+    planes = {printed: schedule_variances(schedule, checks, SIGMA2, SIGMA2_DP, PM2, MOM,
+                                          printed)[SCHEDULE_VAR, first - 1]
               for printed in (False, True)}
     for kappa in range(1, len(times) + 1):
         closed = data_part(times[:kappa], MOM) + pm2_noise(times[:kappa], MOM)

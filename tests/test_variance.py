@@ -24,7 +24,7 @@ from sweep.colme.config import (
 from sweep.colme.engine import run_replicate
 from sweep.colme.family import FAMILY
 from sweep.colme.privacy import data_bound, sigma_dp, variance_sigma_dp
-from sweep.colme.statistic import NOISE_VAR, RAW_ESTIMATE, new_pair_state
+from sweep.colme.statistic import NOISE_VAR, RAW_ESTIMATE, Query, new_pair_state
 from sweep.colme.variance import (
     bayes_estimate,
     gamma_series,
@@ -106,10 +106,10 @@ def hand_estimates(form, mechanism=PM1, releases=(1, 3, 5), data=(5.0, 1.0, 3.0,
     out = []
     for k, t in enumerate(releases, start=1):
         kappa[0, 0] = k
-        record_p_sum(pair, levels, 0, 0, k, t, float(data[:t].sum()), 0.0, 0.0, mechanism,
-                     form)
-        update_estimate(pair, 0, 0, t, float(data[:t].mean()), float(np.sum(data[:t] ** 2)),
-                        sigma2_dp, INFERRED, PAPER_PRIOR, form)
+        query = Query(0, 0, k, t, float(data[:t].sum()), float(np.sum(data[:t] ** 2)), 0.0, 0.0)
+        record_p_sum(pair, levels, query, mechanism, form)
+        update_estimate(pair, query, float(data[:t].mean()), sigma2_dp, INFERRED, PAPER_PRIOR,
+                        form)
         out.append((pair[0, 0, RAW_ESTIMATE], welch_samples(pair, kappa, 0, 0, INFERRED, dof)))
     return out
 
@@ -167,9 +167,8 @@ def test_welch_test_with_releases_dof_on_a_worked_example():
     bounds = welch_bounds(0.05, t, t)
     outcomes = {}
     for key, samples in (("paper", float(t)), ("releases", float(k))):
-        accept2, reject2 = welch_cuts(bounds, samples)
-        outcomes[key] = passes_welch(gap2, own, other, t, samples, accept2, reject2, bounds,
-                                     theta)
+        outcomes[key] = passes_welch(gap2, own, other, t, samples, welch_cuts(bounds, samples),
+                                     bounds, theta)
     assert outcomes == {"paper": False, "releases": True}
 
 
@@ -192,12 +191,13 @@ def test_welch_releases_dof_accepts_what_the_paper_dof_accepts(variance):
 
 
 def test_welch_dof_enters_the_identity_only_when_set():
-    """``welch_dof`` came after the stored results: at its default a cell keeps its id."""
+    """``welch_dof`` came after the stored results: at its default a cell keeps its id;
+    it is recorded as a column either way."""
     def identity(**options):
         return FAMILY.identity(FAMILY.prepare({"variance": "inferred", **options}, 1))
 
-    assert "welch_dof" not in identity() and "welch_dof" not in FAMILY.columns(
-        FAMILY.prepare({"variance": "inferred"}, 1))
+    assert "welch_dof" not in identity() and FAMILY.columns(
+        FAMILY.prepare({"variance": "inferred"}, 1))["welch_dof"] == "paper"
     assert identity(welch_dof="releases")["welch_dof"] == "releases"
     assert identity(welch_dof="paper") == identity()
 
@@ -306,10 +306,10 @@ def test_welch_decisions_match_the_t_quantile():
         checked_near += abs(gap / (quantile * math.sqrt(own + other)) - 1) < 0.01
         # Bounds as the simulator makes them for a stretch of time around t.
         bounds = welch_bounds(theta0, max(t - int(rng.integers(0, 50)), 1), t)
-        accept2, reject2 = welch_cuts(bounds, float(t_kappa))
+        cuts = welch_cuts(bounds, float(t_kappa))
         expected = gap < quantile * math.sqrt(own + other)
-        assert passes_welch(gap * gap, own, other, t, float(t_kappa), accept2, reject2,
-                            bounds, theta) == expected
+        assert passes_welch(gap * gap, own, other, t, float(t_kappa), cuts, bounds,
+                            theta) == expected
     assert checked_near > 1000
 
 

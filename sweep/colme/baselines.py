@@ -35,7 +35,13 @@ from scipy import integrate, stats
 from . import config as codes
 from .config import ColmeConfig
 from .privacy import sigma_dp
-from .statistic import SCHEDULE_FIRST_WEIGHT, SCHEDULE_TAIL, SCHEDULE_VAR, schedule_variances
+from .statistic import (
+    SCHEDULE_FIRST_WEIGHT,
+    SCHEDULE_TAIL,
+    SCHEDULE_VAR,
+    Schedule,
+    schedule_variances,
+)
 
 
 def local_mse(config: ColmeConfig, times: np.ndarray) -> np.ndarray:
@@ -66,14 +72,12 @@ def _schedule(config: ColmeConfig, period: int, n_positions: int, times: np.ndar
     """:func:`~sweep.colme.statistic.schedule_variances` for the mechanism, weights, noise
     and ``oracle_eq21`` of ``config``."""
     return schedule_variances(
-        period,
-        n_positions,
+        Schedule(positions=n_positions, lead=lead, period=period),
         np.asarray(times, dtype=np.int64),
         config.sigma**2,
         sigma_dp(config) ** 2,
         codes.MECHANISMS.index(config.mechanism),
         codes.WEIGHTS.index(config.weights),
-        lead,
         config.oracle_eq21 == "printed",
     )
 

@@ -17,11 +17,14 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..options import (
+    READING,
+    ROWS,
     check_checkpoints,
     checkpoint_times,
     choice,
     fail,
     integer,
+    option,
     plain_options,
     real,
 )
@@ -66,7 +69,7 @@ class DecisionConfig:
     """
 
     theta0: float = 0.05
-    refresh: str = "on_query"
+    refresh: str = option("on_query", kind=READING)
 
     def validate(self) -> None:
         # θ_t must stay in (0, 1] for every t >= 1, i.e. θ0 <= ln 2.
@@ -115,20 +118,21 @@ class ColmeConfig:
     epsilon: float = 1.0
     delta: float = 1e-6
     noise: str = "gaussian"
-    mechanism: str = "pm1"
+    mechanism: str = option("pm1", group="mechanism")
     pm2_split: bool = True
     weights: str = "last"
     schedule: str = "rr"
     class_estimator: str = "test"
-    variance: str = "known"
-    prior: str = "paper"
-    inferred_form: str = "eq16"
-    welch_dof: str = "paper"
-    oracle_start: str = "paper"
-    oracle_eq21: str = "exact"
-    stream: str = "cell"
+    variance: str = option("known", group="variance")
+    prior: str = option("paper", kind=READING)
+    inferred_form: str = option("eq16", kind=READING)
+    # Added to version 1's results (``since``): at their defaults, cells keep their ids.
+    welch_dof: str = option("paper", kind=READING, since=1)
+    oracle_start: str = option("paper", kind=READING, since=1)
+    oracle_eq21: str = option("exact", kind=READING, since=1)
+    stream: str = option("cell", since=1)
     decision: DecisionConfig = field(default_factory=DecisionConfig)
-    checkpoints: int | tuple[int, ...] = 100
+    checkpoints: int | tuple[int, ...] = option(100, kind=ROWS)
 
     @classmethod
     def from_options(cls, **options: Any) -> ColmeConfig:
@@ -263,22 +267,6 @@ class ColmeConfig:
     def checkpoint_times(self) -> np.ndarray:
         """Times at which metrics are recorded (see :func:`sweep.options.checkpoint_times`)."""
         return checkpoint_times(self.checkpoints, self.t_max)
-
-    def as_columns(self) -> dict[str, Any]:
-        """The options as flat result columns (nested groups joined with '.')."""
-        columns: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, DecisionConfig):
-                for g in dataclasses.fields(value):
-                    columns[f"{f.name}.{g.name}"] = getattr(value, g.name)
-            elif f.name == "checkpoints":
-                continue  # recorded as the t column
-            elif isinstance(value, tuple):
-                columns[f.name] = ",".join(repr(float(v)) for v in value)
-            else:
-                columns[f.name] = value
-        return columns
 
 
 # Integer codes of the choices, as the compiled kernels see them: the index in the

@@ -7,14 +7,12 @@ other replicates run, where, or in which order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from scipy.special import ndtri
 
 from . import config as codes
 from .config import ColmeConfig
-from .kernel import N_METRICS, Scheme, compile_scheme
+from .kernel import N_METRICS, Constants, Scheme, State, compile_scheme
 from .privacy import data_bound, sigma_dp, variance_sigma_dp
 from .statistic import new_pair_state
 from .variance import welch_bounds
@@ -22,20 +20,6 @@ from .variance import welch_bounds
 # Longest stretch of time steps run in one kernel call; bounds the memory of the
 # per-step thresholds so that it does not grow with t_max.
 _MAX_SPAN = 1 << 15
-
-
-@dataclass
-class ReplicateState:
-    """Arrays of one replicate after its last step (receiver a first, sender b second)."""
-
-    labels: np.ndarray  # class of each agent
-    data_sum: np.ndarray  # Σ_{i<=t} X_a^(i)
-    square_sum: np.ndarray  # Σ_{i<=t} (X_a^(i))² (estimated variances only)
-    kappa: np.ndarray  # κ_{b→a}
-    pair: np.ndarray  # statistic fields, see :mod:`sweep.colme.statistic`
-    levels: np.ndarray  # PM-II per-level noise and coefficients
-    chi: np.ndarray  # stored χ_a(b) of the on_query decision rule
-    last: np.ndarray  # agent queried last by each a
 
 
 def thresholds(theta0: float, t_first: int, t_last: int) -> np.ndarray:
@@ -82,7 +66,7 @@ def scheme_of(config: ColmeConfig) -> Scheme:
 
 def run_replicate(
     config: ColmeConfig, seed: np.random.SeedSequence
-) -> tuple[np.ndarray, ReplicateState]:
+) -> tuple[np.ndarray, State]:
     """Simulate one replicate; return its metrics at each checkpoint and its final state.
 
     The metrics array has shape (n_checkpoints, 5) with the columns of
@@ -96,36 +80,36 @@ def run_replicate(
         n, codes.MECHANISMS.index(config.mechanism), config.t_max.bit_length(),
         known=config.variance == "known",
     )
-    state = ReplicateState(
+    state = State(
         labels=labels,
         data_sum=np.zeros(n),
         square_sum=np.zeros(n),
+        last=np.full(n, -1, dtype=np.int64),
         kappa=kappa,
         pair=pair,
         levels=levels,
         chi=np.ones((n, n), dtype=np.uint8),
-        last=np.full(n, -1, dtype=np.int64),
     )
-    means = np.asarray(config.class_means, dtype=np.float64)
-    sigma2 = float(config.sigma) ** 2
-    kernels = compile_scheme(scheme_of(config))
     theta0 = config.decision.theta0
+    constants = Constants(
+        means=np.asarray(config.class_means, dtype=np.float64),
+        sigma2=float(config.sigma) ** 2,
+        bound=data_bound(config.distribution, config.sigma),
+        sigma_dp=sigma_dp(config),
+        sigma_variance=variance_sigma_dp(config),
+        theta0=theta0,
+    )
+    kernels = compile_scheme(scheme_of(config))
     # The Welch test's quantile bounds; known variances never read them.
     bounds = welch_bounds if config.variance != "known" else _no_bounds
-    constants = (sigma2, data_bound(config.distribution, config.sigma), sigma_dp(config),
-                 variance_sigma_dp(config), theta0)
     metrics = np.empty((times.size, N_METRICS))
     done = 0
     for c, checkpoint in enumerate(times):
         while done < checkpoint:
             stop = min(int(checkpoint), done + _MAX_SPAN)
             kernels.advance(done + 1, stop, thresholds(theta0, done, stop),
-                            bounds(theta0, done, stop), rng, state.data_sum, state.square_sum,
-                            means, labels, state.last, kappa, pair, levels, state.chi,
-                            *constants)
+                            bounds(theta0, done, stop), rng, state, constants)
             done = stop
         metrics[c] = kernels.measure(done, thresholds(theta0, done, done)[0],
-                                     bounds(theta0, done, done), theta0, state.data_sum,
-                                     state.square_sum, means, labels, config.n_classes, pair,
-                                     kappa, state.chi, sigma2)
+                                     bounds(theta0, done, done), state, constants)
     return metrics, state

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
-from ..options import identity_options
+from ..options import describe
 from ..results import Metric, ResultSchema
 from .config import ColmeConfig
 from .simulate import check_baselines, columns
@@ -24,9 +24,6 @@ from .simulate import check_baselines, columns
 _AGENT_STEPS_PER_SECOND = 2.5e7
 _CHECKPOINT_PAIR_COST = 4.0
 _TABLE_SECONDS = 2e-3
-#: Options added after the first stored results: at their defaults they stay out of a
-#: cell's identity and columns, so those cells keep their ids and stored results.
-LATER = ("welch_dof", "oracle_start", "oracle_eq21", "stream")
 
 
 @dataclass(frozen=True)
@@ -58,7 +55,7 @@ class ColmeFamily:
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> ColmeCell:
         options = dict(options)
-        baselines = check_baselines(options.pop("baselines", ()))
+        baselines = check_baselines(options.pop("baselines", ColmeOptions.baselines))
         config = ColmeConfig.from_options(**options).normalized("oracle" in baselines)
         cell = ColmeCell(config, baselines)
         if replicates == 0 and not self.has_analytic(cell):
@@ -68,16 +65,12 @@ class ColmeFamily:
         return cell
 
     def identity(self, prepared: ColmeCell) -> dict[str, Any]:
-        return {**identity_options(prepared.config, later=LATER),
+        return {**describe(prepared.config).identity,
                 "baselines": list(prepared.baselines)}
 
     def columns(self, prepared: ColmeCell) -> dict[str, Any]:
-        config = prepared.config
-        # The later options the identity leaves out (at their defaults) are not recorded.
-        unset = set(LATER) - set(identity_options(config, later=LATER))
-        columns = {name: value for name, value in config.as_columns().items()
-                   if name not in unset}
-        return {**columns, "baselines": ",".join(prepared.baselines)}
+        return {**describe(prepared.config).columns,
+                "baselines": ",".join(prepared.baselines)}
 
     def cost(self, prepared: ColmeCell) -> float:
         config = prepared.config

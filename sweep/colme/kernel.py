@@ -47,7 +47,7 @@ from .config import (
     TRIANGULAR,
     UNIFORM,
 )
-from .statistic import ESTIMATE, VAR, T, release, set_variance
+from .statistic import ESTIMATE, VAR, Query, T, release, set_variance
 from .variance import passes_welch, record_p_sum, update_estimate, welch_cuts, welch_samples
 
 # Columns of the metrics row measured at a checkpoint.
@@ -76,61 +76,86 @@ def own_variance(data_sum: float, square_sum: float, t: int, sigma2: float,
     return max(square_sum - data_sum * data_sum / t, 0.0) / ((t - 1.0) * t)
 
 
+class State(NamedTuple):
+    """Algorithm 1's state of one replicate, in arrays indexed [a] (agent a) or [a, b]
+    (receiver a, sender b); the kernels of :func:`compile_scheme` update it in place."""
+
+    labels: np.ndarray  # class of each agent
+    data_sum: np.ndarray  # Σ_{i<=t} X_a^(i)
+    square_sum: np.ndarray  # Σ_{i<=t} (X_a^(i))² (estimated variances only)
+    last: np.ndarray  # the agent a queried last (-1 before its first query)
+    kappa: np.ndarray  # κ_{b→a}, the releases of b to a so far
+    pair: np.ndarray  # T_{b→a}, Var[T_{b→a}] and their sums, see :mod:`sweep.colme.statistic`
+    levels: np.ndarray  # PM-II's live p-sums per level
+    chi: np.ndarray  # χ_a(b) of the last test made on b's answer (``on_query``)
+
+
+class Constants(NamedTuple):
+    """The numbers of a scenario that no time step changes."""
+
+    means: np.ndarray  # μ_c, the mean of each class c
+    sigma2: float  # σ², every agent's data variance, known with ``variance=known`` (eq. (3))
+    bound: float  # the data's bound: X_a^(t) lies in [μ_a - bound, μ_a + bound]
+    sigma_dp: float  # σ_DP, the standard deviation of each p-sum noise (Sec. IV)
+    sigma_variance: float  # the same for Sch-Var-1's variance noise (Sec. V-A)
+    theta0: float  # θ_t = θ0/ln(t + 1), the decision rule's level (Sec. III-C1)
+
+
+# The small structures below hold scalars only, so that building and reading them inside
+# the loops costs nothing: one holding an array is reference-counted at each read, which
+# keeps the loops from being unrolled (and State is therefore unpacked before the loops).
+class Threshold(NamedTuple):
+    """The decision rule at time t: its level θ_t and the normal quantile
+    z_t² = Φ⁻¹(1 - θ_t/2)² (Sec. III-C1)."""
+
+    t: int
+    theta: float
+    z2: float
+
+
+class Peer(NamedTuple):
+    """What agent a knows of agent b != a when it tests b (Sec. III-C)."""
+
+    same_class: bool  # b is in a's class (what the oracle class estimator knows)
+    stored: int  # χ of the last test made on b's answer (``on_query``)
+    gap2: float  # (X̄_a^(t) - T_{b→a})²
+    # Var[T_{b→a}]: +∞ until a has heard from b, or has a usable estimate of σ_b² (b then
+    # belongs to C_a)
+    other: float
+    samples: float  # n_b: Var̂[T_{b→a}] has n_b - 1 degrees of freedom (welch_samples)
+
+
 @numba.njit(cache=True, inline="always")
-def decide(
-    gap2: float,
-    own: float,
-    other: float,
-    t: int,
-    samples: float,
-    z2: float,
-    accept2: float,
-    reject2: float,
-    bounds: np.ndarray,
-    theta: float,
-    variance: int,
-) -> bool:
-    """The decision rule's test: Sec. III-C1 (known variance, squared) or the Welch test of
-    Sec. III-C2 (estimated variances; ``accept2``, ``reject2`` from ``welch_cuts``)."""
+def decide(gap2: float, own: float, other: float, samples: float, cuts: tuple[float, float],
+           threshold: Threshold, bounds: np.ndarray, variance: int) -> bool:
+    """The decision rule's test at ``threshold``: Sec. III-C1 (known variance, squared) or
+    the Welch test of Sec. III-C2 (estimated variances; ``cuts`` from ``welch_cuts``, and
+    ``bounds`` those of its quantiles over the current stretch of time, from
+    :func:`~sweep.colme.variance.welch_bounds`)."""
     if variance == KNOWN:
-        return gap2 < z2 * (own + other)
-    return passes_welch(gap2, own, other, t, samples, accept2, reject2, bounds, theta)
+        return gap2 < threshold.z2 * (own + other)
+    return passes_welch(gap2, own, other, threshold.t, samples, cuts, bounds, threshold.theta)
 
 
 @numba.njit(cache=True, inline="always")
-def in_estimate(
-    same_class: bool,
-    stored: int,
-    gap2: float,
-    own: float,
-    other: float,
-    t: int,
-    samples: float,
-    z2: float,
-    bounds: np.ndarray,
-    theta: float,
-    estimator: int,
-    refresh: int,
-    variance: int,
-) -> bool:
-    """χ_a^(t)(b; θ_t) for b != a.
+def in_estimate(peer: Peer, own: float, threshold: Threshold, bounds: np.ndarray,
+                estimator: int, refresh: int, variance: int) -> bool:
+    """χ_a^(t)(b; θ_t) for the ``peer`` b at t = ``threshold.t``; ``own`` = Var[X̄_a^(t)].
 
-    ``gap2`` = (X̄_a^(t) - T_{b→a})², ``own`` = Var[X̄_a^(t)], ``other`` = Var[T_{b→a}]
-    (+∞ until a has heard from b, or has a usable estimate of σ_b²: b then belongs to C_a);
-    ``stored`` is the χ of the last test made on b's answer (``on_query``); z² is the
-    normal quantile, ``bounds`` bound the Welch test's (:func:`~.variance.passes_welch`),
-    whose ν gives Var̂[T_{b→a}] ``samples`` - 1 degrees of freedom.
+    ``on_query`` reads the χ of the last test made on b's answer, ``every_step`` tests b
+    now. The last three arguments are codes of :mod:`sweep.colme.config`, constants of a
+    compiled scheme.
     """
     if estimator == ORACLE:
-        return same_class
-    if other == math.inf:
+        return peer.same_class
+    if peer.other == math.inf:
         return True
     if refresh == ON_QUERY:
-        return stored != 0
-    accept2 = reject2 = 0.0
+        return peer.stored != 0
+    cuts = (0.0, 0.0)
     if variance != KNOWN:
-        accept2, reject2 = welch_cuts(bounds, samples)
-    return decide(gap2, own, other, t, samples, z2, accept2, reject2, bounds, theta, variance)
+        cuts = welch_cuts(bounds, peer.samples)
+    return decide(peer.gap2, own, peer.other, peer.samples, cuts, threshold, bounds, variance)
 
 
 class Scheme(NamedTuple):
@@ -152,13 +177,19 @@ class Scheme(NamedTuple):
 class Kernels(NamedTuple):
     """The compiled time loop and checkpoint metrics of one scheme."""
 
-    advance: Callable[..., None]
-    measure: Callable[..., np.ndarray]
+    advance: Callable[[int, int, np.ndarray, np.ndarray, np.random.Generator, State,
+                       Constants], None]
+    measure: Callable[[int, float, np.ndarray, State, Constants], np.ndarray]
 
 
 @functools.cache
 def compile_scheme(scheme: Scheme) -> Kernels:
-    """Kernels of one scheme; the closure constants below are folded in by the compiler."""
+    """Kernels of one scheme; the closure constants below are folded in by the compiler.
+
+    The codes stay plain integers of the closure, never fields of a structure: the
+    compiler prunes the branches of other schemes only where it sees a constant (read from
+    a tuple, they are all compiled, and compilation takes twice as long).
+    """
     (distribution, noise, mechanism, weights, schedule, estimator, refresh, variance,
      prior, form, dof) = scheme
     kind = kind_code(NOISES[noise])  # the noise component's code of the configured noise
@@ -166,41 +197,25 @@ def compile_scheme(scheme: Scheme) -> Kernels:
     # IEEE division (error_model="numpy"): every division by a possible zero is guarded
     # above, and Python's zero checks would keep unused divisions alive.
     @numba.njit(cache=True, error_model="numpy")
-    def advance(
-        t_first: int,
-        t_last: int,
-        z2: np.ndarray,
-        bounds: np.ndarray,
-        rng: np.random.Generator,
-        data_sum: np.ndarray,
-        square_sum: np.ndarray,
-        means: np.ndarray,
-        labels: np.ndarray,
-        last: np.ndarray,
-        kappa: np.ndarray,
-        pair: np.ndarray,
-        levels: np.ndarray,
-        chi: np.ndarray,
-        sigma2: float,
-        bound: float,
-        sigma_dp: float,
-        sigma_variance: float,
-        theta0: float,
-    ) -> None:
+    def advance(t_first: int, t_last: int, z2: np.ndarray, bounds: np.ndarray,
+                rng: np.random.Generator, state: State, constants: Constants) -> None:
         """Run time steps t_first..t_last of Algorithm 1 for every agent.
 
         ``z2[t - t_first + 1]`` is z_t² for t_first - 1 <= t <= t_last; ``bounds`` holds
-        the Welch bounds for the same times. ``last[a]`` is the agent a queried last (-1
-        before the first query).
+        the Welch bounds for the same times. ``rng`` draws the data and noises.
         """
+        labels, data_sum, square_sum = state.labels, state.data_sum, state.square_sum
+        last, kappa, pair, levels, chi = (state.last, state.kappa, state.pair, state.levels,
+                                          state.chi)
+        means, sigma2, sigma_dp = constants.means, constants.sigma2, constants.sigma_dp
         n_agents = data_sum.size
         sigma2_dp = sigma_dp * sigma_dp
         target = np.empty(n_agents, dtype=np.int64)
         for t in range(t_first, t_last + 1):
             # Line 8: choose_agent(C_a^(t-1)); RR takes the next index, rRR the next member.
             prev = t - 1
-            z2_prev = z2[t - t_first]
-            theta_prev = theta0 / math.log1p(prev) if prev > 0 else 1.0
+            before = Threshold(prev, constants.theta0 / math.log1p(prev) if prev > 0 else 1.0,
+                               z2[t - t_first])
             for a in range(n_agents):
                 target[a] = -1
                 b = last[a]
@@ -213,25 +228,24 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                     if b == a:
                         continue
                     if schedule == RR or in_estimate(
-                        labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2,
-                        own, pair[a, b, VAR], prev, welch_samples(pair, kappa, a, b, variance, dof),
-                        z2_prev, bounds, theta_prev, estimator, refresh, variance,
+                        Peer(labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2,
+                             pair[a, b, VAR], welch_samples(pair, kappa, a, b, variance, dof)),
+                        own, before, bounds, estimator, refresh, variance,
                     ):
                         target[a] = b
                         break
             # Lines 5-6: receive.
             for a in range(n_agents):
-                x = draw_datum(rng, distribution, means[labels[a]], bound)
+                x = draw_datum(rng, distribution, means[labels[a]], constants.bound)
                 data_sum[a] += x
                 if variance != KNOWN:
                     square_sum[a] += x * x
             # Lines 9-11: query; b releases its privatized mean to a.
-            z2_now = z2[t - t_first + 1]
-            theta_now = theta0 / math.log1p(t)
+            now = Threshold(t, constants.theta0 / math.log1p(t), z2[t - t_first + 1])
             inv_t = 1.0 / t
-            accept2 = reject2 = 0.0
+            cuts = (0.0, 0.0)
             if variance != KNOWN and t > 1 and dof != RELEASES_DOF:
-                accept2, reject2 = welch_cuts(bounds, t)  # every test of this step has t_κ = t
+                cuts = welch_cuts(bounds, t)  # every test of this step has t_κ = t
             for a in range(n_agents):
                 b = target[a]
                 if b < 0:
@@ -244,16 +258,14 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                 if mechanism != NO_MECHANISM:
                     fresh = draw_std(rng, kind, sigma_dp)
                     if variance == SHARED:
-                        fresh_variance = draw_std(rng, kind, sigma_variance)
-                released = release(pair, levels, a, b, k, inv_t, data_sum[b], fresh,
-                                   sigma2_dp, mechanism, weights)
+                        fresh_variance = draw_std(rng, kind, constants.sigma_variance)
+                query = Query(a, b, k, t, data_sum[b], square_sum[b], fresh, fresh_variance)
+                released = release(pair, levels, query, sigma2_dp, mechanism, weights)
                 if variance == KNOWN:
                     sigma2_b = sigma2
                 else:
-                    record_p_sum(pair, levels, a, b, k, t, data_sum[b], fresh,
-                                 fresh_variance, mechanism, form)
-                    update_estimate(pair, a, b, t, released, square_sum[b], sigma2_dp,
-                                    variance, prior, form)
+                    record_p_sum(pair, levels, query, mechanism, form)
+                    update_estimate(pair, query, released, sigma2_dp, variance, prior, form)
                     sigma2_b = pair[a, b, ESTIMATE]
                 set_variance(pair, a, b, sigma2_b)
                 if estimator == TEST and refresh == ON_QUERY:
@@ -261,40 +273,29 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                     samples = float(t)
                     if dof == RELEASES_DOF and other < math.inf:
                         samples = welch_samples(pair, kappa, a, b, variance, dof)
-                        accept2, reject2 = welch_cuts(bounds, samples)
+                        cuts = welch_cuts(bounds, samples)
                     chi[a, b] = other == math.inf or decide(
                         (data_sum[a] * inv_t - pair[a, b, T]) ** 2,
                         own_variance(data_sum[a], square_sum[a], t, sigma2, variance),
-                        other, t, samples, z2_now, accept2, reject2, bounds, theta_now,
-                        variance,
+                        other, samples, cuts, now, bounds, variance,
                     )
 
     @numba.njit(cache=True, error_model="numpy")
-    def measure(
-        t: int,
-        z2: float,
-        bounds: np.ndarray,
-        theta0: float,
-        data_sum: np.ndarray,
-        square_sum: np.ndarray,
-        means: np.ndarray,
-        labels: np.ndarray,
-        n_classes: int,
-        pair: np.ndarray,
-        kappa: np.ndarray,
-        chi: np.ndarray,
-        sigma2: float,
-    ) -> np.ndarray:
+    def measure(t: int, z2: float, bounds: np.ndarray, state: State,
+                constants: Constants) -> np.ndarray:
         """Metrics at time t: the MSEs of Algorithm 1, local and ideal, and the class errors.
 
         μ_a^(t) combines X̄_a^(t) and the statistics of C_a^(t) \\ {a} with the weights of
         eq. (3), or eq. (5) with estimated variances; an agent with Var = ∞ has weight 0.
         The error rates pool all ordered pairs a != b: false exclusions over pairs of the
         same class, false inclusions over pairs of different classes (NaN where there are
-        none).
+        none). ``z2`` is z_t² and ``bounds`` the Welch bounds at t.
         """
+        labels, data_sum, square_sum = state.labels, state.data_sum, state.square_sum
+        pair, kappa, chi, means = state.pair, state.kappa, state.chi, constants.means
         n_agents = data_sum.size
-        theta = theta0 / math.log1p(t)
+        n_classes = means.size
+        threshold = Threshold(t, constants.theta0 / math.log1p(t), z2)
         out = np.zeros(N_METRICS)
         class_sum = np.zeros(n_classes)
         class_size = np.zeros(n_classes)
@@ -305,14 +306,14 @@ def compile_scheme(scheme: Scheme) -> Kernels:
         same = excluded = other = included = 0
         for a in range(n_agents):
             mean_a = data_sum[a] / t
-            own = own_variance(data_sum[a], square_sum[a], t, sigma2, variance)
+            own = own_variance(data_sum[a], square_sum[a], t, constants.sigma2, variance)
             precision = 0.0
             weighted = 0.0
             for b in range(n_agents):
                 member[b] = b != a and in_estimate(
-                    labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2, own,
-                    pair[a, b, VAR], t, welch_samples(pair, kappa, a, b, variance, dof),
-                    z2, bounds, theta, estimator, refresh, variance,
+                    Peer(labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2,
+                         pair[a, b, VAR], welch_samples(pair, kappa, a, b, variance, dof)),
+                    own, threshold, bounds, estimator, refresh, variance,
                 )
                 if member[b] and pair[a, b, VAR] < math.inf:
                     w = 1.0 / pair[a, b, VAR]

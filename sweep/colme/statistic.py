@@ -35,6 +35,7 @@ The noise N_κ of release κ (Sec. IV; one fresh p-sum noise per query):
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -95,6 +96,22 @@ def new_pair_state(
     return kappa, pair, levels
 
 
+class Query(NamedTuple):
+    """The κ-th query of receiver a to sender b, at time t (Algorithm 1, lines 9-11), and
+    what b's answer is made of: its sums Σ_{i<=t} X_b^(i) and Σ_{i<=t} (X_b^(i))² (read by
+    the estimated-variance schemes only), and the fresh noises of the p-sum the release
+    creates (Sec. IV): Z on its mean and W on its variance (Sch-Var-1; 0 otherwise)."""
+
+    a: int
+    b: int
+    kappa: int
+    t: int
+    data_sum: float
+    square_sum: float
+    noise: float
+    variance_noise: float
+
+
 @numba.njit(cache=True, inline="always")
 def _top_bit(kappa: int) -> int:
     """2^⌊log2 κ⌋."""
@@ -118,33 +135,31 @@ def window_length(kappa: int, weights: int) -> int:
 def release(
     pair: np.ndarray,
     levels: np.ndarray,
-    a: int,
-    b: int,
-    kappa: int,
-    inv_t: float,
-    data_sum: float,
-    fresh: float,
+    query: Query,
     sigma2_dp: float,
     mechanism: int,
     weights: int,
 ) -> float:
-    """Apply the κ-th release of b to a at time t; update T_{b→a} and the two parts of
-    Var[T_{b→a}] = σ_b² DATA_COEF + NOISE_VAR. Return the released mean X̄_b^(t) + Z^(t).
+    """Apply the release answering ``query`` (the κ-th of b to a, at time t); update
+    T_{b→a} and the two parts of Var[T_{b→a}] = σ_b² DATA_COEF + NOISE_VAR. Return the
+    released mean X̄_b^(t) + Z^(t).
 
-    ``inv_t`` is 1/t, ``data_sum`` is Σ_{i<=t} X_b^(i) and ``fresh`` the new p-sum noise
-    of this release. The caller sets VAR with the σ_b² it knows or estimates.
+    ``mechanism`` and ``weights`` are codes of :mod:`sweep.colme.config`, constants of a
+    compiled scheme. The caller sets VAR with the σ_b² it knows or estimates.
     """
+    a, b, kappa = query.a, query.b, query.kappa
+    inv_t = 1.0 / query.t
     # Indexing pair[a, b, FIELD] rather than a view of pair[a, b] spares the
     # reference counting of a view on this hot path.
     noise_squares = 0.0
     if mechanism == PM1:
-        noise = pair[a, b, NOISE] + fresh
+        noise = pair[a, b, NOISE] + query.noise
     elif mechanism == PM2:
-        noise = push_and_sum(levels[a, b, LEVEL_NOISE], kappa, fresh)
+        noise = push_and_sum(levels[a, b, LEVEL_NOISE], kappa, query.noise)
     else:
         noise = 0.0
     pair[a, b, NOISE] = noise
-    released = (data_sum + noise) * inv_t
+    released = (query.data_sum + noise) * inv_t
     n = window_length(kappa, weights)
     if mechanism == PM2:
         if n == 1:
@@ -198,28 +213,35 @@ SCHEDULE_TAIL = 2  # Σ_{j>=2} w_j/t_j, the coefficient G_2 of eqs. (2) and (20)
 SCHEDULE_PLANES = 3
 
 
+class Schedule(NamedTuple):
+    """A periodic query schedule: the agent at position ℓ = 1..``positions`` is queried
+    at t = ℓ, then at ℓ + ``lead``, ℓ + ``lead`` + ``period``, … (RR: lead = period =
+    M - 1; rRR with an oracle class of size n, Remark 3: lead = period = n - 1; the
+    simulator's rRR, whose first sweep queries all M - 1 others: lead = M - 1,
+    period = n - 1)."""
+
+    positions: int
+    lead: int
+    period: int
+
+
 @numba.njit(cache=True)
 def schedule_variances(
-    period: int,
-    n_positions: int,
+    schedule: Schedule,
     times: np.ndarray,
     sigma2: float,
     sigma2_dp: float,
     mechanism: int,
     weights: int,
-    lead: int,
     printed: bool,
 ) -> np.ndarray:
-    """Var[T_{ℓ→a}] at each time of ``times`` for a periodic query schedule.
+    """Var[T_{ℓ→a}] at each time of ``times`` for a periodic query ``schedule``.
 
-    The agent at position ℓ = 1..n_positions is queried at t = ℓ, then at ℓ + lead,
-    ℓ + lead + period, … (RR: lead = period = M - 1; rRR with an oracle class of size n,
-    Remark 3: lead = period = n - 1; the simulator's rRR, whose first sweep queries all
-    M - 1 others: lead = M - 1, period = n - 1). ``printed`` replaces PM-II's exact noise
-    term by eq. (21) as printed, which pools per bit-length group and bit position the
-    releases of the window (see the module's docstring).
+    ``printed`` replaces PM-II's exact noise term by eq. (21) as printed, which pools per
+    bit-length group and bit position the releases of the window (see the module's
+    docstring).
 
-    Returns an array of shape (SCHEDULE_PLANES, n_positions, len(times)): Var[T] (+inf
+    Returns an array of shape (SCHEDULE_PLANES, positions, len(times)): Var[T] (+inf
     before the first release), and w_1 and G_2 = Σ_{j>=2} w_j/t_j after the latest
     release. With them Var[T] for another first query time t_1 < ℓ + lead follows in
     closed form: t_1 enters eq. (2) only through σ_b² w_1²/t_1 (the data term's first two
@@ -228,6 +250,7 @@ def schedule_variances(
     under PM-I (eq. 20) and w_1/t_1 under PM-II (release 1 alone uses it, in eq. (21)
     too).
     """
+    n_positions, lead, period = schedule
     n_levels = 1  # bit length of the last time, the most levels PM-II can reach
     while (1 << n_levels) <= times[-1]:
         n_levels += 1
@@ -256,7 +279,8 @@ def schedule_variances(
             if c == times.size:
                 break
             kappa += 1
-            release(pair, levels, 0, 0, kappa, 1.0 / t, 0.0, 0.0, sigma2_dp, mechanism, weights)
+            release(pair, levels, Query(0, 0, kappa, t, 0.0, 0.0, 0.0, 0.0), sigma2_dp,
+                    mechanism, weights)
             if printed and mechanism == PM2:
                 n = window_length(kappa, weights)
                 if n == 1:

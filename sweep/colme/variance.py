@@ -80,6 +80,7 @@ from .statistic import (
     SPLIT_SIZE,
     U_SQUARES,
     U_SUM,
+    Query,
 )
 
 # Degrees of freedom ν_j = 2^(j/8), j < 160, and ν_160 = ∞, at which the Welch test keeps
@@ -118,35 +119,29 @@ def _add_p_sum(
 def record_p_sum(
     pair: np.ndarray,
     levels: np.ndarray,
-    a: int,
-    b: int,
-    kappa: int,
-    t: int,
-    data_sum: float,
-    fresh: float,
-    fresh_variance: float,
+    query: Query,
     mechanism: int,
     form: int = EQ16,
 ) -> None:
-    """Record the p-sum created by the κ-th release of b to a at time t and update the
-    sums over the p-sums of that release's split.
+    """Record the p-sum created by the release answering ``query`` (the κ-th of b to a,
+    at time t, with the new p-sum's mean noise Z and variance noise W) and update the sums
+    over the p-sums of that release's split.
 
-    ``data_sum`` is Σ_{i<=t} X_b^(i); ``fresh`` and ``fresh_variance`` are the new p-sum's
-    mean noise Z and variance noise W. With ``form`` = DROP_FIRST (PM-I only) the first
-    p-sum is left out of the sums.
+    With ``form`` = DROP_FIRST (PM-I only) the first p-sum is left out of the sums.
     """
-    data = data_sum - pair[a, b, LAST_SUM]
+    a, b, kappa, t = query.a, query.b, query.kappa, query.t
+    data = query.data_sum - pair[a, b, LAST_SUM]
     length = t - pair[a, b, LAST_TIME]
-    pair[a, b, LAST_SUM] = data_sum
+    pair[a, b, LAST_SUM] = query.data_sum
     pair[a, b, LAST_TIME] = t
     if mechanism != PM2:  # PM-I (or no noise): the split is every query interval
         if form != DROP_FIRST or kappa > 1:
-            _add_p_sum(pair, a, b, data, length, fresh, fresh_variance)
+            _add_p_sum(pair, a, b, data, length, query.noise, query.variance_noise)
         return
     # The p-sums below merge into the new one (the binary mechanism's tree).
     low = merge_push(levels[a, b, LEVEL_DATA], kappa, data)
     merge_push(levels[a, b, LEVEL_LENGTH], kappa, length)
-    levels[a, b, LEVEL_VARIANCE_NOISE, low] = fresh_variance
+    levels[a, b, LEVEL_VARIANCE_NOISE, low] = query.variance_noise
     for field in (SPLIT_SIZE, INV_LENGTHS, CROSS, U_SUM, U_SQUARES):
         pair[a, b, field] = 0.0
     bits = kappa
@@ -210,18 +205,17 @@ def bayes_estimate(raw: float, k: float, noise: float, prior: int) -> float:
 @numba.njit(cache=True, inline="always")
 def update_estimate(
     pair: np.ndarray,
-    a: int,
-    b: int,
-    t: int,
+    query: Query,
     released: float,
-    square_sum: float,
     sigma2_dp: float,
     variance: int,
     prior: int,
     form: int,
 ) -> None:
     """Update V_{b→a} (RAW_ESTIMATE) and the σ_b² estimate in use (ESTIMATE) after the
-    release ``released`` = X̄_b^(t) + Z^(t); ``square_sum`` is Σ_{i<=t} (X_b^(i))²."""
+    release ``released`` = X̄_b^(t) + Z^(t) answering ``query``."""
+    a, b, t = query.a, query.b, query.t
+    square_sum = query.square_sum
     k = pair[a, b, SPLIT_SIZE]
     inv_lengths = pair[a, b, INV_LENGTHS]
     noise = 0.0
@@ -324,22 +318,22 @@ def passes_welch(
     other: float,
     t: int,
     samples: float,
-    accept2: float,
-    reject2: float,
+    cuts: tuple[float, float],
     bounds: np.ndarray,
     theta: float,
 ) -> bool:
     """Welch test of Sec. III-C2: |X̄_a - T| < Φ⁻¹_{t,ν}(1 - θ/2) √(V_a/t + Var̂[T]).
 
     ``gap2`` = (X̄_a - T)², ``own`` = V_a^(t)/t, ``other`` = Var̂[T_{b→a}], ν as after
-    eq. (5) with ``samples`` - 1 in place of t_κ - 1 (:func:`welch_samples`). ``accept2``
-    and ``reject2`` come from :func:`welch_cuts`. Between them, the quantile, which falls
-    with ν and rises with t, is bracketed by ``bounds[0, j + 1]``, the quantile at
-    ν_{j+1} >= ν for the smallest t of the current stretch, and ``bounds[1, j]``, the one
-    at ν_j <= ν for its largest t (see :data:`WELCH_DOF`); only inside that bracket is the
-    exact comparison made: P(|T_ν| >= |gap|/se) > θ, with the Student tail
-    I_{ν/(ν+x²)}(ν/2, 1/2).
+    eq. (5) with ``samples`` - 1 in place of t_κ - 1 (:func:`welch_samples`). ``cuts``,
+    the squared quantiles (accept², reject²), come from :func:`welch_cuts`. Between them,
+    the quantile, which falls with ν and rises with t, is bracketed by
+    ``bounds[0, j + 1]``, the quantile at ν_{j+1} >= ν for the smallest t of the current
+    stretch, and ``bounds[1, j]``, the one at ν_j <= ν for its largest t (see
+    :data:`WELCH_DOF`); only inside that bracket is the exact comparison made:
+    P(|T_ν| >= |gap|/se) > θ, with the Student tail I_{ν/(ν+x²)}(ν/2, 1/2).
     """
+    accept2, reject2 = cuts
     se2 = own + other
     if gap2 < accept2 * se2:
         return True

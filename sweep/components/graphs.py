@@ -16,17 +16,25 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ConfigError
-from ..options import choice, fail, in_range, integer, plain_options, real
+from ..options import (
+    FILE,
+    choice,
+    fail,
+    file_digest,
+    in_range,
+    integer,
+    nested,
+    option,
+    real,
+)
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -92,7 +100,7 @@ class GraphConfig:
         (a_ij = 1/(max degree + 1); 1/n on the complete graph).
     """
 
-    kind: str = "geometric"
+    kind: str = option("geometric", group="graph")
     n_nodes: int | None = 969
     radius: float | None = 0.1
     edge_probability: float | None = 0.01
@@ -100,7 +108,7 @@ class GraphConfig:
     rewire_probability: float | None = 0.1
     attachments: int | None = 2
     grid_rows: int | None = 10
-    edgelist: str | None = None
+    edgelist: str | None = option(None, kind=FILE)
     seed: int = 0
     weights: str = "metropolis"
 
@@ -111,12 +119,7 @@ class GraphConfig:
 
         ``prefix`` is the group's key as errors name it (``graph.radius: must be ...``).
         """
-        if isinstance(options, GraphConfig):
-            config = options
-        elif isinstance(options, Mapping):
-            config = cls(**plain_options(cls, options, prefix=prefix))
-        else:
-            fail(prefix.rstrip("."), "a mapping of graph options", options)
+        config = nested(cls, options, prefix)
         config.validate(prefix)
         return config.normalized()
 
@@ -174,7 +177,8 @@ class GraphConfig:
     def spec(self) -> GraphSpec:
         """What defines the graph (the file's content, for an edge list)."""
         parameters = tuple((name, getattr(self, name)) for name in GENERATORS.get(self.kind, ()))
-        digest = file_digest(self.edgelist) if self.kind == "edgelist" else None
+        digest = (file_digest(self.edgelist, "graph.edgelist") if self.kind == "edgelist"
+                  else None)
         return GraphSpec(self.kind, self.n_nodes, parameters, self.seed, self.weights,
                          self.edgelist, digest)
 
@@ -213,14 +217,6 @@ class Network:
         import scipy.sparse as sp
 
         return sp.csr_array((self.data, self.indices, self.indptr), shape=(self.n, self.n))
-
-
-def file_digest(path: str) -> str:
-    """sha256 of an edge-list file, so that a changed file changes the cell id."""
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError as error:
-        raise ConfigError(f"graph.edgelist: cannot read {path!r} ({error.strerror})") from None
 
 
 def generate(spec: GraphSpec) -> nx.Graph:
@@ -333,5 +329,5 @@ def eigendecomposition(spec: GraphSpec) -> tuple[np.ndarray, np.ndarray]:
 
 
 __all__ = ["GENERATORS", "GRAPHS", "GRAPH_PARAMETERS", "WEIGHTS", "GraphConfig", "GraphSpec",
-           "Network", "build", "edges", "eigendecomposition", "file_digest", "generate",
+           "Network", "build", "edges", "eigendecomposition", "generate",
            "weight_matrix"]

@@ -23,8 +23,8 @@ import numba
 import numpy as np
 
 #: Noise kinds, by their option name; the index is the kind's code.
-KINDS = ("laplace", "gaussian")
-LAPLACE, GAUSSIAN = range(len(KINDS))
+NOISE_KINDS = ("laplace", "gaussian")
+LAPLACE, GAUSSIAN = range(len(NOISE_KINDS))
 
 
 def kind_code(name: str) -> int:
@@ -35,9 +35,9 @@ def kind_code(name: str) -> int:
     ValueError
         If ``name`` is not a noise kind (families validate their options first).
     """
-    if name not in KINDS:
-        raise ValueError(f"noise kind must be one of {', '.join(KINDS)}; got {name!r}")
-    return KINDS.index(name)
+    if name not in NOISE_KINDS:
+        raise ValueError(f"noise kind must be one of {', '.join(NOISE_KINDS)}; got {name!r}")
+    return NOISE_KINDS.index(name)
 
 
 def variance_factor(kind: int) -> float:
@@ -86,5 +86,13 @@ def draw_unit(rng: np.random.Generator, kind: int, size: int | tuple[int, ...]) 
     return rng.laplace(0.0, 1.0, size)
 
 
-__all__ = ["GAUSSIAN", "KINDS", "LAPLACE", "draw_scale", "draw_std", "draw_unit", "kind_code",
-           "variance_factor"]
+__all__ = [
+    "GAUSSIAN",
+    "LAPLACE",
+    "NOISE_KINDS",
+    "draw_scale",
+    "draw_std",
+    "draw_unit",
+    "kind_code",
+    "variance_factor",
+]

@@ -77,7 +77,7 @@ def conditions(config: ContinualConfig, diverse: np.ndarray) -> np.ndarray:
     """Whether the method's theorem applies at each checkpoint (``diverse``: (11) holds)."""
     if config.method in ("alg3", "alg4", "alg5"):
         applies = bool(config.prior_assumption) and (
-            config.method != "alg3" or config.order == "contiguous")
+            config.method != "alg3" or config.order.kind == "contiguous")
         return np.full(diverse.shape, applies)
     if config.method == "alg6":
         return diverse.astype(bool)

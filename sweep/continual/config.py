@@ -10,37 +10,33 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..options import (
+    READING,
+    ROWS,
     check_checkpoints,
     checkpoint_times,
     choice,
     fail,
-    flat_columns,
-    identity_options,
     in_range,
     integer,
+    nested,
+    option,
     plain_options,
     real,
+    variant,
+    with_variant,
 )
 
 #: The algorithms (``method``): the running mean, per-step Laplace, and Algs 2–6.
 METHODS = ("non_private", "naive_laplace", "alg2", "alg3", "alg4", "alg5", "alg6")
 #: The methods that take the prior μ̃ (given as ``prior_offset`` from μ).
 PRIOR_METHODS = ("alg3", "alg4", "alg5")
-#: Arrival orders (``order``); see :mod:`sweep.continual.orders`.
-ORDERS = ("contiguous", "round_robin", "uniform", "zipf", "one_heavy", "staggered",
-          "few_heavy")
-#: Each order's own parameters (the other orders leave them missing).
-ORDER_PARAMETERS = {"zipf": ("zipf_exponent",), "one_heavy": ("light_samples",),
-                    "few_heavy": ("heavy_users",)}
 COMPOSITIONS = ("basic", "advanced")
 #: L = ⌈log2 m⌉ as Algorithms 5 and 6 print it, or ⌊log2 m⌋ as the proof of Thm 3.2 does.
 LEVEL_COUNTS = ("ceil", "floor")
-#: Options added after the family's first results (identity left unchanged at defaults).
-LATER = ("noise_scale",)
 #: The most users: their ids are 32-bit integers.
 USERS = 2**31 - 1
 
@@ -52,16 +48,98 @@ def default_prior_offset(max_samples: int) -> float:
 
 
 @dataclass(frozen=True)
+class Plain:
+    """An order without parameters: ``contiguous``, ``round_robin``, ``uniform`` or
+    ``staggered``."""
+
+    def validate(self, n_users: int, max_samples: int) -> None:
+        """Nothing to check: the order takes no parameter (its variants' checks name the
+        dotted key, ``order.light_samples``)."""
+
+    def capacity(self, n_users: int, max_samples: int) -> int:
+        """The most samples the order can draw: n·m."""
+        return n_users * max_samples
+
+
+@dataclass(frozen=True)
+class Zipf(Plain):
+    """``zipf``: user u picked with probability ∝ (u + 1)^−s, s = ``zipf_exponent``."""
+
+    zipf_exponent: float = 1.0
+
+    def validate(self, n_users: int, max_samples: int) -> None:
+        in_range("order.zipf_exponent", self.zipf_exponent, 0.0, math.inf,
+                 "a finite number > 0")
+
+
+@dataclass(frozen=True)
+class OneHeavy(Plain):
+    """``one_heavy``: user 0 gives m samples, every other user ``light_samples``."""
+
+    light_samples: int = 5
+
+    def validate(self, n_users: int, max_samples: int) -> None:
+        integer("order.light_samples", self.light_samples, 1)
+        if self.light_samples > max_samples:
+            fail("order.light_samples", f"<= max_samples = {max_samples}",
+                 self.light_samples)
+
+    def capacity(self, n_users: int, max_samples: int) -> int:
+        """m + (n − 1)·light_samples."""
+        return max_samples + (n_users - 1) * self.light_samples
+
+
+@dataclass(frozen=True)
+class FewHeavy(Plain):
+    """``few_heavy``: users 0..``heavy_users``−1 give all their samples first."""
+
+    heavy_users: int = 4
+
+    def validate(self, n_users: int, max_samples: int) -> None:
+        integer("order.heavy_users", self.heavy_users, 1)
+        if self.heavy_users >= n_users:
+            fail("order.heavy_users", f"< n_users = {n_users}", self.heavy_users)
+
+
+#: The arrival orders (``order.kind``) and their variants, in the order the study shows
+#: them.
+ORDERS: dict[str, type[Plain]] = {
+    "contiguous": Plain, "round_robin": Plain, "uniform": Plain, "zipf": Zipf,
+    "one_heavy": OneHeavy, "staggered": Plain, "few_heavy": FewHeavy}
+
+
+@dataclass(frozen=True)
+class OrderConfig:
+    """The arrival order: the nested option group ``order`` (``order.kind=zipf
+    order.zipf_exponent=1.5``), ``kind`` one of :data:`ORDERS`, whose variant documents
+    the parameter it takes and its default; the other orders leave it None."""
+
+    kind: str = option("uniform", group="order")
+    zipf_exponent: float | None = None
+    light_samples: int | None = None
+    heavy_users: int | None = None
+
+    def variant(self) -> Plain:
+        """The variant of ``kind`` with the parameters set here (refusing the others)."""
+        return variant(self, ORDERS, "order.")
+
+    def normalized(self) -> OrderConfig:
+        """The kind's parameter with its default, None for the others."""
+        return with_variant(self, self.variant())
+
+
+@dataclass(frozen=True)
 class ContinualConfig:
     """One scenario of the continual family.
 
     The stream has ``t_max`` (T) samples x_t ~ Bernoulli(``mu``)^``dimension`` from
-    ``n_users`` (n) users, each giving at most ``max_samples`` (m), arriving in ``order``
-    (with ``zipf_exponent``, ``light_samples`` or ``heavy_users`` for the orders that take
-    them). ``method`` releases μ̂_t at every t under user-level ``epsilon``-DP;
-    ``delta`` is the failure probability of the guarantees (and enters the projection
-    intervals and activation thresholds). ``prior_offset`` is μ̃ − μ for the methods that
-    take a prior (Algs 3–5; default 1/(2√m)); an offset beyond 1/√m breaks the
+    ``n_users`` (n) users, each giving at most ``max_samples`` (m), arriving in the order
+    ``order`` (:class:`OrderConfig`: ``order.kind``, and ``order.zipf_exponent``,
+    ``order.light_samples`` or ``order.heavy_users`` for the orders that take them;
+    :mod:`sweep.continual.orders`). ``method`` releases μ̂_t at every t under user-level
+    ``epsilon``-DP; ``delta`` is the failure probability of the guarantees (and enters
+    the projection intervals and activation thresholds). ``prior_offset`` is μ̃ − μ for
+    the methods that take a prior (Algs 3–5; default 1/(2√m)); an offset beyond 1/√m breaks the
     theorems' assumption and is flagged in the ``prior_assumption`` column.
 
     ``dimension`` d > 1 runs the method on each coordinate, each at ε/d (``composition=
@@ -83,31 +161,37 @@ class ContinualConfig:
     max_samples: int = 64
     t_max: int = 50_000
     mu: float = 0.5
-    order: str = "uniform"
-    zipf_exponent: float | None = None
-    light_samples: int | None = None
-    heavy_users: int | None = None
-    method: str = "alg6"
+    order: OrderConfig = field(default_factory=OrderConfig)
+    method: str = option("alg6", kind=ROWS)
     epsilon: float = 1.0
     delta: float = 0.05
     prior_offset: float | None = None
     dimension: int = 1
     composition: str = "basic"
     composition_delta: float | None = None
-    level_count: str = "ceil"
+    level_count: str = option("ceil", kind=READING)
     bound_constant: float = 4.0
     noise_scale: float | None = None
-    checkpoints: int | tuple[int, ...] = 40
+    checkpoints: int | tuple[int, ...] = option(40, kind=ROWS)
 
     @classmethod
     def from_options(cls, **options: Any) -> ContinualConfig:
-        """Build, validate and normalize a configuration from keyword options."""
-        config = cls(**plain_options(cls, options))
+        """Build, validate and normalize a configuration from keyword options (the order
+        as a mapping of its options)."""
+        options = plain_options(cls, options)
+        options["order"] = nested(OrderConfig, options.get("order", {}), "order.")
+        config = cls(**options)
         config.validate()
         return config.normalized()
 
     def validate(self) -> None:
         """Raise :class:`~sweep.errors.ConfigError` on the first option outside its range."""
+        self._validate_stream()
+        self._validate_release()
+        check_checkpoints(self.checkpoints, self.t_max, "t_max")
+
+    def _validate_stream(self) -> None:
+        """The users, their samples and their arrival order."""
         integer("n_users", self.n_users, 1)
         if self.n_users > USERS:
             fail("n_users", f"an integer in [1, {USERS}] (user ids are 32-bit)", self.n_users)
@@ -118,31 +202,19 @@ class ContinualConfig:
                  self.max_samples)
         if not real(self.mu) or not 0.0 <= self.mu <= 1.0:
             fail("mu", "in [0, 1] (the mean of Bernoulli samples)", self.mu)
-        choice("order", self.order, ORDERS)
-        for name in ("zipf_exponent", "light_samples", "heavy_users"):
-            if getattr(self, name) is not None and name not in ORDER_PARAMETERS.get(
-                    self.order, ()):
-                owner = next(o for o, p in ORDER_PARAMETERS.items() if name in p)
-                fail(name, f"unset unless order={owner}", getattr(self, name))
-        if self.order == "zipf":
-            in_range("zipf_exponent", self.zipf_exponent, 0.0, math.inf,
-                     "a finite number > 0")
-        if self.order == "one_heavy":
-            integer("light_samples", self.light_samples, 1)
-            if self.light_samples > self.max_samples:
-                fail("light_samples", f"<= max_samples = {self.max_samples}",
-                     self.light_samples)
-        if self.order == "few_heavy":
-            integer("heavy_users", self.heavy_users, 1)
-            if self.heavy_users >= self.n_users:
-                fail("heavy_users", f"< n_users = {self.n_users}", self.heavy_users)
-        capacity = self.capacity()
+        order = self.order.variant()
+        order.validate(self.n_users, self.max_samples)
+        capacity = order.capacity(self.n_users, self.max_samples)
         if self.t_max > capacity:
-            where = (f"max_samples + (n_users − 1)·light_samples = {self.max_samples} + "
-                     f"{self.n_users - 1}·{self.light_samples}" if self.order == "one_heavy"
+            where = (f"max_samples + (n_users − 1)·order.light_samples = {self.max_samples} "
+                     f"+ {self.n_users - 1}·{order.light_samples}"
+                     if isinstance(order, OneHeavy)
                      else f"n_users·max_samples = {self.n_users}·{self.max_samples}")
-            fail("t_max", f"<= {capacity} = {where}, the samples order={self.order} can "
-                 "draw", self.t_max)
+            fail("t_max", f"<= {capacity} = {where}, the samples order.kind={self.order.kind} "
+                 "can draw", self.t_max)
+
+    def _validate_release(self) -> None:
+        """The method, its privacy and its prior; the coordinates' composition."""
         choice("method", self.method, METHODS)
         in_range("epsilon", self.epsilon, 0.0, math.inf, "a finite number > 0")
         if not real(self.delta) or not 0.0 < self.delta < 1.0:
@@ -169,18 +241,12 @@ class ContinualConfig:
                 not real(self.noise_scale) or not 0.0 <= self.noise_scale < math.inf):
             fail("noise_scale", "unset or a finite number >= 0 (the Laplace scale η)",
                  self.noise_scale)
-        check_checkpoints(self.checkpoints, self.t_max, "t_max")
-
-    def capacity(self) -> int:
-        """The most samples the order can draw: n·m, or m + (n − 1)·light for one_heavy."""
-        if self.order == "one_heavy":
-            return self.max_samples + (self.n_users - 1) * self.light_samples
-        return self.n_users * self.max_samples
 
     def normalized(self) -> ContinualConfig:
-        """The prior's default filled in for Algs 3–5; the composition δ for advanced
-        composition (default 1e-6) and nothing for basic."""
-        changes: dict[str, Any] = {}
+        """The order's parameter with its default; the prior's default filled in for
+        Algs 3–5; the composition δ for advanced composition (default 1e-6) and nothing
+        for basic."""
+        changes: dict[str, Any] = {"order": self.order.normalized()}
         if self.method in PRIOR_METHODS and self.prior_offset is None:
             changes["prior_offset"] = default_prior_offset(self.max_samples)
         if self.composition == "basic" or self.dimension == 1:
@@ -201,19 +267,11 @@ class ContinualConfig:
             return None
         return abs(self.prior_offset) <= 1.0 / math.sqrt(self.max_samples) + 1e-12
 
-    def identity(self) -> dict[str, Any]:
-        """The options, without the options added later (:data:`LATER`) at their defaults:
-        the cells of earlier results keep their identities and random streams."""
-        return identity_options(self, later=LATER)
-
     def checkpoint_times(self):
         """Times at which rows are recorded (see :func:`sweep.options.checkpoint_times`)."""
         return checkpoint_times(self.checkpoints, self.t_max)
 
-    def as_columns(self) -> dict[str, Any]:
-        """The options as result columns (:func:`sweep.options.flat_columns`)."""
-        return flat_columns(self)
 
-
-__all__ = ["COMPOSITIONS", "LATER", "LEVEL_COUNTS", "METHODS", "ORDERS", "ORDER_PARAMETERS",
-           "PRIOR_METHODS", "ContinualConfig", "default_prior_offset"]
+__all__ = ["COMPOSITIONS", "LEVEL_COUNTS", "METHODS", "ORDERS", "PRIOR_METHODS",
+           "ContinualConfig", "FewHeavy", "OneHeavy", "OrderConfig", "Plain", "Zipf",
+           "default_prior_offset"]

@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import ConfigError
+from ..options import describe
 from ..results import PROPORTION, Metric, ResultSchema
 from .config import ContinualConfig
 
@@ -67,7 +68,10 @@ class ContinualFamily:
     """Algorithms 2–6 of the continual user-level mean paper and two strawmen."""
 
     name = "continual"
-    version = 1
+    # 2: the arrival order is the nested group order (columns order.kind,
+    # order.zipf_exponent, ... for order, zipf_exponent, ...), every option in the
+    # identity (noise_scale too); new cell ids and random streams.
+    version = 2
     options = ContinualConfig
     schema = ResultSchema(metrics=METRICS, constants={
         "levels": pa.int64(), "coordinate_epsilon": pa.float64(), "prior": pa.float64(),
@@ -90,14 +94,14 @@ class ContinualFamily:
                              config.checkpoint_times())
 
     def identity(self, prepared: ContinualCell) -> dict[str, Any]:
-        return prepared.config.identity()
+        return describe(prepared.config).identity
 
     def columns(self, prepared: ContinualCell) -> dict[str, Any]:
         config = prepared.config
         # L only where the method has levels (Algs 4–6): a column that differs between
         # methods would split their curves into panels.
         levels = prepared.parameters.levels - 1 if config.method in LEVELLED else None
-        return {**config.as_columns(), "levels": levels,
+        return {**describe(config).columns, "levels": levels,
                 "coordinate_epsilon": prepared.parameters.epsilon, "prior": config.prior,
                 "prior_assumption": config.prior_assumption}
 

@@ -2,8 +2,8 @@
 
 :func:`run_stream` runs one coordinate of one replicate. The methods differ in when a
 user's samples reach a binary mechanism (its ``mode``), into which mechanism, with what
-projection and noise; all of it is given as arrays (:class:`~sweep.continual.parameters.
-Parameters`), so one loop serves them all:
+projection and noise; all of it is given as arrays (:class:`Parameters`), so one loop
+serves them all:
 
 * :data:`STREAM` (``non_private``, ``alg2``): every sample is an element of mechanism 0.
 * :data:`NAIVE` (``naive_laplace``): the running sum, with fresh Laplace noise on each
@@ -33,6 +33,7 @@ neighbouring streams.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -40,6 +41,71 @@ import numpy as np
 from ..components.tree import binary_mechanism_step, lowest_bit, merge_push, push, set_bits_sum
 
 STREAM, NAIVE, BLOCK, EXPONENTIAL = range(4)
+
+
+# The structures a kernel takes live in this module: numba's cache of its kernels is
+# keyed on this file, and a field changed elsewhere would leave a stale kernel in use.
+class Stream(NamedTuple):
+    """One coordinate's stream: the arrivals u_1..u_T and the samples x_1..x_T."""
+
+    users: np.ndarray  # int32[T]: u_1..u_T, 0-based, below n_users
+    n_users: int  # n
+    max_samples: int  # m, the samples of a user at most (a block of Alg. 3)
+    mu: float  # μ: x_t = 1 with probability μ, drawn from the samples' generator …
+    values: np.ndarray  # … unless these float[T] give x_1..x_T (empty: drawn)
+
+
+class Parameters(NamedTuple):
+    """A method's parameters for one coordinate, from the paper's equations
+    (:func:`sweep.continual.parameters.parameters`): what :func:`run_stream` needs beyond
+    the stream. Arrays over levels ℓ = 0..L unless said (one level for the methods
+    without withhold-release)."""
+
+    mode: int  # STREAM, NAIVE, BLOCK or EXPONENTIAL
+    levels: int  # L + 1
+    epsilon: float  # ε₀, the budget of one coordinate
+    eta: np.ndarray  # float[mechanisms]: Laplace scale of each mechanism's p-sums (0: none)
+    mechanism: np.ndarray  # int: each level's mechanism
+    # int: the samples one element of a level carries (1 at levels 0 and 1, 2^(ℓ−1) above;
+    # m for a block of Alg. 3, which uses level 0 only)
+    carried: np.ndarray
+    # float: [centre − half, centre + half] projects a level's elements (half = inf: no
+    # projection); Alg. 6 sets the centre at activation
+    centre: np.ndarray
+    half: np.ndarray
+    # int, Alg. 6: a level with a positive threshold starts inactive; k arrays for its
+    # PrivateMedian at median_epsilon
+    threshold: np.ndarray
+    k: np.ndarray
+    median_epsilon: float
+    depth: int  # levels of each mechanism's tree (⌊log2 N⌋ + 1 for its N elements at most)
+    initial: float  # the estimate while no sample is released (Alg. 3, lines 3–5: the prior)
+
+
+class Coordinate(NamedTuple):
+    """One coordinate's run: the estimate μ̂_t, the samples it uses and the elements the
+    projection changed so far, per checkpoint; each level's activation time (0: never)
+    and prior μ̃_ℓ (Alg. 6); and the trace (rows of (time, level, value, mechanism, index,
+    p-sum)) and PrivateMedian's cost vector over its bins per level, when asked for.
+    :func:`run_stream` writes them in place."""
+
+    estimate: np.ndarray
+    used: np.ndarray
+    clipped: np.ndarray
+    activation: np.ndarray
+    priors: np.ndarray
+    trace: np.ndarray
+    costs: np.ndarray
+
+
+class Mechanisms(NamedTuple):
+    """The binary mechanisms of a run, as its releases change them."""
+
+    exact: np.ndarray  # (mechanisms, depth): each tree's exact p-sums (kept for the trace)
+    noisy: np.ndarray  # its noisy p-sums
+    releases: np.ndarray  # the elements released into each mechanism so far
+    centre: np.ndarray  # each level's projection centre, Alg. 6's once it activates
+    counters: np.ndarray  # int64[3]: samples released, elements clipped, trace rows
 
 
 @numba.njit(cache=True)
@@ -105,52 +171,27 @@ def private_median(own: np.ndarray, start: np.ndarray, count: np.ndarray, level:
 
 
 @numba.njit(cache=True)
-def run_stream(users: np.ndarray, n_users: int, mu: float, mode: int, m: int,
-               eta: np.ndarray, mechanism: np.ndarray, carried: np.ndarray,
-               centre: np.ndarray, half: np.ndarray, threshold: np.ndarray, k: np.ndarray,
-               median_epsilon: float, forced: np.ndarray, depth: int, initial: float,
-               checkpoints: np.ndarray, values: np.ndarray, samples: np.random.Generator,
-               noise: np.random.Generator, estimate: np.ndarray, used: np.ndarray,
-               clipped: np.ndarray, activation: np.ndarray, priors: np.ndarray,
-               trace: np.ndarray, costs: np.ndarray) -> int:
+def run_stream(stream: Stream, parameters: Parameters, forced: np.ndarray,
+               checkpoints: np.ndarray, samples: np.random.Generator,
+               noise: np.random.Generator, out: Coordinate) -> int:
     """One coordinate of one replicate; returns the number of trace rows written.
 
-    Parameters (arrays over levels ℓ = 0..L unless said)
-    ----------
-    users : int32[T]
-        u_1..u_T, 0-based, below ``n_users``.
-    mu : float
-        The samples' mean; x_t = 1 with probability μ, drawn from ``samples``, unless
-        ``values`` (float[T], or empty) gives x_1..x_T (the privacy audit's neighbours).
-    mode, m : int
-        :data:`STREAM`, :data:`NAIVE`, :data:`BLOCK` or :data:`EXPONENTIAL`; m samples
-        per user at most.
-    eta : float[mechanisms]
-        Laplace scale of each mechanism's p-sums (0: no noise).
-    mechanism, carried : int[L+1]
-        Each level's mechanism, and the samples one of its elements carries (1 at levels
-        0 and 1, 2^(ℓ−1) above; m for a block of Alg. 3, which uses level 0 only).
-    centre, half : float[L+1]
-        The projection interval [centre − half, centre + half] of a level's elements;
-        ``half`` = inf: no projection. Alg. 6 sets the centre at activation.
-    threshold, k : int[L+1]
-        Alg. 6: a level with a positive threshold starts inactive; k arrays for its
-        PrivateMedian at ``median_epsilon``. ``forced[ℓ]``, when not NaN, replaces the
-        median's draw (the privacy audit fixes it across neighbouring streams).
-    depth : int
-        Levels of each mechanism's tree (⌊log2 N⌋ + 1 for its N elements at most).
-    initial : float
-        The estimate while no sample is released (Alg. 3, lines 3–5: the prior).
-    checkpoints : int64[C]
-        Times t (1-based, increasing) at which the estimate is read.
-
-    Outputs, written in place: ``estimate``, ``used`` (samples in the estimate) and
-    ``clipped`` (elements the projection changed) per checkpoint; ``activation[ℓ]`` the
-    time level ℓ activated (0 if never) and ``priors[ℓ]`` its μ̃_ℓ; ``costs[ℓ]``
-    PrivateMedian's cost vector over its bins; ``trace`` rows (time, level, value,
-    mechanism, index, p-sum), as many as it has room for.
+    ``forced[ℓ]``, when not NaN, replaces PrivateMedian's draw at level ℓ (the privacy
+    audit fixes it across neighbouring streams). The estimate is read at the
+    ``checkpoints`` (int64, times t, 1-based, increasing). ``samples`` draws the samples
+    (unless the stream gives them), ``noise`` the mechanisms' noise and PrivateMedian's
+    draws. The outputs are written in ``out``: ``estimate``, ``used`` (samples in the
+    estimate) and ``clipped`` (elements the projection changed) per checkpoint;
+    ``activation[ℓ]`` the time level ℓ activated (0 if never) and ``priors[ℓ]`` its μ̃_ℓ;
+    ``costs[ℓ]`` PrivateMedian's cost vector over its bins; ``trace`` rows (time, level,
+    value, mechanism, index, p-sum), as many as it has room for.
     """
-    levels = centre.size
+    # Read once: a structure's array read inside the loop would be reference-counted.
+    users, n_users, mu, values = stream.users, stream.n_users, stream.mu, stream.values
+    mode, eta, threshold, k = parameters.mode, parameters.eta, parameters.threshold, parameters.k
+    estimate, used, clipped, trace = out.estimate, out.used, out.clipped, out.trace
+    activation, priors, costs = out.activation, out.priors, out.costs
+    levels = parameters.centre.size
     active = threshold <= 0
     inactive = levels - active.sum()
     count = np.zeros(n_users, dtype=np.int64)
@@ -168,13 +209,17 @@ def run_stream(users: np.ndarray, n_users: int, mu: float, mode: int, m: int,
     buffer = np.zeros((levels, n_users if inactive else 0))
     buffered = np.zeros(levels, dtype=np.int64)
     fill = np.zeros(levels, dtype=np.int64)
-    exact = np.zeros((eta.size, depth))
-    noisy = np.zeros((eta.size, depth))
-    releases = np.zeros(eta.size, dtype=np.int64)
-    centre = centre.copy()
+    mechanisms = Mechanisms(
+        exact=np.zeros((eta.size, parameters.depth)),
+        noisy=np.zeros((eta.size, parameters.depth)),
+        releases=np.zeros(eta.size, dtype=np.int64),
+        centre=parameters.centre.copy(),
+        counters=np.zeros(3, dtype=np.int64),
+    )
+    exact, noisy, releases = mechanisms.exact, mechanisms.noisy, mechanisms.releases
+    centre, counters = mechanisms.centre, mechanisms.counters
     activation[:] = 0
     priors[:] = np.nan
-    state = np.zeros(3, dtype=np.int64)  # total samples released, clipped, trace rows
     running = 0.0
     next_checkpoint = 0
     for s in range(users.size):
@@ -188,17 +233,17 @@ def run_stream(users: np.ndarray, n_users: int, mu: float, mode: int, m: int,
             x = 1.0 if samples.random() < mu else 0.0
         if mode == STREAM or mode == NAIVE:
             running += x
-            state[0] = t
+            counters[0] = t
             # A STREAM's exact p-sums add up to the running sum: its tree holds only the
             # noise (push), and the exact p-sums are kept only for the trace.
             if mode == STREAM and eta[0] > 0:
                 push(noisy[0], t, noise.laplace(0.0, eta[0]))
-            if state[2] < trace.shape[0]:
+            if counters[2] < trace.shape[0]:
                 if mode == STREAM:
                     lv = merge_push(exact[0], t, x)
-                    _record(trace, state, t, 0, x, 0, t, exact[0, lv])
+                    _record(trace, counters, t, 0, x, 0, t, exact[0, lv])
                 else:  # every release of NAIVE is the running sum
-                    _record(trace, state, t, 0, x, 0, t, running)
+                    _record(trace, counters, t, 0, x, 0, t, running)
         else:
             pending[u] += x
             if inactive:
@@ -214,18 +259,18 @@ def run_stream(users: np.ndarray, n_users: int, mu: float, mode: int, m: int,
                         inactive -= 1
                         activation[level] = t
                         prior = private_median(own, start, count, level, k[level],
-                                               median_epsilon, noise, costs[level])
+                                               parameters.median_epsilon, noise, costs[level])
                         if not math.isnan(forced[level]):
                             prior = forced[level]
                         priors[level] = prior
                         centre[level] = (1 << (level - 1)) * prior
                         for b in range(buffered[level]):
-                            _release(level, buffer[level, b], t, mechanism, carried, centre,
-                                     half, eta, exact, noisy, releases, noise, state, trace)
+                            _release(level, buffer[level, b], t, parameters, mechanisms, noise,
+                                     trace)
                         buffered[level] = 0
             due = -1
             if mode == BLOCK:
-                if c == m:
+                if c == stream.max_samples:
                     due = 0
             elif c & (c - 1) == 0:
                 due = lowest_bit(c)  # c = 2^due
@@ -233,8 +278,7 @@ def run_stream(users: np.ndarray, n_users: int, mu: float, mode: int, m: int,
                 value = pending[u]
                 pending[u] = 0.0
                 if active[due]:
-                    _release(due, value, t, mechanism, carried, centre, half, eta, exact,
-                             noisy, releases, noise, state, trace)
+                    _release(due, value, t, parameters, mechanisms, noise, trace)
                 else:
                     buffer[due, buffered[due]] = value
                     buffered[due] += 1
@@ -248,46 +292,49 @@ def run_stream(users: np.ndarray, n_users: int, mu: float, mode: int, m: int,
                 for j in range(eta.size):
                     if releases[j]:
                         released += set_bits_sum(noisy[j], releases[j])
-            estimate[next_checkpoint] = released / state[0] if state[0] else initial
-            used[next_checkpoint] = state[0]
-            clipped[next_checkpoint] = state[1]
+            estimate[next_checkpoint] = (released / counters[0] if counters[0]
+                                         else parameters.initial)
+            used[next_checkpoint] = counters[0]
+            clipped[next_checkpoint] = counters[1]
             next_checkpoint += 1
-    return state[2]
+    return counters[2]
 
 
 @numba.njit(cache=True, inline="always")
-def _record(trace: np.ndarray, state: np.ndarray, t: int, level: int, value: float,
+def _record(trace: np.ndarray, counters: np.ndarray, t: int, level: int, value: float,
             mechanism: int, index: int, psum: float) -> None:
-    row = state[2]
+    row = counters[2]
     trace[row, 0] = t
     trace[row, 1] = level
     trace[row, 2] = value
     trace[row, 3] = mechanism
     trace[row, 4] = index
     trace[row, 5] = psum
-    state[2] = row + 1
+    counters[2] = row + 1
 
 
-@numba.njit(cache=True)
-def _release(level: int, value: float, t: int, mechanism: np.ndarray, carried: np.ndarray,
-             centre: np.ndarray, half: np.ndarray, eta: np.ndarray, exact: np.ndarray,
-             noisy: np.ndarray, releases: np.ndarray, noise: np.random.Generator,
-             state: np.ndarray, trace: np.ndarray) -> None:
+@numba.njit(cache=True, inline="always")
+def _release(level: int, value: float, t: int, parameters: Parameters,
+             mechanisms: Mechanisms, noise: np.random.Generator, trace: np.ndarray) -> None:
     """Project an element of ``level``, push it into its mechanism with fresh noise, and
-    count its samples (``state``: total, clipped, trace rows)."""
-    if not math.isinf(half[level]):
-        projected = min(max(value, centre[level] - half[level]), centre[level] + half[level])
+    count its samples (``mechanisms.counters``: total, clipped, trace rows)."""
+    centre, half = mechanisms.centre[level], parameters.half[level]
+    counters = mechanisms.counters
+    if not math.isinf(half):
+        projected = min(max(value, centre - half), centre + half)
         if projected != value:
-            state[1] += 1
+            counters[1] += 1
         value = projected
-    j = mechanism[level]
+    j = parameters.mechanism[level]
+    releases = mechanisms.releases
     releases[j] += 1
-    binary_mechanism_step(exact[j], noisy[j], releases[j], value,
-                          noise.laplace(0.0, eta[j]) if eta[j] > 0 else 0.0)
-    state[0] += carried[level]
-    if state[2] < trace.shape[0]:
-        _record(trace, state, t, level, value, j, releases[j],
-                exact[j, lowest_bit(releases[j])])
+    eta = parameters.eta[j]
+    binary_mechanism_step(mechanisms.exact[j], mechanisms.noisy[j], releases[j], value,
+                          noise.laplace(0.0, eta) if eta > 0 else 0.0)
+    counters[0] += parameters.carried[level]
+    if counters[2] < trace.shape[0]:
+        _record(trace, counters, t, level, value, j, releases[j],
+                mechanisms.exact[j, lowest_bit(releases[j])])
 
 
 @numba.njit(cache=True)
@@ -320,5 +367,5 @@ def arrival_statistics(users: np.ndarray, n_users: int, checkpoints: np.ndarray,
             next_checkpoint += 1
 
 
-__all__ = ["BLOCK", "EXPONENTIAL", "NAIVE", "STREAM", "arrival_statistics",
-           "private_median", "run_stream"]
+__all__ = ["BLOCK", "EXPONENTIAL", "NAIVE", "STREAM", "Coordinate", "Parameters", "Stream",
+           "arrival_statistics", "private_median", "run_stream"]

@@ -1,22 +1,23 @@
 """Arrival orders: which user gives the sample of each time step.
 
-:func:`arrivals` returns u_1..u_T (0-based user ids, int32) for one replicate. Every order
-gives each user at most m samples; the random ones draw from their own generator, so
-the order of a replicate does not depend on its samples or noise. How each is drawn:
+:func:`arrivals` returns u_1..u_T (0-based user ids, int32) for one replicate, in the order
+``order.kind``. Every order gives each user at most m samples; the random ones draw from
+their own generator, so the order of a replicate does not depend on its samples or noise.
+How each is drawn:
 
 * ``contiguous``: user 0 gives its m samples at t = 1..m, user 1 at m+1..2m, and so on:
   the "wishful" order of Algorithm 3 (deterministic).
 * ``round_robin``: u_t = (t − 1) mod n (deterministic).
 * ``uniform``: each step picks a user uniformly among those with samples left.
 * ``zipf``: each step picks, among the users with samples left, user u with probability
-  proportional to (u + 1)^−s, s = ``zipf_exponent``.
-* ``one_heavy``: user 0 has m samples, each other user ``light_samples``; each step picks
+  proportional to (u + 1)^−s, s = ``order.zipf_exponent``.
+* ``one_heavy``: user 0 has m samples, each other user ``order.light_samples``; each step picks
   a user with probability proportional to its samples left, so the stream is a
   uniformly random interleaving of these samples.
 * ``staggered``: user u joins at step 1 + ⌊u·T/(2n)⌋ (evenly over the first half of the
   stream); each step picks uniformly among the users who have joined and have samples
   left (if none has, the next user joins at once).
-* ``few_heavy``: users 0..h−1 (h = ``heavy_users``) give all their m samples first, in
+* ``few_heavy``: users 0..h−1 (h = ``order.heavy_users``) give all their m samples first, in
   steps 1..h·m, each step picking uniformly among them; the other users join at step
   h·m + 1 and are then picked uniformly among those with samples left. The case after
   Theorem 3.4 where the diversity condition fails.
@@ -110,26 +111,27 @@ def _weighted(users: np.ndarray, weights: np.ndarray, remaining: np.ndarray,
 def arrivals(config: ContinualConfig, rng: np.random.Generator) -> np.ndarray:
     """The users u_1..u_T of one replicate (0-based, int32), drawn as the module says."""
     n, m, T = config.n_users, config.max_samples, config.t_max
-    if config.order == "contiguous":
+    order = config.order
+    if order.kind == "contiguous":
         return np.repeat(np.arange(-(-T // m), dtype=np.int32), m)[:T]
-    if config.order == "round_robin":
+    if order.kind == "round_robin":
         users = np.arange(T, dtype=np.int32)
         users %= n
         return users
     users = np.empty(T, dtype=np.int32)
     remaining = np.full(n, m, dtype=np.int64)
-    if config.order in ("uniform", "staggered", "few_heavy"):
+    if order.kind in ("uniform", "staggered", "few_heavy"):
         join = np.zeros(n, dtype=np.int64)
-        if config.order == "staggered":
+        if order.kind == "staggered":
             join = np.arange(n, dtype=np.int64) * T // (2 * n)
-        elif config.order == "few_heavy":
-            join[config.heavy_users:] = config.heavy_users * m
+        elif order.kind == "few_heavy":
+            join[order.heavy_users:] = order.heavy_users * m
         _pool(users, join, remaining, rng)
-    elif config.order == "zipf":
-        weights = np.arange(1, n + 1, dtype=np.float64) ** -config.zipf_exponent
+    elif order.kind == "zipf":
+        weights = np.arange(1, n + 1, dtype=np.float64) ** -order.zipf_exponent
         _weighted(users, weights, remaining, False, rng)
     else:  # one_heavy
-        remaining[1:] = config.light_samples
+        remaining[1:] = order.light_samples
         _weighted(users, np.zeros(n), remaining, True, rng)
     return users
 

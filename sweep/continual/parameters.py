@@ -18,38 +18,14 @@ Conventions, applied to every method alike (see the errata in :mod:`sweep.contin
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..components.tree import depth
 from . import kernel
 from .config import ContinualConfig
-
-
-@dataclass(frozen=True)
-class Parameters:
-    """What :func:`sweep.continual.kernel.run_stream` needs beyond the stream.
-
-    Arrays over levels ℓ = 0..L (one level for the methods without withhold-release).
-    ``epsilon`` is the budget of one coordinate (ε₀).
-    """
-
-    mode: int
-    levels: int
-    epsilon: float
-    eta: np.ndarray
-    mechanism: np.ndarray
-    carried: np.ndarray
-    centre: np.ndarray
-    half: np.ndarray
-    threshold: np.ndarray
-    k: np.ndarray
-    median_epsilon: float
-    depth: int
-    initial: float
+from .kernel import Parameters
 
 
 def log_m(m: int) -> float:
@@ -101,7 +77,7 @@ def parameters(config: ContinualConfig) -> Parameters:
     found = calibrated(config)
     if config.noise_scale is None:
         return found
-    return dataclasses.replace(found, eta=np.full_like(found.eta, config.noise_scale))
+    return found._replace(eta=np.full_like(found.eta, config.noise_scale))
 
 
 def calibrated(config: ContinualConfig) -> Parameters:

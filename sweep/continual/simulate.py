@@ -15,29 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..options import data_options
 from . import kernel
 from .config import ContinualConfig
+from .kernel import Coordinate, Parameters, Stream
 from .orders import arrivals
-from .parameters import Parameters
 
 #: Columns of a trace row (see :func:`sweep.continual.kernel.run_stream`).
 TRACE = ("t", "level", "value", "mechanism", "index", "psum")
-
-
-@dataclass(frozen=True)
-class Coordinate:
-    """One coordinate's run: the estimate μ̂_t, the samples it uses and the elements the
-    projection changed so far, per checkpoint; each level's activation time (0: never)
-    and prior μ̃_ℓ (Alg. 6); and the trace (rows of :data:`TRACE`) and PrivateMedian's
-    cost vectors, when asked for."""
-
-    estimate: np.ndarray
-    used: np.ndarray
-    clipped: np.ndarray
-    activation: np.ndarray
-    priors: np.ndarray
-    trace: np.ndarray
-    costs: np.ndarray
 
 
 def median_bins(levels: int) -> int:
@@ -56,21 +41,19 @@ def run_coordinate(parameters: Parameters, users: np.ndarray, n_users: int, m: i
     replace PrivateMedian's draws, and ``values`` (x_1..x_T) the samples' draws, as the
     privacy audit needs.
     """
-    p = parameters
-    count = len(times)
-    estimate, used, clipped = np.empty(count), np.empty(count, np.int64), np.empty(
-        count, np.int64)
-    activation, priors = np.empty(p.levels, np.int64), np.empty(p.levels)
-    rows = np.full((trace, len(TRACE)), np.nan)
-    costs = np.full((p.levels, median_bins(p.levels)), np.nan)
-    forced = np.full(p.levels, np.nan) if forced is None else np.asarray(forced, float)
-    written = kernel.run_stream(
-        np.ascontiguousarray(users, dtype=np.int32), n_users, mu, p.mode, m, p.eta,
-        p.mechanism, p.carried, p.centre, p.half, p.threshold, p.k, p.median_epsilon,
-        forced, p.depth, p.initial, np.asarray(times, dtype=np.int64),
-        np.empty(0) if values is None else np.asarray(values, dtype=np.float64), samples, noise,
-        estimate, used, clipped, activation, priors, rows, costs)
-    return Coordinate(estimate, used, clipped, activation, priors, rows[:written], costs)
+    levels, count = parameters.levels, len(times)
+    out = Coordinate(
+        estimate=np.empty(count), used=np.empty(count, np.int64),
+        clipped=np.empty(count, np.int64), activation=np.empty(levels, np.int64),
+        priors=np.empty(levels), trace=np.full((trace, len(TRACE)), np.nan),
+        costs=np.full((levels, median_bins(levels)), np.nan))
+    stream = Stream(
+        users=np.ascontiguousarray(users, dtype=np.int32), n_users=n_users, max_samples=m,
+        mu=mu, values=np.empty(0) if values is None else np.asarray(values, dtype=np.float64))
+    forced = np.full(levels, np.nan) if forced is None else np.asarray(forced, float)
+    written = kernel.run_stream(stream, parameters, forced, np.asarray(times, dtype=np.int64),
+                                samples, noise, out)
+    return out._replace(trace=out.trace[:written])
 
 
 @dataclass(frozen=True)
@@ -88,8 +71,8 @@ class Replicate:
 
 
 #: The options that define a replicate's data, the arrivals and the samples.
-DATA = ("n_users", "max_samples", "t_max", "mu", "order", "zipf_exponent", "light_samples",
-        "heavy_users", "dimension")
+DATA = ("n_users", "max_samples", "t_max", "mu", "order.kind", "order.zipf_exponent",
+        "order.light_samples", "order.heavy_users", "dimension")
 
 
 def _children(seed: np.random.SeedSequence, count: int) -> list[np.random.SeedSequence]:
@@ -110,7 +93,7 @@ def streams(config: ContinualConfig, seed: np.random.SeedSequence, replicate_id:
     of a sweep sees the same streams (common random numbers), so that their errors are
     compared replicate by replicate. The noise comes from the cell's ``seed``.
     """
-    data = {name: getattr(config, name) for name in DATA}
+    data = data_options(config, DATA)
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
     key = (int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big"))
     order, samples = _children(np.random.SeedSequence(seed.entropy, spawn_key=(

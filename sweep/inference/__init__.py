@@ -22,7 +22,7 @@ is also documented where it is applied; the tests measure the consequences):
    Online, a round's count is random and unbounded and each signal enters one round, so
    Alg. 3 uses g_i under either reading.
 3. Gaussian signals have an unbounded sensitivity: they are clipped to [−B_x, B_x]
-   (``bound_x``, default 3σ), g(θ) = ((B_x + |θ|)² − max(0, |θ| − B_x)²)/(2σ²).
+   (``model.bound_x``, default 3σ), g(θ) = ((B_x + |θ|)² − max(0, |θ| − B_x)²)/(2σ²).
 4. Lemma 9.1 is applied to |Θ*| (|Θ̄|) i.i.d. draws where |Θ*| + 1 (|Θ̄| + 1) are compared:
    an MLE state wins a round against the |Θ̄| others with probability at least
    1/(|Θ̄| + 1), not 1/|Θ̄|. With |Θ*| = 1, the printed p₁ = 1 − 1/|Θ*| of Thm 4.3 is 0 and
@@ -60,12 +60,12 @@ is also documented where it is applied; the tests measure the consequences):
 13. The centralized baseline pools the patients in one partial likelihood; the
     distributed Λ of eq. (5) sums the centres' (a likelihood stratified by centre). Θ* is
     eq. (5)'s.
-14. Ties: eq. (3) (Breslow) by default; ``ties=efron`` is lifelines' likelihood.
+14. Ties: eq. (3) (Breslow) by default; ``model.ties=efron`` is lifelines' likelihood.
 15. The authors' notebook (an extra factor 2 in the noise, its own K, jitter on the
     plotted TVD, TVD against the non-DP run) is not followed; both TVDs are reported.
     Its readings of what the paper leaves open are options, the paper's reading the
     default: Rizk et al.'s start and clipping (``rizk_start=uniform``,
-    ``rizk_clip=l1``), ZDV as a fourth state of Fig. 5 (``states=[0,1,2,3]`` with
+    ``rizk_clip=l1``), ZDV as a fourth state of Fig. 5 (``model.states=[0,1,2,3]`` with
     ``model=treatments``), online arrivals by 10-day period (``arrival_days=10``).
 """
 

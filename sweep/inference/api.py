@@ -10,7 +10,7 @@ options, through these names only.
 - :class:`InferenceConfig`: a cell's options, validated
   (:meth:`InferenceConfig.from_options`), from which the functions below split the data;
 - :func:`cox_centres`: each centre's patients of a Cox model cell (one arm against ZDV),
-  resampled and split by ``split_seed`` as the runs do;
+  resampled and split by ``dataset.split_seed`` as the runs do;
 - :func:`treatment_frames`: ACTG 175's rows of each centre of a best-treatment cell;
 - :func:`treatment_loglik`: the centres' scores of the arms (log GLR against ZDV), as
   the runs compute them;

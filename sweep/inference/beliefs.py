@@ -17,6 +17,7 @@ agent at every step (a constant per agent cancels in the beliefs).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -63,22 +64,46 @@ def point_mass(index: np.ndarray, states: int) -> np.ndarray:
     return (index[..., None] == np.arange(states)).astype(np.float64)
 
 
+# The structures the kernel takes live in this module: numba's cache of it is keyed on
+# this file, and a field changed elsewhere would leave a stale kernel in use.
+class LogBeliefs(NamedTuple):
+    """The agents' log-beliefs (n, |Θ|), re-centred per agent, updated in place round
+    after round: the private ψ_t of Alg. 3 and the non-private φ_t of Alg. 5 on the same
+    signals."""
+
+    psi: np.ndarray
+    phi: np.ndarray
+
+
+class Checkpoints(NamedTuple):
+    """The checkpoints t of ``times`` and what :func:`online` writes at each, averaged over
+    the agents: whether argmax ν_{i,t} = θ° (``truth``, the index of θ° in Θ), the total
+    variation distance of ν_{i,t} to the point mass on θ° (1 − ν_{i,t}(θ°)) and to the
+    non-private μ_{i,t}, and ν_{i,t} itself (checkpoints, |Θ|)."""
+
+    times: np.ndarray
+    truth: int
+    exact_recovery: np.ndarray
+    tvd_truth: np.ndarray
+    tvd_private: np.ndarray
+    belief: np.ndarray
+
+
 @numba.njit(cache=True)
 def online(matrix: np.ndarray, signals: np.ndarray, noise: np.ndarray, first: int,
-           psi: np.ndarray, phi: np.ndarray, times: np.ndarray, k: int, truth: int,
-           out_correct: np.ndarray, out_truth: np.ndarray, out_private: np.ndarray,
-           out_beliefs: np.ndarray) -> int:
+           beliefs: LogBeliefs, checkpoints: Checkpoints, k: int) -> int:
     """Algs 3 (private) and 5 (``noise`` all zero) for one replicate, over rounds
     ``first`` .. ``first`` + len(signals) − 1 (a chunk: long runs are fed in pieces).
 
     ``signals`` (rounds, n, |Θ|) are the rounds' log-likelihoods log γ_{i,t}(θ) (0 where
-    no signal arrived), ``noise`` the Laplace draws d_{i,t}(θ). The private log-beliefs
-    ``psi`` and the non-private ``phi`` (same signals, no noise) are updated in place,
-    side by side. At each checkpoint of ``times`` (from index ``k`` on) the outputs
-    receive, averaged over the agents: whether argmax ν_{i,t} = θ° (``truth``), the total
-    variation distance of ν_{i,t} to the point mass on θ° (1 − ν_{i,t}(θ°)) and to μ_{i,t},
-    and ν_{i,t} itself. Returns the index of the next checkpoint.
+    no signal arrived), ``noise`` the Laplace draws d_{i,t}(θ): eq. (17) updates ψ_t =
+    A ψ_{t−1} + signals + noise, and φ_t the same without the noise. The ``checkpoints``
+    from index ``k`` on receive their metrics. Returns the index of the next checkpoint.
     """
+    psi, phi = beliefs.psi, beliefs.phi
+    times, truth = checkpoints.times, checkpoints.truth
+    out_correct, out_truth = checkpoints.exact_recovery, checkpoints.tvd_truth
+    out_private, out_beliefs = checkpoints.tvd_private, checkpoints.belief
     rounds, n, states = signals.shape
     nu = np.empty(states)
     mu = np.empty(states)
@@ -117,4 +142,5 @@ def online(matrix: np.ndarray, signals: np.ndarray, noise: np.ndarray, first: in
     return k
 
 
-__all__ = ["beliefs", "mixing", "online", "point_mass", "propagate"]
+__all__ = ["Checkpoints", "LogBeliefs", "beliefs", "mixing", "online", "point_mass",
+           "propagate"]

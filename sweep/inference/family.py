@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import ConfigError
+from ..options import describe
 from ..results import PROPORTION, Metric, ResultSchema
 from .config import TOY_METHODS, InferenceConfig
 from .parameters import two_threshold_bound
@@ -77,7 +78,11 @@ class InferenceFamily:
     Rahimian, "Differentially Private Distributed Inference")."""
 
     name = "inference"
-    version = 1
+    # 2: the signal model and the data set are the nested groups model and dataset
+    # (columns model.kind, model.states, model.truth, ..., dataset.kind, dataset.arm, ...
+    # for model, states, truth, ..., dataset, arm, ...), every option in the identity
+    # (arrival_days, rizk_start, rizk_clip too); new cell ids and random streams.
+    version = 2
     options = InferenceConfig
     schema = ResultSchema(metrics=METRICS, index={"state": pa.string()}, constants={
         "rounds_k": pa.int64(), "iterations_t": pa.int64(), "sensitivity_bound": pa.float64(),
@@ -94,11 +99,11 @@ class InferenceFamily:
         return InferenceCell(config, cell)
 
     def identity(self, prepared: InferenceCell) -> dict[str, Any]:
-        return prepared.config.identity()
+        return describe(prepared.config).identity
 
     def columns(self, prepared: InferenceCell) -> dict[str, Any]:
         cell = prepared.cell
-        return {**prepared.config.as_columns(), "rounds_k": cell.rounds,
+        return {**describe(prepared.config).columns, "rounds_k": cell.rounds,
                 "iterations_t": cell.iterations,
                 "sensitivity_bound": cell.sensitivity, "noise_scale": cell.scale,
                 "a_star": cell.a_star,
@@ -171,10 +176,11 @@ def _guaranteed(config: InferenceConfig) -> bool:
     method = config.method
     if config.rounds is not None or config.iterations is not None:
         return False
+    model = config.model
     if method == "private_ol":
-        return config.model in ("bernoulli", "gaussian")
+        return model.kind in ("bernoulli", "gaussian")
     if method == "test":
-        return config.model in ("bernoulli", "gaussian") and config.truth == config.states[0]
+        return model.kind in ("bernoulli", "gaussian") and model.truth == model.states[0]
     return method in ("am", "gm", "threshold_1", "threshold_2")
 
 
@@ -190,7 +196,7 @@ def _references(cell: Shared) -> pd.DataFrame:
                            "state": ""}
     if method in TOY_METHODS:
         n, p = cell.n, float(cell.states[1])
-        under_h1 = config.truth == cell.states[1]
+        under_h1 = config.model.truth == cell.states[1]
         if method == "rr":
             power = toy.rr_power if under_h1 else toy.rr_size
             value = float(power(n, p, config.epsilon, config.alpha))

@@ -29,8 +29,9 @@ import pandas as pd
 
 from ..components import graphs
 from ..errors import ConfigError
+from ..options import data_options
 from . import survival
-from .config import ARMS, MLE_METHODS, InferenceConfig
+from .config import ARMS, MLE_METHODS, SURVIVAL, InferenceConfig
 from .models import (
     bernoulli_loglik,
     gaussian_loglik,
@@ -53,8 +54,9 @@ from .parameters import (
 #: over the rounds (Sec. 14.1 "splitting the data evenly among these days").
 COX_ONLINE_ROUNDS = 20
 #: The options that define a replicate's data (common random numbers).
-DATA = ("model", "states", "truth", "sigma", "samples", "rate", "bound_x", "dataset", "arm",
-        "csv_path", "split", "split_seed", "patients")
+DATA = ("model.kind", "model.states", "model.truth", "model.sigma", "model.samples",
+        "model.rate", "model.bound_x", "dataset.kind", "dataset.arm", "dataset.csv_path",
+        "dataset.split", "dataset.split_seed", "dataset.patients")
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ class Shared:
         """The states as the rows name them."""
         if self.config.method == "test":
             return ["null", "alternative"]
-        if self.config.model == "treatments":
+        if self.config.model.kind == "treatments":
             return [ARMS[int(s)] for s in self.states]
         return [f"{s:g}" for s in self.states]
 
@@ -111,38 +113,37 @@ class Shared:
 
 def cox_centres(config: InferenceConfig, n: int) -> tuple[survival.Patients, ...]:
     """The patients of each centre: the data set, resampled if asked, split among n
-    centres by the generator ``split_seed``."""
-    if config.dataset == "actg175":
-        patients = survival.Patients.from_arms(survival.actg175(), config.arm)
+    centres by the generator ``dataset.split_seed``."""
+    data, bound = config.dataset, config.model.bound_x
+    if data.kind == "actg175":
+        patients = survival.Patients.from_arms(survival.actg175(), data.arm)
     else:
-        frame = survival.read_csv(config.csv_path, config.duration_col, config.event_col,
-                                  config.covariate_col)
-        patients = survival.Patients.from_columns(frame, config.duration_col,
-                                                  config.event_col, config.covariate_col)
-        outside = np.abs(patients.covariate) > config.bound_x + 1e-12
-        if outside.any():
-            raise ConfigError(f"bound_x: must bound |covariate| (Sec. 12); the column "
-                              f"{config.covariate_col!r} reaches "
-                              f"{np.abs(patients.covariate).max():g}; got {config.bound_x!r}")
-    rng = np.random.default_rng(config.split_seed)
-    if config.patients is not None:
-        patients = survival.resample(patients, config.patients, rng)
-    parts = survival.split(len(patients), n, config.split, rng)
+        columns = (data.duration_col, data.event_col, data.covariate_col)
+        patients = survival.Patients.from_columns(survival.read_csv(data.csv_path, *columns),
+                                                  *columns)
+        largest = np.abs(patients.covariate).max()
+        if largest > bound + 1e-12:
+            raise ConfigError(f"model.bound_x: must bound |covariate| (Sec. 12); the column "
+                              f"{data.covariate_col!r} reaches {largest:g}; got {bound!r}")
+    rng = np.random.default_rng(data.split_seed)
+    if data.patients is not None:
+        patients = survival.resample(patients, data.patients, rng)
+    parts = survival.split(len(patients), n, data.split, rng)
     return tuple(patients.take(part) for part in parts)
 
 
 def treatment_frames(config: InferenceConfig, n: int) -> list[pd.DataFrame]:
     """ACTG 175's rows (``arms``, ``days``, ``cens``, ...) of ZDV and the treatment arms Θ,
-    resampled to ``patients`` if asked, split among n centres by the generator
-    ``split_seed``: the centres of the best-treatment model."""
+    resampled to ``dataset.patients`` if asked, split among n centres by the generator
+    ``dataset.split_seed``: the centres of the best-treatment model."""
+    data = config.dataset
     frame = survival.actg175()
-    frame = frame[frame["arms"].isin([0, *(int(a) for a in config.state_grid)])]
+    frame = frame[frame["arms"].isin([0, *(int(a) for a in config.model.states)])]
     frame = frame.reset_index(drop=True)
-    rng = np.random.default_rng(config.split_seed)
-    if config.patients is not None:
-        frame = frame.iloc[rng.integers(0, len(frame), config.patients)].reset_index(
-            drop=True)
-    return [frame.iloc[part] for part in survival.split(len(frame), n, config.split, rng)]
+    rng = np.random.default_rng(data.split_seed)
+    if data.patients is not None:
+        frame = frame.iloc[rng.integers(0, len(frame), data.patients)].reset_index(drop=True)
+    return [frame.iloc[part] for part in survival.split(len(frame), n, data.split, rng)]
 
 
 def treatment_loglik(config: InferenceConfig, n: int
@@ -154,7 +155,8 @@ def treatment_loglik(config: InferenceConfig, n: int
     :func:`treatment_frames`. Returns the (n, |Θ|) scores, the pooled scores and the
     largest number of patients a centre scores an arm on. ZDV itself (arm 0, the authors'
     notebook's fourth state) scores 0: its GLR against itself."""
-    arms = [int(a) for a in config.state_grid]
+    model = config.model
+    arms = [int(a) for a in model.states]
 
     def scores(rows: pd.DataFrame) -> tuple[list[float], int]:
         out, largest = [], 0
@@ -163,9 +165,8 @@ def treatment_loglik(config: InferenceConfig, n: int
                 out.append(0.0)
                 continue
             patients = survival.Patients.from_arms(rows, arm)
-            best = survival.profile_maximum(patients, -config.bound_theta, 0.0,
-                                            config.ties)[1]
-            out.append(best - float(survival.partial_loglik(patients, 0.0, config.ties)))
+            best = survival.profile_maximum(patients, -model.bound_theta, 0.0, model.ties)[1]
+            out.append(best - float(survival.partial_loglik(patients, 0.0, model.ties)))
             largest = max(largest, len(patients))
         return out, largest
 
@@ -178,17 +179,18 @@ def treatment_loglik(config: InferenceConfig, n: int
 
 def _expected(config: InferenceConfig, states: np.ndarray, n: int) -> np.ndarray:
     """n × |Θ| expected log-likelihoods of ``samples`` signals from θ° (synthetic)."""
-    m, truth = config.samples or 1, config.truth
-    if config.model == "bernoulli":
+    model = config.model
+    m, truth = model.samples or 1, model.truth
+    if model.kind == "bernoulli":
         row = m * (truth * np.log(states) + (1 - truth) * np.log1p(-states))
     else:
-        row = -m * ((states - truth) ** 2 + config.sigma**2) / (2 * config.sigma**2)
+        row = -m * ((states - truth) ** 2 + model.sigma**2) / (2 * model.sigma**2)
     return np.tile(row, (n, 1))
 
 
 @functools.lru_cache(maxsize=64)
 def _data_key(config: InferenceConfig) -> tuple[int, int]:
-    data = {name: getattr(config, name) for name in DATA}
+    data = data_options(config, DATA)
     data["n"] = config.graph.n_nodes
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
     return int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big")
@@ -205,13 +207,14 @@ def data_generator(config: InferenceConfig, seed: np.random.SeedSequence, replic
 def synthetic_loglik(config: InferenceConfig, states: np.ndarray, n: int,
                      rng: np.random.Generator) -> np.ndarray:
     """n × |Θ| log-likelihoods of ``samples`` fresh signals per agent from θ°."""
-    m = config.samples
-    if config.model == "bernoulli":
-        return bernoulli_loglik(rng.binomial(m, config.truth, n), m, states)
-    signals = np.clip(rng.normal(config.truth, config.sigma, (n, m)), -config.bound_x,
-                      config.bound_x)
+    model = config.model
+    m = model.samples
+    if model.kind == "bernoulli":
+        return bernoulli_loglik(rng.binomial(m, model.truth, n), m, states)
+    signals = np.clip(rng.normal(model.truth, model.sigma, (n, m)), -model.bound_x,
+                      model.bound_x)
     return gaussian_loglik(signals.sum(axis=1), (signals**2).sum(axis=1), m, states,
-                           config.sigma)
+                           model.sigma)
 
 
 #: Rounds of online learning generated at once: a long run's signals and noise are
@@ -223,8 +226,8 @@ def online_loglik(config: InferenceConfig, cell: Shared, rounds: int,
                   rng: np.random.Generator) -> Iterator[np.ndarray]:
     """The (rounds + 1, n, |Θ|) log-likelihoods of each round's arrivals (0 when none),
     in chunks of at most :data:`CHUNK` rounds, drawn from ``rng`` in order."""
-    states, n = cell.states, cell.n
-    if config.model == "cox":
+    states, n, model = cell.states, cell.n, config.model
+    if model.kind == "cox":
         out = np.zeros((rounds + 1, n, len(states)))
         for i, patients in enumerate(cell.centres):
             if config.arrival_days is not None:
@@ -237,24 +240,23 @@ def online_loglik(config: InferenceConfig, cell: Shared, rounds: int,
                 for t, batch in enumerate(np.array_split(rng.permutation(len(patients)),
                                                          rounds + 1)):
                     label[batch] = t
-            out[:, i] = survival.batch_loglik(patients, label, rounds + 1, states,
-                                              config.ties)
+            out[:, i] = survival.batch_loglik(patients, label, rounds + 1, states, model.ties)
         yield out
         return
     for first in range(0, rounds + 1, CHUNK):
-        counts = rng.poisson(config.rate, (min(CHUNK, rounds + 1 - first), n))
-        if config.model == "bernoulli":
-            yield bernoulli_loglik(rng.binomial(counts, config.truth), counts, states)
+        counts = rng.poisson(model.rate, (min(CHUNK, rounds + 1 - first), n))
+        if model.kind == "bernoulli":
+            yield bernoulli_loglik(rng.binomial(counts, model.truth), counts, states)
             continue
-        signals = np.clip(rng.normal(config.truth, config.sigma, counts.sum()),
-                          -config.bound_x, config.bound_x)
+        signals = np.clip(rng.normal(model.truth, model.sigma, counts.sum()), -model.bound_x,
+                          model.bound_x)
         starts = np.append(0, np.cumsum(counts.ravel())[:-1])
         total = np.add.reduceat(np.append(signals, 0.0), starts)
         squares = np.add.reduceat(np.append(signals**2, 0.0), starts)
         empty = counts.ravel() == 0
         total[empty], squares[empty] = 0.0, 0.0
         yield gaussian_loglik(total.reshape(counts.shape), squares.reshape(counts.shape),
-                              counts, states, config.sigma)
+                              counts, states, model.sigma)
 
 
 # -- Preparation -------------------------------------------------------------------------
@@ -267,22 +269,23 @@ def _sensitivity(config: InferenceConfig, states: np.ndarray, largest: int) -> f
         from . import toy
 
         return float(toy.laplace_sensitivity(states[1]))
-    if config.model in ("cox", "treatments"):
+    model = config.model
+    if model.kind in SURVIVAL:
         if config.sensitivity == "printed":
-            delta = survival.sec12_sensitivity(config.bound_theta, config.bound_x)
+            delta = survival.sec12_sensitivity(model.bound_theta, model.bound_x)
         else:
             # ACTG's covariate is the 0/1 treatment indicator (a neighbour's too): its
             # range is 1, not 2 B_x.
-            spread = 1.0 if config.dataset == "actg175" else None
-            delta = survival.risk_set_sensitivity(largest, config.bound_theta,
-                                                  config.bound_x, spread=spread)
+            spread = 1.0 if config.dataset.kind == "actg175" else None
+            delta = survival.risk_set_sensitivity(largest, model.bound_theta, model.bound_x,
+                                                  spread=spread)
         # A treatment's score is a maximum minus the value at θ = 0: each moves by Δ.
-        return 2 * delta if config.model == "treatments" else delta
-    g = float(signal_sensitivity(config.model, states, config.sigma, config.bound_x).max())
+        return 2 * delta if model.kind == "treatments" else delta
+    g = float(signal_sensitivity(model.kind, states, model.sigma, model.bound_x).max())
     # Eq. (7) multiplies by n_i: every signal of an agent may change. Online, a round's
     # count is random and unbounded, and each signal enters one round only: one signal.
     if config.sensitivity == "printed" and not config.online:
-        return config.samples * g
+        return model.samples * g
     return g
 
 
@@ -293,20 +296,20 @@ def prepare(config: InferenceConfig) -> Shared:
     network = graphs.build(spec)
     matrix = network.matrix().toarray()
     n = len(matrix)
-    states = np.asarray(config.state_grid, dtype=np.float64)
+    states = np.asarray(config.model.states, dtype=np.float64)
     centres = loglik = pooled = pooled_sup = None
-    largest = 0
-    if config.model == "cox":
+    largest, kind, ties = 0, config.model.kind, config.model.ties
+    if kind == "cox":
         centres = cox_centres(config, n)
-        loglik = np.stack([survival.partial_loglik(c, states, config.ties) for c in centres])
+        loglik = np.stack([survival.partial_loglik(c, states, ties) for c in centres])
         largest = max(len(c) for c in centres)
         if config.method == "centralized":
             everyone = survival.Patients(*(np.concatenate([getattr(c, a) for c in centres])
                                            for a in ("duration", "event", "covariate")))
-            pooled = survival.partial_loglik(everyone, states, config.ties)
+            pooled = survival.partial_loglik(everyone, states, ties)
             pooled_sup = survival.profile_maximum(everyone, states.min(), states.max(),
-                                                  config.ties)[1]
-    elif config.model == "treatments":
+                                                  ties)[1]
+    elif kind == "treatments":
         loglik, pooled, largest = treatment_loglik(config, n)
     expected = loglik if loglik is not None else _expected(config, states, n)
     a_star, b_star = slem(network.eigenvalues)
@@ -339,8 +342,8 @@ def _test_loglik(config: InferenceConfig, states: np.ndarray,
     if centres is None:
         return np.column_stack([expected[:, 0], expected.max(axis=1)])
     low, high = states.min(), states.max()
-    return np.array([(float(survival.partial_loglik(c, states[0], config.ties)),
-                      survival.profile_maximum(c, low, high, config.ties)[1])
+    return np.array([(float(survival.partial_loglik(c, states[0], config.model.ties)),
+                      survival.profile_maximum(c, low, high, config.model.ties)[1])
                      for c in centres])
 
 
@@ -384,14 +387,15 @@ def _schedule(cell: Shared) -> tuple[int, int, float]:
         if config.iterations is None and config.arrival_days is not None:
             last = max(float(c.duration.max()) for c in cell.centres)
             return 1, max(1, int(last // config.arrival_days)), scale
-        if config.iterations is not None or config.model == "cox":
+        model = config.model
+        if config.iterations is not None or model.kind == "cox":
             return 1, config.iterations or COX_ONLINE_ROUNDS, scale
-        kl, spread = kl_rates(config.model, config.truth, cell.states, config.sigma)
-        drift = np.delete(kl, int(np.argmin(np.abs(cell.states - config.truth)))).min()
+        kl, spread = kl_rates(model.kind, model.truth, cell.states, model.sigma)
+        drift = np.delete(kl, int(np.argmin(np.abs(cell.states - model.truth)))).min()
         eta = max(config.alpha, 1.0 - config.beta)
-        return 1, online_iterations(n, size, n * config.rate * float(drift),
+        return 1, online_iterations(n, size, n * model.rate * float(drift),
                                     float(spread.max()), n * math.sqrt(2.0) * scale,
-                                    config.rate, n * config.rate, cell.b_star, eta), scale
+                                    model.rate, n * model.rate, cell.b_star, eta), scale
     if method == "test":
         # Prop. 4.6: the GM algorithm at type I level α/2 with ϱ^GM = 1 (its proof), on
         # a null and an alternative: |Θ*| = |Θ̄| = 1 whatever the data.
@@ -405,7 +409,7 @@ def _schedule(cell: Shared) -> tuple[int, int, float]:
         # GM's); Lap(2 B_x B_θ T η/ε) per iteration.
         rounds = rounds_of("gm")
         iterations = iterations_of("gm", rounds, scale_of(rounds), config.rho_gm)
-        return 1, iterations, (2 * config.bound_x * config.bound_theta * iterations
+        return 1, iterations, (2 * config.model.bound_x * config.model.bound_theta * iterations
                                * config.learning_rate / config.epsilon)
     rho = {"am": config.rho_am, "gm": config.rho_gm}.get(method, config.rho_threshold)
     rounds = rounds_of(method)
@@ -518,27 +522,27 @@ def run_online(cell: Shared, seeds: Sequence[np.random.SeedSequence],
                replicate_ids: Sequence[int]) -> Metrics:
     """Algs 3 and 5, one replicate at a time in compiled code (:func:`beliefs.online`),
     its rounds fed in chunks."""
-    from .beliefs import online
+    from .beliefs import Checkpoints, LogBeliefs, online
 
     config, times = cell.config, cell.times
-    truth = int(np.argmax(cell.star)) if config.model == "cox" else int(
-        np.argmin(np.abs(cell.states - config.truth)))
+    truth = int(np.argmax(cell.star)) if config.model.kind == "cox" else int(
+        np.argmin(np.abs(cell.states - config.model.truth)))
     shape = (len(seeds), len(times))
     out = {k: np.empty(shape) for k in ("exact_recovery", "tvd_truth", "tvd_private")}
     out["belief"] = np.empty((*shape, len(cell.states)))
     matrix = np.ascontiguousarray(cell.matrix)
     for r, (seed, replicate) in enumerate(zip(seeds, replicate_ids, strict=True)):
         psi = np.zeros((cell.n, len(cell.states)))
-        phi = np.zeros_like(psi)
+        log_beliefs = LogBeliefs(psi=psi, phi=np.zeros_like(psi))
+        checkpoints = Checkpoints(times, truth, out["exact_recovery"][r], out["tvd_truth"][r],
+                                  out["tvd_private"][r], out["belief"][r])
         noise = np.random.default_rng(seed)
         first = k = 0
         for signals in online_loglik(config, cell, cell.iterations,
                                      data_generator(config, seed, replicate)):
             draws = (noise.laplace(0.0, cell.scale, signals.shape) if cell.scale
                      else np.zeros_like(signals))
-            k = online(matrix, signals, draws, first, psi, phi, times, k, truth,
-                       out["exact_recovery"][r], out["tvd_truth"][r], out["tvd_private"][r],
-                       out["belief"][r])
+            k = online(matrix, signals, draws, first, log_beliefs, checkpoints, k)
             first += len(signals)
     # The returned set is {argmax}: it is wrong exactly when it is not {θ°}.
     out["type_i_error"] = 1.0 - out["exact_recovery"]
@@ -562,8 +566,8 @@ def _null_tail(cell: Shared, value: np.ndarray, pooled: bool = False) -> np.ndar
     if config.test == "composite":
         return stats.chi2.sf(value, 1 if pooled else cell.n)
     null, alternative = cell.states[:2]
-    signals = cell.n * config.samples
-    if config.model == "bernoulli":
+    signals = cell.n * config.model.samples
+    if config.model.kind == "bernoulli":
         # 2Λ = 2(B a + (N − B) b), B ~ Bin(N, θ₀): monotone in B.
         a = math.log(alternative / null)
         b = math.log((1 - alternative) / (1 - null))
@@ -573,8 +577,8 @@ def _null_tail(cell: Shared, value: np.ndarray, pooled: bool = False) -> np.ndar
         return stats.binom.cdf(np.floor(ones + 1e-9), signals, null)
     # Gaussian (ignoring the clipping): 2Λ = Σ (2 s (θ₁ − θ₀) − (θ₁² − θ₀²))/σ².
     shift = alternative - null
-    mean = -signals * shift**2 / config.sigma**2
-    sd = 2 * abs(shift) * math.sqrt(signals) / config.sigma
+    mean = -signals * shift**2 / config.model.sigma**2
+    sd = 2 * abs(shift) * math.sqrt(signals) / config.model.sigma
     return stats.norm.sf(value, mean, sd)
 
 
@@ -600,7 +604,7 @@ def run_test(cell: Shared, seeds: Sequence[np.random.SeedSequence],
 def _test_data(cell: Shared, seeds: Sequence[np.random.SeedSequence],
                replicate_ids: Sequence[int]) -> np.ndarray:
     """(R, n, 2) log γ_i of the test's two states per replicate."""
-    if cell.config.model == "cox":
+    if cell.config.model.kind == "cox":
         return np.broadcast_to(cell.expected, (len(seeds), *cell.expected.shape))
     loglik, _ = replicate_data(cell, seeds, replicate_ids)
     if cell.config.test == "simple":
@@ -613,19 +617,19 @@ def _synthetic_sup(cell: Shared, seeds: Sequence[np.random.SeedSequence],
     """(R, n) sup over θ in [min Θ, max Θ] of each agent's log-likelihood (its own
     maximum likelihood estimate, clipped to the interval)."""
     config, low, high = cell.config, cell.states.min(), cell.states.max()
+    model, m = config.model, config.model.samples
     out = []
     for seed, replicate in zip(seeds, replicate_ids, strict=True):
         rng = data_generator(config, seed, replicate)
-        m = config.samples
-        if config.model == "bernoulli":
-            ones = rng.binomial(m, config.truth, cell.n)
+        if model.kind == "bernoulli":
+            ones = rng.binomial(m, model.truth, cell.n)
             best = np.clip(ones / m, low, high)
             out.append(ones * np.log(best) + (m - ones) * np.log1p(-best))
         else:
-            signals = np.clip(rng.normal(config.truth, config.sigma, (cell.n, m)),
-                              -config.bound_x, config.bound_x)
+            signals = np.clip(rng.normal(model.truth, model.sigma, (cell.n, m)),
+                              -model.bound_x, model.bound_x)
             best = np.clip(signals.mean(axis=1), low, high)
-            out.append(-((signals - best[:, None]) ** 2).sum(axis=1) / (2 * config.sigma**2))
+            out.append(-((signals - best[:, None]) ** 2).sum(axis=1) / (2 * model.sigma**2))
     return np.stack(out)
 
 
@@ -660,6 +664,16 @@ def run_centralized(cell: Shared, seeds: Sequence[np.random.SeedSequence],
     return out
 
 
+def _mix(matrix: np.ndarray, iterates: np.ndarray) -> np.ndarray:
+    """``matrix @ iterates`` (centres × replicates), each entry summed over the centres in
+    their order: BLAS rounds a matrix-vector product (a block of one replicate) otherwise
+    than a matrix-matrix one, and a replicate's rows must not depend on its block."""
+    mixed = matrix[:, :1] * iterates[:1]
+    for j in range(1, len(iterates)):
+        mixed = mixed + matrix[:, j:j + 1] * iterates[j:j + 1]
+    return mixed
+
+
 def run_rizk(cell: Shared, seeds: Sequence[np.random.SeedSequence],
              replicate_ids: Sequence[int]) -> Metrics:
     """Rizk et al.'s first-order method as Sec. 14.4 writes it:
@@ -678,7 +692,7 @@ def run_rizk(cell: Shared, seeds: Sequence[np.random.SeedSequence],
 
     config, times = cell.config, cell.times
     count, n = len(seeds), cell.n
-    clip = 2 * config.bound_theta * config.bound_x
+    clip = 2 * config.model.bound_theta * config.model.bound_x
     if config.rizk_start == "uniform":
         # One generator per replicate: its noise (T × n draws), then the n starts.
         streams = [np.random.default_rng(s) for s in seeds]
@@ -696,16 +710,16 @@ def run_rizk(cell: Shared, seeds: Sequence[np.random.SeedSequence],
 
     def score(theta: np.ndarray) -> np.ndarray:
         """The centres' clipped scores at their iterates (n, R)."""
-        raw = np.stack([survival.partial_score(c, theta[i], config.ties)
+        raw = np.stack([survival.partial_score(c, theta[i], config.model.ties)
                         for i, c in enumerate(cell.centres)])
         if config.rizk_clip == "l1":
             return raw / np.maximum(1.0, np.abs(raw).sum(axis=0))
         return np.clip(raw, -clip, clip)
 
     for t in range(1, cell.iterations + 1):
-        private = (cell.matrix @ private + config.learning_rate * score(private)
+        private = (_mix(cell.matrix, private) + config.learning_rate * score(private)
                    + noise[:, t - 1].T)
-        plain = cell.matrix @ plain + config.learning_rate * score(plain)
+        plain = _mix(cell.matrix, plain) + config.learning_rate * score(plain)
         if t not in wanted:
             continue
         nearest = np.abs(private[..., None] - cell.states).argmin(axis=-1)
@@ -714,8 +728,8 @@ def run_rizk(cell: Shared, seeds: Sequence[np.random.SeedSequence],
                                len(cell.states))
         metrics = _set_metrics(belief > 0.5, star)
         statistic = 2 * np.stack([
-            survival.partial_loglik(c, private[i], config.ties)
-            - survival.partial_loglik(c, 0.0, config.ties) for i, c in enumerate(
+            survival.partial_loglik(c, private[i], config.model.ties)
+            - survival.partial_loglik(c, 0.0, config.model.ties) for i, c in enumerate(
                 cell.centres)])
         p_value = stats.chi2.sf(statistic, 1)
         metrics.update(tvd_truth=_tvd(belief, truth), tvd_private=_tvd(belief, reference),
@@ -736,7 +750,7 @@ def run_toy(cell: Shared, seeds: Sequence[np.random.SeedSequence],
 
     config, n = cell.config, cell.n
     p = float(cell.states[1])
-    theta = int(config.truth == cell.states[1])
+    theta = int(config.model.truth == cell.states[1])
     reject, statistic = np.empty(len(seeds)), np.empty(len(seeds))
     if config.method == "rr":
         threshold = float(toy.rr_threshold(n, p, config.epsilon, config.alpha))

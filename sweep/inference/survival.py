@@ -54,13 +54,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ..options import choice, fail, integer, real
-
-#: ACTG 175's treatment arms (lifelines' ``arms`` column).
-ARMS = {0: "ZDV", 1: "ZDV+ddI", 2: "ZDV+Zal", 3: "ddI"}
-#: Handling of tied event times: eq. (3) as printed, or Efron's approximation.
-TIES = ("breslow", "efron")
-#: Division of the patients among the centres (``split``).
-SPLITS = ("even", "skewed")
+from .config import ARMS, SPLITS, TIES
 
 #: Largest θ-grid × patients block evaluated at once (8 MB per float64 array).
 _BLOCK = 1 << 20
@@ -86,8 +80,8 @@ def actg175() -> pd.DataFrame:
     return _actg175().copy()
 
 
-def _columns(frame: pd.DataFrame, source: str, **columns: str) -> None:
-    """Each ``key=column`` names a column of ``frame``, or a ConfigError names the key."""
+def _columns(frame: pd.DataFrame, source: str, columns: dict[str, str]) -> None:
+    """Each ``key: column`` names a column of ``frame``, or a ConfigError names the key."""
     have = ", ".join(map(str, frame.columns))
     for key, column in columns.items():
         if not isinstance(column, str) or column not in frame.columns:
@@ -108,23 +102,24 @@ def _numeric(frame: pd.DataFrame, key: str, column: str) -> np.ndarray:
 def _checked(frame: pd.DataFrame, source: str, duration_col: str, event_col: str,
              covariate_col: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Durations > 0, events in {0, 1} with at least one event, finite covariates."""
-    _columns(frame, source, duration_col=duration_col, event_col=event_col,
-             covariate_col=covariate_col)
+    _columns(frame, source, {"dataset.duration_col": duration_col,
+                             "dataset.event_col": event_col,
+                             "dataset.covariate_col": covariate_col})
     if len(frame) == 0:
-        fail("csv_path", "a CSV file with at least one patient", source)
-    durations = _numeric(frame, "duration_col", duration_col)
+        fail("dataset.csv_path", "a CSV file with at least one patient", source)
+    durations = _numeric(frame, "dataset.duration_col", duration_col)
     if (durations <= 0).any():
         row = int(np.argmax(durations <= 0))
-        fail("duration_col", f"positive durations in column {duration_col!r} (row {row + 1})",
-             float(durations[row]))
-    events = _numeric(frame, "event_col", event_col)
+        fail("dataset.duration_col", f"positive durations in column {duration_col!r} (row "
+             f"{row + 1})", float(durations[row]))
+    events = _numeric(frame, "dataset.event_col", event_col)
     if not np.isin(events, (0.0, 1.0)).all():
         row = int(np.argmax(~np.isin(events, (0.0, 1.0))))
-        fail("event_col", f"0 or 1 in column {event_col!r} (row {row + 1})",
+        fail("dataset.event_col", f"0 or 1 in column {event_col!r} (row {row + 1})",
              float(events[row]))
     if not events.any():
-        fail("event_col", "a column with at least one event (a 1)", event_col)
-    covariates = _numeric(frame, "covariate_col", covariate_col)
+        fail("dataset.event_col", "a column with at least one event (a 1)", event_col)
+    covariates = _numeric(frame, "dataset.covariate_col", covariate_col)
     return durations, events.astype(bool), covariates
 
 
@@ -135,8 +130,9 @@ def read_csv(path: str | Path, duration_col: str, event_col: str,
 
     Returns the file's columns, the three named ones converted to numbers (float64
     duration and covariate, int64 event). Any problem raises a one-line
-    :class:`~sweep.errors.ConfigError` naming the option: ``csv_path`` (unreadable or
-    empty file), ``duration_col``, ``event_col``, ``covariate_col`` (missing column, with
+    :class:`~sweep.errors.ConfigError` naming the option of the group ``dataset``:
+    ``csv_path`` (unreadable or empty file), ``duration_col``, ``event_col``,
+    ``covariate_col`` (missing column, with
     the file's columns listed; non-numeric values; durations <= 0; events not 0 or 1;
     no event at all).
     """
@@ -146,7 +142,8 @@ def read_csv(path: str | Path, duration_col: str, event_col: str,
     except (OSError, UnicodeDecodeError, pd.errors.ParserError,
             pd.errors.EmptyDataError) as error:
         reason = " ".join(str(error).split())  # one line, whatever the parser said
-        fail("csv_path", f"a readable CSV file ({type(error).__name__}: {reason})", str(path))
+        fail("dataset.csv_path", f"a readable CSV file ({type(error).__name__}: {reason})",
+             str(path))
     durations, events, covariates = _checked(frame, name, duration_col, event_col,
                                              covariate_col)
     frame = frame.copy()
@@ -194,7 +191,7 @@ class Patients:
         arms = [int(a) for a in sorted(frame["arms"].unique()) if a != control]
         if isinstance(arm, bool) or not real(arm) or arm not in arms:
             names = ", ".join(f"{a} ({ARMS.get(a, '?')})" for a in arms)
-            fail("arm", f"one of {names}, an arm other than the control "
+            fail("dataset.arm", f"one of {names}, an arm other than the control "
                  f"{control} ({ARMS.get(control, '?')})", arm)
         rows = frame[frame["arms"].isin((arm, control))]
         return cls(rows["days"].to_numpy(), rows["cens"].to_numpy() == 1,
@@ -235,8 +232,15 @@ def _tail_sums(weights: np.ndarray) -> np.ndarray:
     return sums
 
 
+def _row_sums(terms: np.ndarray) -> np.ndarray:
+    """Σ_j terms[:, j], added in order: numpy's ``sum`` adds a row pairwise alone but in
+    order next to others, and a θ's value must not depend on the θs evaluated with it
+    (a replicate's rows on its block)."""
+    return np.cumsum(terms, axis=1)[:, -1]
+
+
 def _evaluate(patients: Patients, thetas: ArrayLike, ties: str, score: bool) -> np.ndarray:
-    choice("ties", ties, TIES)
+    choice("model.ties", ties, TIES)
     theta = np.asarray(thetas, dtype=np.float64)
     flat = theta.ravel()
     out = np.zeros(flat.size)
@@ -259,10 +263,10 @@ def _evaluate(patients: Patients, thetas: ArrayLike, ties: str, score: bool) -> 
         if score:
             tails = _tail_sums(weights * x)
             moment = tails[:, start] - fraction * (tails[:, start] - tails[:, after])
-            out[low:low + step] = x_events - (moment / risk).sum(axis=1)
+            out[low:low + step] = x_events - _row_sums(moment / risk)
         else:
             out[low:low + step] = (block[:, 0] * x_events
-                                   - np.log(risk).sum(axis=1) - start.size * shift[:, 0])
+                                   - _row_sums(np.log(risk)) - start.size * shift[:, 0])
     return out.reshape(theta.shape)
 
 
@@ -289,7 +293,7 @@ def batch_loglik(patients: Patients, batches: ArrayLike, count: int, thetas: Arr
     learning's rounds (each centre's patients spread over T + 1 rounds, for every
     replicate) are thousands of small batches.
     """
-    choice("ties", ties, TIES)
+    choice("model.ties", ties, TIES)
     batches = np.asarray(batches, dtype=np.int64)
     theta = np.asarray(thetas, dtype=np.float64).ravel()
     order = np.lexsort((~patients.event, patients.duration, batches))
@@ -363,7 +367,7 @@ def split(count: int, centres: int, kind: str,
     """
     integer("patients", count, 1)
     integer("graph.n_nodes", centres, 1)
-    choice("split", kind, SPLITS)
+    choice("dataset.split", kind, SPLITS)
     if centres > count:
         fail("graph.n_nodes", f"<= the number of patients ({count})", centres)
     if kind == "even":
@@ -384,7 +388,7 @@ def split(count: int, centres: int, kind: str,
 def resample(patients: Patients, size: int, rng: np.random.Generator) -> Patients:
     """``size`` patients drawn with replacement (Sec. 14.3 resamples ACTG 175 to 4,096
     and 8,192 time points for its runtime study)."""
-    integer("patients", size, 1)
+    integer("dataset.patients", size, 1)
     return patients.take(rng.integers(0, len(patients), size))
 
 

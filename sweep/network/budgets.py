@@ -67,7 +67,7 @@ def waterfilling(sensitivities: np.ndarray, epsilon: float, cap: float) -> np.nd
     return np.minimum(cap * epsilon, chosen * root)
 
 
-RULES = {"centralized": centralized, "waterfilling": waterfilling}
+BUDGET_RULES = {"centralized": centralized, "waterfilling": waterfilling}
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ class HeterogeneousCalibration:
                 signal_weight: float) -> np.ndarray:
         """ε_i of every agent (and replicate: the columns)."""
         delta_i = self.sensitivities(signals, network, signal_weight)
-        return RULES[self.rule](delta_i, self.epsilon, self.cap)
+        return BUDGET_RULES[self.rule](delta_i, self.epsilon, self.cap)
 
     def scale(self, signals: np.ndarray, network: np.ndarray | float = 0.0,
               signal_weight: float = 1.0) -> np.ndarray:

@@ -17,16 +17,18 @@ from typing import Any
 import numpy as np
 
 from ..components.calibration import NETWORK_SCALES, RIZK_SCALES
-from ..components.graphs import GRAPH_PARAMETERS, GraphConfig, GraphSpec
+from ..components.graphs import GraphConfig, GraphSpec
+from ..components.noise import NOISE_KINDS
 from ..options import (
+    READING,
+    ROWS,
     check_checkpoints,
     checkpoint_times,
     choice,
     fail,
-    flat_columns,
-    identity_options,
     in_range,
     integer,
+    option,
     plain_options,
     real,
 )
@@ -34,7 +36,6 @@ from .algorithms import METHODS
 from .budgets import BUDGETS, DEFAULT_CAP
 
 PRIVACIES = ("none", "signal", "network")
-NOISES = ("laplace", "gaussian")
 SIGNALS = ("lognormal", "gaussian")
 REFERENCES = ("bound", "exact")
 RIZK_STARTS = ("zero", "signal")
@@ -86,11 +87,11 @@ class NetworkConfig:
     """
 
     graph: GraphConfig = field(default_factory=GraphConfig)
-    signal: str = "lognormal"
+    signal: str = option("lognormal", group="signal")
     signal_mean: float = 1.67
     signal_sigma: float = 1.04
     sensitivity: float | None = 1.0
-    method: str = "mvue"
+    method: str = option("mvue", kind=ROWS)
     privacy: str = "signal"
     noise: str = "laplace"
     epsilon: float = 1.0
@@ -98,14 +99,15 @@ class NetworkConfig:
     rounds: int = 100
     learning_rate: float | None = 0.001
     rizk_start: str | None = "zero"
-    checkpoints: int | tuple[int, ...] = 100
+    checkpoints: int | tuple[int, ...] = option(100, kind=ROWS)
     references: tuple[str, ...] = ("bound", "exact")
-    budgets: str = "homogeneous"
-    budget_cap: float | None = None
-    edge_keep: float | None = None
-    rizk_scale: str = "printed"
-    network_scale: str = "paper"
-    signal_floor: float | None = None
+    # Added to version 2's results (``since``): at their defaults, not in the identity.
+    budgets: str = option("homogeneous", since=2)
+    budget_cap: float | None = option(None, since=2)
+    edge_keep: float | None = option(None, since=2)
+    rizk_scale: str = option("printed", kind=READING, since=2)
+    network_scale: str = option("paper", kind=READING, since=2)
+    signal_floor: float | None = option(None, kind=READING, since=2)
 
     @classmethod
     def from_options(cls, **options: Any) -> NetworkConfig:
@@ -141,7 +143,7 @@ class NetworkConfig:
         if self.method == "ol_alg5" and self.privacy != "signal":
             fail("privacy", "signal for method=ol_alg5 (the ablation of Alg. 5's mixing "
                  "matrix run with Alg. 4's Signal-DP noise)", self.privacy)
-        choice("noise", self.noise, NOISES)
+        choice("noise", self.noise, NOISE_KINDS)
         if self.method in ("rizk", "rizk_ol") and self.noise != "laplace":
             fail("noise", "laplace for Rizk et al. (Appendix B calibrates Laplace noise)",
                  self.noise)
@@ -196,8 +198,7 @@ class NetworkConfig:
         else:
             unused["signal_floor"] = None
         rizk = self.method in ("rizk", "rizk_ol")
-        # The readings (LATER_OPTIONS) go back to their defaults where they do not apply,
-        # so that such cells keep their identity.
+        # The readings go back to their defaults where they do not apply: one cell each.
         if not rizk:
             unused.update(learning_rate=None, rizk_start=None, rizk_scale="printed")
         elif self.method == "rizk_ol":
@@ -221,44 +222,9 @@ class NetworkConfig:
         """What defines the graph (the file's content, for an edge list)."""
         return self.graph.spec()
 
-    def identity(self, edgelist_sha256: str | None = None) -> dict[str, Any]:
-        """The options as the cell identity hashes them: flat, as before the graph group.
-
-        The cell's random streams derive from this dict, so it keeps the flat keys
-        ``graph`` (the kind), ``n_nodes``, the generator parameters, ``edgelist`` (the
-        file's sha256 when given) and ``graph_seed``, ``weights``; existing results keep
-        their streams.
-        """
-        graph = self.graph
-        flat: dict[str, Any] = {"graph": graph.kind, "n_nodes": graph.n_nodes}
-        flat.update((name, getattr(graph, name)) for name in _LEGACY_PARAMETERS)
-        # A parameter added to the graph group later enters only where it is used, so
-        # that the cells of the other graphs keep their identity.
-        flat.update((name, getattr(graph, name)) for name in GRAPH_PARAMETERS
-                    if name not in _LEGACY_PARAMETERS and getattr(graph, name) is not None)
-        flat.update(edgelist=edgelist_sha256 or graph.edgelist, graph_seed=graph.seed,
-                    weights=graph.weights)
-        # Options added later enter only when set, so that older cells keep their streams.
-        rest = identity_options(self, later=LATER_OPTIONS)
-        del rest["graph"]
-        return {**flat, **rest}
-
     def checkpoint_times(self) -> np.ndarray:
         """Rounds at which metrics are recorded (see :func:`sweep.options.checkpoint_times`)."""
         return checkpoint_times(self.checkpoints, self.rounds)
 
-    def as_columns(self) -> dict[str, Any]:
-        """The options as result columns (:func:`sweep.options.flat_columns`)."""
-        return flat_columns(self)
 
-
-#: Options added after the first results (Appendix C): out of the identity at defaults.
-LATER_OPTIONS = ("budgets", "budget_cap", "edge_keep",
-                 # the readings of Appendix B, Network DP's scale and eq. (9)'s domain
-                 "rizk_scale", "network_scale", "signal_floor")
-# The generator parameters the flat identity has always held (None when unused).
-_LEGACY_PARAMETERS = ("radius", "edge_probability", "neighbors", "rewire_probability",
-                      "attachments", "grid_rows")
-
-
-__all__ = ["NOISES", "PRIVACIES", "REFERENCES", "SIGNALS", "NetworkConfig"]
+__all__ = ["PRIVACIES", "REFERENCES", "SIGNALS", "NetworkConfig"]

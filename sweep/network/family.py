@@ -25,6 +25,7 @@ import numpy as np
 from ..components import graphs
 from ..components.calibration import Calibration, calibrate, rizk_calibration
 from ..errors import ConfigError
+from ..options import describe
 from ..results import Metric, ResultSchema
 from .algorithms import Dynamics, bounds, exact_privacy_cost, run_recursion
 from .budgets import HeterogeneousCalibration
@@ -100,8 +101,10 @@ class NetworkFamily:
 
     name = "network"
     # 2: the graph options are the nested group graph (columns graph.kind, graph.n_nodes,
-    # ...); the identity and so the random streams are those of version 1.
-    version = 2
+    # ...), the identity and so the random streams those of version 1. 3: the identity
+    # is the declared one (sweep.options.describe): the graph group nested, every option
+    # in it; new random streams.
+    version = 3
     options = NetworkConfig
     schema = ResultSchema(metrics={metric: Metric() for metric in METRICS})
 
@@ -115,15 +118,13 @@ class NetworkFamily:
         return cell
 
     def identity(self, prepared: NetworkCell) -> dict[str, Any]:
-        # Flat, as before the graph group: the random streams derive from it. An edge
-        # list counts by its content, not its path.
-        return prepared.config.identity(prepared.spec.edgelist_sha256)
+        return describe(prepared.config).identity
 
     def columns(self, prepared: NetworkCell) -> dict[str, Any]:
         network = prepared.network
-        return {**prepared.config.as_columns(), "graph.n_nodes": network.n,
-                "n_edges": network.n_edges, "beta_star": network.beta_star,
-                "max_weight": network.max_weight}
+        return {**describe(prepared.config).columns,
+                "graph.n_nodes": network.n, "n_edges": network.n_edges,
+                "beta_star": network.beta_star, "max_weight": network.max_weight}
 
     def cost(self, prepared: NetworkCell) -> float:
         return prepared.network.n * prepared.config.rounds * _NODE_ROUND_SECONDS + 2e-3

@@ -10,7 +10,6 @@ a Wilson interval). An analytic row per node gives E|p̂ − p| ≈ √(2p(1 −
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from sweep.errors import ConfigError
-from sweep.options import check_checkpoints, integer, plain_options, real
+from sweep.options import ROWS, check_checkpoints, describe, integer, option, plain_options, real
 from sweep.results import PROPORTION, Metric, ResultSchema
 
 
@@ -29,7 +28,7 @@ class CoinOptions:
     n_nodes: int = 3
     p: float = 0.3
     flips: int = 200
-    checkpoints: tuple[int, ...] = (10, 50, 200)
+    checkpoints: tuple[int, ...] = option((10, 50, 200), kind=ROWS)  # the t column
 
 
 class CoinFamily:
@@ -53,10 +52,10 @@ class CoinFamily:
         return prepared
 
     def identity(self, prepared: CoinOptions) -> dict[str, Any]:
-        return dataclasses.asdict(prepared)
+        return describe(prepared).identity
 
     def columns(self, prepared: CoinOptions) -> dict[str, Any]:
-        return {"n_nodes": prepared.n_nodes, "p": prepared.p, "flips": prepared.flips}
+        return describe(prepared).columns
 
     def cost(self, prepared: CoinOptions) -> float:
         return 1e-4

@@ -512,13 +512,13 @@ WELCH_TIMES = (300, 500, 800, 1200, 2000, 5000, None)
 def welch_values(results: Results) -> Values:
     """Welch's degrees of freedom under Sch-Var-2 (``welch_dof``): the MSE and the class
     errors of the k − 1 reading against the paper's t_κ − 1, at early checkpoints."""
-    def series(variance: str, dof: str | None) -> pd.DataFrame:
+    def series(variance: str, dof: str) -> pd.DataFrame:
         return results.rows("fig3_welch", method="colme", variance=variance,
                             welch_dof=dof).set_index("t")
 
-    cells = {(v, d): series(v, d) for v in ("inferred", "inferred_bayes")
-             for d in (None, "releases")}
-    paper = cells["inferred", None]
+    readings = ("paper", "releases")
+    cells = {(v, d): series(v, d) for v in ("inferred", "inferred_bayes") for d in readings}
+    paper = cells["inferred", "paper"]
     times = sorted({checkpoint(paper.mse, t) for t in WELCH_TIMES})
 
     def estimate_at(rows: pd.DataFrame, metric: str, t: int,
@@ -530,9 +530,9 @@ def welch_values(results: Results) -> Values:
     for t in times:
         row = [f"{t:,}"]
         for variance in ("inferred", "inferred_bayes"):
-            row += [estimate_at(cells[variance, d], "mse", t, sci) for d in (None, "releases")]
+            row += [estimate_at(cells[variance, d], "mse", t, sci) for d in readings]
         row += [estimate_at(cells["inferred", d], metric, t, percent)
-                for metric in ("false_inclusion", "false_exclusion") for d in (None, "releases")]
+                for metric in ("false_inclusion", "false_exclusion") for d in readings]
         table.append(row)
     header = ["t", "MSE, Sch-Var-2, t_κ − 1", "MSE, Sch-Var-2, k − 1",
               "MSE, Bayesian, t_κ − 1", "MSE, Bayesian, k − 1",

@@ -42,9 +42,9 @@ VOCABULARY = Vocabulary(
                    "alg5": "Algorithm 5", "alg6": "Algorithm 6",
                    "lower_bound": "lower bound (Sec. 5)"},
         "source": {"bound": "bound", "lower_bound": "lower bound (Sec. 5)"},
-        "order": {"contiguous": "contiguous", "round_robin": "round robin",
-                  "uniform": "uniform", "zipf": "Zipf", "one_heavy": "one heavy user",
-                  "staggered": "staggered", "few_heavy": "few heavy users"},
+        "order.kind": {"contiguous": "contiguous", "round_robin": "round robin",
+                       "uniform": "uniform", "zipf": "Zipf", "one_heavy": "one heavy user",
+                       "staggered": "staggered", "few_heavy": "few heavy users"},
         "statistic": {"mean": "mean", "quantile": "1 − δ quantile"},
     },
     axes={"t": "time t (samples received)", "abs_error": "error |μ̂_t − μ|",
@@ -58,7 +58,7 @@ VOCABULARY = Vocabulary(
              "dimension": "d"},
     curves=("non_private", "naive_laplace", "alg2", "alg3", "alg4", "alg5", "alg6"),
     scheme=("method", "composition", "level_count"),
-    facets=("epsilon", "order", "max_samples", "n_users", "t_max", "delta", "dimension"),
+    facets=("epsilon", "order.kind", "max_samples", "n_users", "t_max", "delta", "dimension"),
     # A method's bound; and Sec. 5's lower bound where the study files it under the
     # cell's method (the results give it as method "lower_bound", source "bound").
     references=("bound", "lower_bound"),

@@ -27,6 +27,7 @@ from sweep.continual.api import METHODS, ORDERS, PRIVATE
 from .figures import (
     DRAWS,
     FAMILY,
+    ORDER,
     _orders_present,
     activations,
     at_end,
@@ -74,7 +75,7 @@ def setting_values(runs: Mapping[str, pd.DataFrame]) -> Values:
 
 
 #: The options a preset's setting names, with their symbols.
-SETTING = {"n_users": "n", "max_samples": "m", "t_max": "T", "order": "order",
+SETTING = {"n_users": "n", "max_samples": "m", "t_max": "T", ORDER: "order",
            "epsilon": "ε", "delta": "δ", "bound_constant": "c"}
 
 
@@ -84,13 +85,13 @@ def setting(rows: pd.DataFrame) -> str:
     cells = rows.drop_duplicates("cell_id")
 
     def value(column: str, v: Any) -> str:
-        if column == "order":
+        if column == ORDER:
             return _order(v)
         return f"{v:,}" if isinstance(v, int | np.integer) else f"{v:g}"
 
     parts = []
     for column, symbol in SETTING.items():
-        values = sorted(cells[column].dropna().unique(), key=str if column == "order" else None)
+        values = sorted(cells[column].dropna().unique(), key=str if column == ORDER else None)
         shown = [value(column, v) for v in values]
         parts.append(f"{symbol} = {shown[0]}" if len(shown) == 1 else
                      f"{symbol} ∈ {{{', '.join(shown)}}}")
@@ -105,7 +106,7 @@ def _method(method: str) -> str:
 
 
 def _order(order: str) -> str:
-    return name("order", order, FAMILY)
+    return name(ORDER, order, FAMILY)
 
 
 def _list(items: Sequence[str], none: str = "none") -> str:
@@ -163,7 +164,7 @@ def orders_values(results: Results) -> Values:
     # Algorithm 6 against Algorithm 2 at T: the orders where it is behind by the
     # paired-runs ordering rule (the checks' rows).
     loses = [o for o in orders if paired(
-        "", at_t(rows, method="alg6", order=o), at_t(rows, method="alg2", order=o),
+        "", at_t(rows, method="alg6", **{ORDER: o}), at_t(rows, method="alg2", **{ORDER: o}),
         claimed=">").decide() is Verdict.AGREES]
     ratio = (alg6.mean_error / alg2.mean_error)[orders]
     worst, best = ratio.idxmax(), ratio.idxmin()
@@ -189,15 +190,15 @@ def orders_values(results: Results) -> Values:
     # (in the mean over replicates) and once it holds in every replicate.
     summary = results.summaries["continual_orders"]
     simulated = summary[summary.source == "simulated"]
-    error = simulated.pivot_table(index=["order", "t"], columns="method", values="abs_error",
+    error = simulated.pivot_table(index=[ORDER, "t"], columns="method", values="abs_error",
                                   observed=True)
-    diverse = simulated[simulated.method == "alg6"].set_index(["order", "t"]).diversity
+    diverse = simulated[simulated.method == "alg6"].set_index([ORDER, "t"]).diversity
     behind = error.alg6 / error.alg2
-    share = diverse.groupby(level="order", observed=True).mean()
-    frozen = [f for f in (_frozen(error.alg6.xs(o, level="order"), _order(o)) for o in orders)
+    share = diverse.groupby(level=ORDER, observed=True).mean()
+    frozen = [f for f in (_frozen(error.alg6.xs(o, level=ORDER), _order(o)) for o in orders)
               if f]
     values.update(
-        alg6_behind_share=_span((behind > 1).groupby(level="order", observed=False).mean()[orders],
+        alg6_behind_share=_span((behind > 1).groupby(level=ORDER, observed=False).mean()[orders],
                                 percent),
         alg6_behind_always=bool((behind > 1).all()),
         ratio_while_failing=_span(behind[diverse.reindex(behind.index) < 1]),

@@ -371,8 +371,13 @@ def slope_figure(rows: pd.DataFrame, ranges: Mapping[str, tuple[float, float]] |
 
 # -- Arrival orders ---------------------------------------------------------------------
 
+#: The column of a cell's arrival order: the kind of the nested group ``order`` (the
+#: study's own tables, :func:`at_end` and :func:`activations`, call it ``order``).
+ORDER = "order.kind"
+
+
 def _orders_present(rows: pd.DataFrame) -> list[str]:
-    present = set(rows.order.dropna())
+    present = set(rows[ORDER].dropna())
     if len(present) < 2:
         raise MissingData(f"orders: needs {FAMILY} cells under two arrival orders or more "
                           "(run +experiment=continual_orders)")
@@ -384,12 +389,13 @@ def at_end(rows: pd.DataFrame, y: str = "abs_error", level: float = LEVEL) -> pd
     (``q_error``, ``q_low``, ``q_high``), the mean bound and lower bound (``bound``,
     ``lower_bound``), M_T (``max_count``), the share of the samples μ̂_T uses
     (``used``) and of replicates in which (11) holds at T (``diversity``), whether the
-    theorem applies at T in every replicate (``applies``), with the cell's method, order,
-    m and ε."""
+    theorem applies at T in every replicate (``applies``), with the cell's method, order
+    (``order``), m and ε."""
     last = final(rows)
     grouped = last.groupby("cell_id")
     cells = last.drop_duplicates("cell_id").set_index("cell_id")[
-        ["method", "order", "max_samples", "epsilon", "t", "delta"]]
+        ["method", ORDER, "max_samples", "epsilon", "t", "delta"]].rename(
+        columns={ORDER: "order"})
     cells["mean_error"] = grouped[y].mean()
     cells["se"] = grouped[y].std(ddof=1) / np.sqrt(grouped[y].count())
     quantile = quantiles(last, y, level).set_index("cell_id")
@@ -432,7 +438,7 @@ def orders_figure(rows: pd.DataFrame) -> sns.FacetGrid:
             ax.plot(x, part.bound, color=colours[method], marker="_", ms=9, ls="none")
             ax.plot(x, part.lower_bound, color=GREY, marker="_", ms=9, ls="none")
         ax.set_yscale("log")
-        ax.set_xticks(range(len(orders)), [name("order", o, FAMILY) for o in orders],
+        ax.set_xticks(range(len(orders)), [name(ORDER, o, FAMILY) for o in orders],
                       rotation=30, ha="right")
         for boundary in np.arange(len(orders) - 1) + 0.5:
             ax.axvline(boundary, color="0.9", lw=0.8, zorder=0)
@@ -455,11 +461,12 @@ def orders_figure(rows: pd.DataFrame) -> sns.FacetGrid:
 
 #: The noise settings of the noise preset, in the order a figure shows them: the paper's
 #: (``noise_scale`` unset), none (0) and equal noise (any other value).
-NOISES = ("the paper's (calibrated to ε)", "none", "equal: every p-sum Lap(η)")
+NOISE_SETTINGS = ("the paper's (calibrated to ε)", "none", "equal: every p-sum Lap(η)")
 
 
 def _noise(scale: float) -> str:
-    return NOISES[0] if pd.isna(scale) else NOISES[1] if scale == 0 else NOISES[2]
+    paper, none, equal = NOISE_SETTINGS
+    return paper if pd.isna(scale) else none if scale == 0 else equal
 
 
 def noise_figure(rows: pd.DataFrame) -> sns.FacetGrid:
@@ -476,10 +483,10 @@ def noise_figure(rows: pd.DataFrame) -> sns.FacetGrid:
     equal = cells.noise_scale[cells.noise_scale > 0]
     orders = _orders_present(rows)
     colours = _colours(cells.method)
-    grid = panel_grid([f"{name('order', o, FAMILY)} arrivals" for o in orders], height=3.2,
+    grid = panel_grid([f"{name(ORDER, o, FAMILY)} arrivals" for o in orders], height=3.2,
                       aspect=0.9, sharey=True)
     width = 0.5 / len(colours)
-    where = {n: i for i, n in enumerate(NOISES)}
+    where = {n: i for i, n in enumerate(NOISE_SETTINGS)}
     for ax, order in zip(grid.axes.flat, orders, strict=True):
         mine = cells[cells.order == order]
         for i, method in enumerate(colours):
@@ -488,7 +495,7 @@ def noise_figure(rows: pd.DataFrame) -> sns.FacetGrid:
             ax.errorbar(x, part.mean_error, yerr=part.se, color=colours[method],
                         marker=MARKERS[i], ms=5, ls="none", capsize=2, lw=1)
         ax.set_yscale("log")
-        ax.set_xticks(range(len(NOISES)), ["paper's", "none", "equal"])
+        ax.set_xticks(range(len(NOISE_SETTINGS)), ["paper's", "none", "equal"])
         ax.set_xlabel("noise of the binary mechanisms")
     grid.axes.flat[0].set_ylabel("mean error |μ̂_T − μ| at t = T")
     entries = {name("method", m, FAMILY): Line2D([], [], color=c, marker=MARKERS[i], ls="none")
@@ -536,7 +543,7 @@ def activations(rows: pd.DataFrame) -> pd.DataFrame:
     starts = first_diverse(rows)
     for cell, part in rows.groupby("cell_id"):
         replicates = int(part.replicates.iloc[0])
-        order = part.order.iloc[0]
+        order = part[ORDER].iloc[0]
         times = part[part.source == "activation"]
         for level in range(2, int(part.levels.iloc[0]) + 1):
             values = times[times.level == level].t.to_numpy(float)
@@ -577,7 +584,7 @@ def activation_figure(rows: pd.DataFrame) -> sns.FacetGrid:
                     capsize=2, lw=1)
     ax.set_xscale("log")
     ax.set_xlim(right=end)
-    ax.set_yticks(range(len(orders)), [name("order", o, FAMILY) for o in orders])
+    ax.set_yticks(range(len(orders)), [name(ORDER, o, FAMILY) for o in orders])
     ax.invert_yaxis()
     ax.set_xlabel(axis("t", FAMILY))
     entries = {f"level ℓ = {int(level)} activates": Line2D([], [], color=palette[level],

@@ -35,7 +35,7 @@ from analysis.labels import name
 from analysis.study import Results
 from sweep.continual.api import ORDERS
 
-from .figures import FAMILY, SCALING_FIT, at_end, final, slopes
+from .figures import FAMILY, ORDER, SCALING_FIT, at_end, final, slopes
 
 #: The range of ε over which every ε-slope is fitted: the three smallest ε of the preset,
 #: where the privacy term, ∝ 1/ε, dominates most. Fixed for every method.
@@ -92,7 +92,7 @@ def _method(method: str) -> str:
 
 
 def _order(order: str) -> str:
-    return name("order", order, FAMILY)
+    return name(ORDER, order, FAMILY)
 
 
 def at_t(rows: pd.DataFrame, y: str = "abs_error", **where: object) -> pd.Series:
@@ -200,10 +200,11 @@ def guarantee_claims(rows: pd.DataFrame) -> list[Claim]:
 def noise_claims(rows: pd.DataFrame) -> list[Claim]:
     """Algorithm 5 against Algorithm 4 at the paper's noise, where M_T is far below m."""
     out = []
-    for order in [o for o in ("round_robin", "uniform") if o in set(rows.order)]:
-        a5 = at_t(rows, method="alg5", order=order, noise_scale=None)
-        a4 = at_t(rows, method="alg4", order=order, noise_scale=None)
-        m_t = at_t(rows, "max_count", method="alg5", order=order, noise_scale=None).mean()
+    for order in [o for o in ("round_robin", "uniform") if o in set(rows[ORDER])]:
+        a5 = at_t(rows, method="alg5", noise_scale=None, **{ORDER: order})
+        a4 = at_t(rows, method="alg4", noise_scale=None, **{ORDER: order})
+        m_t = at_t(rows, "max_count", method="alg5", noise_scale=None,
+                   **{ORDER: order}).mean()
         out.append(Claim(FINE_TUNED[0], FINE_TUNED[1],
                          paired("Alg. 5 − Alg. 4, error at T", a5, a4),
                          case=f"{_order(order)} (M_T = {m_t:.3g}, m = 64), ε = 1",
@@ -216,10 +217,10 @@ def wishful_claims(rows: pd.DataFrame) -> list[Claim]:
     t = n(m − 1) to obtain m samples from any given user", so it releases its prior μ̃
     alone until then; what the paper says of it, not an error ranking at T against the
     later algorithms (which it introduces to avoid the wait, not compares at given sizes)."""
-    if "round_robin" not in set(rows.order) or "alg3" not in set(rows.method):
+    if "round_robin" not in set(rows[ORDER]) or "alg3" not in set(rows.method):
         return []
     simulated = rows[(rows.source == "simulated") & (rows.method == "alg3")
-                     & (rows.order == "round_robin")]
+                     & (rows[ORDER] == "round_robin")]
     cell = simulated.iloc[0]
     wait = int(cell.n_users) * (int(cell.max_samples) - 1)
     before = simulated[simulated.t < wait]
@@ -249,7 +250,7 @@ def release_claims(rows: pd.DataFrame) -> list[Claim]:
     out = []
     for method in [m for m in ("alg4", "alg5") if m in set(simulated.method)]:
         mine = simulated[simulated.method == method]
-        share = (mine.samples_used / mine.t).groupby(mine.order).min()
+        share = (mine.samples_used / mine.t).groupby(mine[ORDER]).min()
         least = float(share.min())
         out.append(Claim(
             "Sec. 3 (before Thm 3.1), Claim C.1", "with exponential withhold-release, \"at "
@@ -333,10 +334,10 @@ def checks(results: Results) -> list[Claim]:
     out: list[Claim] = []
     if "continual_noise" in runs:
         rows = runs["continual_noise"]
-        orders = [o for o in ("round_robin", "uniform", "contiguous") if o in set(rows.order)]
+        orders = [o for o in ("round_robin", "uniform", "contiguous") if o in set(rows[ORDER])]
         for order in orders:
-            a5 = at_t(rows, method="alg5", order=order, noise_scale=0.0)
-            a4 = at_t(rows, method="alg4", order=order, noise_scale=0.0)
+            a5 = at_t(rows, method="alg5", noise_scale=0.0, **{ORDER: order})
+            a4 = at_t(rows, method="alg4", noise_scale=0.0, **{ORDER: order})
             gap = float((a5 - a4).abs().max())
             out.append(Claim(
                 "Sec. 3, Algs 4–5", "without noise Algorithms 4 and 5 release the same μ̂_t "
@@ -352,8 +353,8 @@ def checks(results: Results) -> list[Claim]:
                 "Sec. 3, Algs 4–5", "under equal noise (every p-sum Lap(η)), Algorithm 5's "
                 "L + 1 trees alone against Algorithm 4's one tree",
                 paired("Alg. 5 − Alg. 4, error at T",
-                        at_t(rows, method="alg5", order=order, noise_scale=equal),
-                        at_t(rows, method="alg4", order=order, noise_scale=equal)),
+                        at_t(rows, method="alg5", noise_scale=equal, **{ORDER: order}),
+                        at_t(rows, method="alg4", noise_scale=equal, **{ORDER: order})),
                 case=f"{_order(order)}, η = {equal:g} for both",
                 reading="without the calibration, the L + 1 trees add up more p-sums "
                         "than the one tree: the advantage is the calibration's"))
@@ -361,8 +362,8 @@ def checks(results: Results) -> list[Claim]:
             # The paper claims the advantage where M_t is far below m; at M_T = m it states
             # no comparison, so no rule decides this row: the difference is shown.
             gap = paired("Alg. 5 − Alg. 4, error at T",
-                         at_t(rows, method="alg5", order="contiguous", noise_scale=None),
-                         at_t(rows, method="alg4", order="contiguous", noise_scale=None))
+                         at_t(rows, method="alg5", noise_scale=None, **{ORDER: "contiguous"}),
+                         at_t(rows, method="alg4", noise_scale=None, **{ORDER: "contiguous"}))
             out.append(Claim(
                 FINE_TUNED[0], "where M_t = m, Algorithm 5 keeps no advantage from M_t < m "
                 "(the paper: \"M_t can be much smaller than m for large values of m\")",
@@ -373,13 +374,14 @@ def checks(results: Results) -> list[Claim]:
                 reading="no number to hold the difference against"))
     if "continual_orders" in runs:
         rows = runs["continual_orders"]
-        for order in [o for o in ORDERS if o in set(rows.order)]:
+        for order in [o for o in ORDERS if o in set(rows[ORDER])]:
             out.append(Claim(
                 "Sec. 3 (its bounds: Thm 3.4, eq. (1))", "our comparison at one size: "
                 "Algorithm 6's error at T below Algorithm 2's (the paper compares their "
                 "bounds' rates, √M_t/(tε) against m/(tε), not their errors)",
-                paired("Alg. 6 − Alg. 2, error at T", at_t(rows, method="alg6", order=order),
-                        at_t(rows, method="alg2", order=order)),
+                paired("Alg. 6 − Alg. 2, error at T",
+                       at_t(rows, method="alg6", **{ORDER: order}),
+                       at_t(rows, method="alg2", **{ORDER: order})),
                 case=f"{_order(order)}, m = 64, ε = 1",
                 reading="at m = 64 the constants of Algorithm 6's noise (its L + 1 "
                         "mechanisms, PrivateMedian's share of ε) outweigh √m against m"))

@@ -30,8 +30,8 @@ VOCABULARY = Vocabulary(
                    "centralized": "centralized (pooled)", "rr": "randomized response",
                    "laplace": "Laplace", "individual": "individual test (β_IND)"},
         "source": {"bound": "theorem's bound", "exact": "exact", "belief": "belief"},
-        "model": {"bernoulli": "Bernoulli", "gaussian": "Gaussian",
-                  "cox": "proportional hazards (Cox)", "treatments": "best treatment"},
+        "model.kind": {"bernoulli": "Bernoulli", "gaussian": "Gaussian",
+                       "cox": "proportional hazards (Cox)", "treatments": "best treatment"},
         "test": {"composite": "composite (Wilks)", "simple": "simple"},
     },
     axes={"type_i_error": "type I error P[Θ̂ ⊄ Θ*]",
@@ -42,16 +42,16 @@ VOCABULARY = Vocabulary(
           "reject": "power (rejection rate)", "statistic": "test statistic",
           "p_value": "p-value", "belief": "final belief", "state": "state",
           "critical_epsilon": "critical budget ε*", "graph.n_nodes": "number of centres n",
-          "patients": "time points (patients)", "seconds": "time per run (s)"},
-    symbols={"graph.n_nodes": "n", "patients": "time points", "rounds_k": "K",
+          "dataset.patients": "time points (patients)", "seconds": "time per run (s)"},
+    symbols={"graph.n_nodes": "n", "dataset.patients": "time points", "rounds_k": "K",
              "iterations_t": "T", "alpha": "α", "beta": "β", "rho_am": "ϱ^AM",
-             "rho_gm": "ϱ^GM", "rho_threshold": "ϱ^thres", "arm": "arm",
-             "split_seed": "split seed"},
+             "rho_gm": "ϱ^GM", "rho_threshold": "ϱ^thres", "dataset.arm": "arm",
+             "dataset.split_seed": "split seed"},
     curves=("mle", "am", "gm", "threshold_1", "threshold_2", "ol", "private_ol", "test",
             "rizk", "rr", "laplace"),
     baselines=("centralized", "individual"),
     scheme=("method",),
-    facets=("epsilon", "graph.n_nodes", "patients"),
+    facets=("epsilon", "graph.n_nodes", "dataset.patients"),
     # A method's theorem bound (Thms 4.2, 4.3, 4.7, Prop. 4.6) and, for the Sec. 2 toy,
     # its exact power.
     references=("bound", "exact"),
@@ -81,7 +81,7 @@ SECTION = Section(
         Preset("inference_actg", SIZES, ("inference_fig4", "inference_fig5")),
         Preset("inference_fig6", SIZES, ("inference_fig6", "inference_errors")),
         # Fig. 14.2 times two data sizes at each n.
-        Preset("inference_runtime", (*SIZES, "patients"), ("inference_fig14_2",)),
+        Preset("inference_runtime", (*SIZES, "dataset.patients"), ("inference_fig14_2",)),
         Preset("inference_quickstart", SIZES),
         # The theorems' guarantees on synthetic data, and Fig. 6 at the notebook's setting.
         Preset("inference_guarantees", SIZES),
@@ -93,7 +93,7 @@ SECTION = Section(
         Preset("inference_ol_notebook", SIZES),
     ),
     values=inference_values,
-    sizes={"graph.n_nodes": "n", "patients": "time points"},
+    sizes={"graph.n_nodes": "n", "dataset.patients": "time points"},
 )
 STUDY = Study("inference", VOCABULARY, views=VIEWS, figures=FIGURES, section=SECTION)
 

@@ -39,17 +39,18 @@ def survival_cell(summary: pd.DataFrame, models: Sequence[str] = ("treatments", 
     :class:`SharedCurve` if the cells differ in them."""
     rows = family_rows(summary, view)
     for model in models:
-        chosen = rows[(rows.model == model) & (rows.dataset == "actg175")]
+        chosen = rows[(rows["model.kind"] == model) & (rows["dataset.kind"] == "actg175")]
         if chosen.empty:
             continue
-        settings = ["graph.n_nodes", "split", "split_seed", "patients", "arm", "states"]
+        settings = ["graph.n_nodes", "dataset.split", "dataset.split_seed",
+                    "dataset.patients", "dataset.arm", "model.states"]
         cells = per_cell(chosen)[[c for c in settings if c in chosen]]
         distinct = cells.astype(str).drop_duplicates()
         if len(distinct) > 1:
             differ = [c for c in distinct if distinct[c].nunique() > 1]
             raise SharedCurve(differ, [])
         cell = cells.iloc[0].copy()
-        cell["model"] = model
+        cell["model.kind"] = model
         return cell
     raise MissingData(f"{view}: needs cells of ACTG 175 (model={' or '.join(models)}, "
                       "dataset=actg175: +experiment=inference_actg)")
@@ -57,17 +58,18 @@ def survival_cell(summary: pd.DataFrame, models: Sequence[str] = ("treatments", 
 
 def _config(cell: pd.Series) -> InferenceConfig:
     """The data options of an ACTG 175 cell (:func:`survival_cell`) as a configuration."""
-    options: dict[str, Any] = {
-        "model": cell.model, "dataset": "actg175", "split": str(cell.split),
-        "split_seed": int(cell.split_seed),
-        "graph": {"kind": "complete", "n_nodes": int(cell["graph.n_nodes"])}}
-    if cell.model == "treatments":
-        options["states"] = [float(a) for a in str(cell.states).split(",")]
+    model: dict[str, Any] = {"kind": cell["model.kind"]}
+    dataset: dict[str, Any] = {"kind": "actg175", "split": str(cell["dataset.split"]),
+                               "split_seed": int(cell["dataset.split_seed"])}
+    if cell["model.kind"] == "treatments":
+        model["states"] = [float(a) for a in str(cell["model.states"]).split(",")]
     else:
-        options["arm"] = int(cell.arm)
-    if pd.notna(cell.get("patients")):
-        options["patients"] = int(cell.patients)
-    return InferenceConfig.from_options(**options)
+        dataset["arm"] = int(cell["dataset.arm"])
+    if pd.notna(cell.get("dataset.patients")):
+        dataset["patients"] = int(cell["dataset.patients"])
+    return InferenceConfig.from_options(
+        model=model, dataset=dataset,
+        graph={"kind": "complete", "n_nodes": int(cell["graph.n_nodes"])})
 
 
 def centre_frames(cell: pd.Series) -> list[pd.DataFrame]:
@@ -75,9 +77,9 @@ def centre_frames(cell: pd.Series) -> list[pd.DataFrame]:
     them (:func:`sweep.inference.api.treatment_frames` for best-treatment cells,
     :func:`~sweep.inference.api.cox_centres` for a Cox model's one arm)."""
     config = _config(cell)
-    if config.model == "treatments":
+    if config.model.kind == "treatments":
         return treatment_frames(config, config.graph.n_nodes)
-    return [pd.DataFrame({"arms": np.where(c.covariate == 1, config.arm, 0),
+    return [pd.DataFrame({"arms": np.where(c.covariate == 1, config.dataset.arm, 0),
                           "days": c.duration, "cens": c.event.astype(int)})
             for c in cox_centres(config, config.graph.n_nodes)]
 
@@ -116,9 +118,9 @@ def likelihood_gap(cell: pd.Series) -> float:
     """Λ(θ*) − max over the other states of Λ, Λ = Σ_i log ℓ_i the centres' partial
     log-likelihoods (eq. (3)), for a Cox model cell: the gap l_{n,Θ} the private
     algorithms must resolve through their noise."""
-    states = np.array([float(v) for v in str(cell.states).split(",")])
+    states = np.array([float(v) for v in str(cell["model.states"]).split(",")])
     config = _config(cell)
-    total = sum(partial_loglik(centre, states, str(cell.ties))
+    total = sum(partial_loglik(centre, states, str(cell["model.ties"]))
                 for centre in cox_centres(config, config.graph.n_nodes))
     ordered = np.sort(np.asarray(total))
     return float(ordered[-1] - ordered[-2])
@@ -144,7 +146,7 @@ def split_hospitals(cell: pd.Series, n: int, how: str = "modulo") -> list[pd.Dat
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"n: must be an integer >= 1; got {n!r}")
     frame = actg175()
-    frame = frame[frame["arms"].isin([0, int(cell.arm)])]
+    frame = frame[frame["arms"].isin([0, int(cell["dataset.arm"])])]
     frame = frame.assign(treated=(frame["arms"] != 0).astype(float))[
         ["days", "cens", "treated"]]
     return [frame[frame.index % n == i] for i in range(n)]
@@ -156,7 +158,7 @@ def notebook_gap(cell: pd.Series, theta: float = -float(np.log(2.0))) -> dict[st
     the authors' notebook computes it (``notebook``: the risk-set term summed over every
     patient, censored ones too, the event indicator left out)."""
     frame = actg175()
-    rows = frame[frame["arms"].isin([0, int(cell.arm)])]
+    rows = frame[frame["arms"].isin([0, int(cell["dataset.arm"])])]
     days = rows["days"].to_numpy(float)
     event = rows["cens"].to_numpy() == 1
     x = (rows["arms"] != 0).to_numpy(float)

@@ -670,7 +670,7 @@ def uniform_tvd(summary: pd.DataFrame) -> float:
     """The TVD of the uniform belief on Θ to the ground truth (uniform on Θ*): 1 − |Θ*|/|Θ|
     (Fig. 6's reference line)."""
     cell = summary[(summary.source == "simulated") & summary.mle_set.notna()].iloc[0]
-    states = len(str(cell.states).split(","))
+    states = len(str(cell["model.states"]).split(","))
     return 1 - len(str(cell.mle_set).split(",")) / states
 
 
@@ -690,22 +690,24 @@ def inference_values(results: Results) -> Values:
     centres = [hazard_ratio(frame) for frame in frames]
     pooled = hazard_ratio(pd.concat(frames, ignore_index=True))
     modulo = [hazard_ratio(frame) for frame in split_hospitals(cox, 10, "modulo")]
-    hospital, hospital_checks = hospital_claims(centres, pooled, ARMS[int(cox.arm)], modulo)
+    hospital, hospital_checks = hospital_claims(centres, pooled, ARMS[int(cox["dataset.arm"])],
+                                                modulo)
     claims += hospital
     checks += hospital_checks
 
     root = results.root / "inference_actg"
-    tests = pvalues_table(load(root, family=FAMILY, model="cox"))
+    tests = pvalues_table(load(root, family=FAMILY, **{"model.kind": "cox"}))
     test_cell = actg[(actg.method == "test") & (actg.source == "simulated")].iloc[0]
-    pooled_cell = actg[(actg.method == "centralized") & (actg.model == "cox")
+    pooled_cell = actg[(actg.method == "centralized") & (actg["model.kind"] == "cox")
                        & (actg.source == "simulated")].iloc[0]
     claims += pvalue_claims(tests, float(test_cell.noise_scale), int(test_cell.rounds_k),
                             float(test_cell.sensitivity_bound), float(pooled_cell.statistic))
 
     treatments = survival_cell(actg, ("treatments",), "reproduce")
     hazards = hazard_ratios(pd.concat(centre_frames(treatments), ignore_index=True))
-    best = best_treatment(load(root, family=FAMILY, model="treatments", source="belief"))
-    cells = actg[(actg.model == "treatments") & (actg.source == "simulated")]
+    best = best_treatment(load(root, family=FAMILY, source="belief",
+                               **{"model.kind": "treatments"}))
+    cells = actg[(actg["model.kind"] == "treatments") & (actg.source == "simulated")]
     scale = cells.drop_duplicates("method").set_index("method").noise_scale.to_dict()
     claims += treatment_claims(hazards, str(cells.mle_set.iloc[0]), best, scale,
                                score_spread(treatments))
@@ -713,7 +715,8 @@ def inference_values(results: Results) -> Values:
     # Fig. 5 with ZDV as a fourth state: at ε = 1 (only Θ changes) and at the notebook's
     # ε = 0.1, K = 10, T = 1000 (the figure's setting, whose rows are claims' cases).
     zdv_root = results.root / "inference_fig5_notebook"
-    zdv_rows = load(zdv_root, family=FAMILY, model="treatments", source="belief")
+    zdv_rows = load(zdv_root, family=FAMILY, source="belief",
+                    **{"model.kind": "treatments"})
     zdv_cells = s["inference_fig5_notebook"]
     zdv_cells = zdv_cells[zdv_cells.source == "simulated"].drop_duplicates("cell_id")
     zdv = {float(e): best_treatment(part) for e, part in zdv_rows.groupby("epsilon")}
@@ -753,10 +756,10 @@ def inference_values(results: Results) -> Values:
     final = final[final.t == final.groupby("cell_id").t.transform("max")]
     gaps = {}
     for summary in (quick, fig6):
-        for _, cell in summary[(summary.model == "cox") & (summary.source == "bound")
+        for _, cell in summary[(summary["model.kind"] == "cox") & (summary.source == "bound")
                                ].drop_duplicates("graph.n_nodes").iterrows():
             gaps[int(cell["graph.n_nodes"])] = likelihood_gap(cell)
-    gap = likelihood_gap(quick[quick.model == "cox"].iloc[0])
+    gap = likelihood_gap(quick[quick["model.kind"] == "cox"].iloc[0])
     claims += recovery_claims(final, epsilon, gap)
     periods = s["inference_ol_notebook"]
     periods = periods[(periods.source == "simulated") & (periods.epsilon == epsilon)]

@@ -287,9 +287,9 @@ def km_figure(summary: pd.DataFrame, centre: int = 0) -> sns.FacetGrid:
     local_p = "; ".join(f"{row.arm} {row.p:.2g}" for row in
                         table[table["where"] != "pooled"].itertuples())
     split = (f"{len(pooled):,} patients of ACTG 175 (lifelines' ACTG175.csv) split "
-             f"{cell.split}ly at random among n = {n} centres by the generator of "
-             f"split_seed = {int(cell.split_seed)}, as the results' {cell.model} cells "
-             "split them")
+             f"{cell['dataset.split']}ly at random among n = {n} centres by the generator "
+             f"of dataset.split_seed = {int(cell['dataset.split_seed'])}, as the results' "
+             f"{cell['model.kind']} cells split them")
     return finish(grid, f"{split}. Kaplan–Meier estimates per arm (lifelines) with 95% "
                   "(Greenwood) bands; legend: patients per arm. Right: the Cox model's log "
                   "hazard ratio of each treatment against ZDV (only the two arms' patients, "
@@ -306,8 +306,8 @@ def _belief_cells(summary: pd.DataFrame, view: str) -> pd.DataFrame:
     if not (rows.source == "belief").any():
         raise MissingData(f"{view}: needs belief rows of the MLE algorithms (method=am, gm, "
                           "threshold_1, threshold_2, mle: +experiment=inference_actg)")
-    if "model" in rows and (rows.model == "treatments").any():
-        rows = rows[rows.model == "treatments"]
+    if (rows["model.kind"] == "treatments").any():
+        rows = rows[rows["model.kind"] == "treatments"]
     extra = extra_options(rows, ("method",))
     # Options a method does not read (ϱ of another estimator) vary with the method only.
     extra = [c for c in extra if (per_cell(rows).groupby("method")[c].nunique() > 1).any()]
@@ -327,7 +327,8 @@ def beliefs_figure(summary: pd.DataFrame) -> sns.FacetGrid:
     methods = [m for m in BELIEF_METHODS if (beliefs.method == m).any()]
     colours = _method_colours(methods)
     states = list(dict.fromkeys(beliefs.sort_values("state").state))
-    if (rows.model == "treatments").all():
+    treatments = (rows["model.kind"] == "treatments").all()
+    if treatments:
         states = [a for a in ARMS.values() if a in states]
     grid = panel_grid(["final beliefs ν_T per state", "TVD to the non-private run"],
                  height=3.4, aspect=1.35)
@@ -345,7 +346,7 @@ def beliefs_figure(summary: pd.DataFrame) -> sns.FacetGrid:
     left.set_xticks(range(len(states)), states)
     left.set_ylim(0, 1.05)
     left.set_ylabel(axis("belief", FAMILY))
-    left.set_xlabel("state" if not (rows.model == "treatments").all() else "treatment arm")
+    left.set_xlabel("treatment arm" if treatments else "state")
     simulated = rows[(rows.source == "simulated") & rows.method.isin(PRIVATE_MLE)]
     for i, method in enumerate(methods):
         part = simulated[simulated.method == method].sort_values("t")
@@ -381,8 +382,8 @@ def beliefs_figure(summary: pd.DataFrame) -> sns.FacetGrid:
                   "beliefs to Alg. 4 run on the same data without noise, ± one standard "
                   f"error over runs. Rounds, iterations and Laplace scales: {rounds}.",
                   "Fig. 5: best-treatment identification (ACTG 175, 3 arms against ZDV)"
-                  if (rows.model == "treatments").all() else
-                  f"Fig. 5: final beliefs ({rows.model.iloc[0]} model)")
+                  if treatments else
+                  f"Fig. 5: final beliefs ({rows['model.kind'].iloc[0]} model)")
 
 
 # -- Fig. 6: TVD to the ground truth against ε ------------------------------------------------
@@ -405,9 +406,9 @@ def tvd_figure(summary: pd.DataFrame, aggregate: str | Sequence[str] = (),
     cell = rows[rows.mle_set.notna()].iloc[0]
     # The uniform belief on Θ against the ground truth (uniform on Θ*): what a belief that
     # learned nothing scores.
-    uniform = 1 - len(str(cell.mle_set).split(",")) / len(str(cell.states).split(","))
-    data = ("ACTG 175, ddI against ZDV" if str(cell.get("dataset")) == "actg175"
-            else str(cell.model))
+    uniform = 1 - len(str(cell.mle_set).split(",")) / len(str(cell["model.states"]).split(","))
+    data = ("ACTG 175, ddI against ZDV" if str(cell.get("dataset.kind")) == "actg175"
+            else str(cell["model.kind"]))
     note = (f"{left_out}Each point is a cell's mean TVD over its runs at its last iteration "
             "T (T differs by method and ε: the theorems' T; Rizk et al. run the GM's T). No "
             "jitter is added (the authors' notebook adds U(0, 0.05)). The dotted grey line "
@@ -431,9 +432,9 @@ def tvd_figure(summary: pd.DataFrame, aggregate: str | Sequence[str] = (),
 def _times_grid(table: pd.DataFrame) -> sns.FacetGrid:
     """Seconds (``seconds``, with ``low`` and ``high`` where the table has them) against
     the number of centres ``graph.n_nodes``, log–log, a colour per method and a line style
-    per data size, the paper's ranges shaded."""
+    per data size (``dataset.patients``), the paper's ranges shaded."""
     methods = sorted(table.method.unique())
-    sizes = sorted(table.patients.dropna().unique()) or [None]
+    sizes = sorted(table["dataset.patients"].dropna().unique()) or [None]
     colours = _method_colours(methods)
     styles = dict(zip(sizes, ["-", "--", ":", "-."], strict=False))
     grid = panel_grid([""], height=3.6, aspect=1.5)
@@ -443,7 +444,7 @@ def _times_grid(table: pd.DataFrame) -> sns.FacetGrid:
     for i, method in enumerate(methods):
         for size in sizes:
             part = table[(table.method == method) & (
-                table.patients == size if size is not None else True)].sort_values(
+                table["dataset.patients"] == size if size is not None else True)].sort_values(
                 "graph.n_nodes")
             errors = ([part.seconds - part.low, part.high - part.seconds]
                       if "low" in part else None)
@@ -476,7 +477,8 @@ def timed_figure(table: pd.DataFrame) -> sns.FacetGrid:
         raise MissingData("timed_figure: needs timed_runs() of cells at two values of n or "
                           "more (+experiment=inference_runtime)")
     low, high = table.log_mean - table.log_se, table.log_mean + table.log_se
-    grid = _times_grid(table.rename(columns={"n": "graph.n_nodes"}).assign(
+    grid = _times_grid(table.rename(columns={"n": "graph.n_nodes",
+                                             "patients": "dataset.patients"}).assign(
         seconds=10 ** table.log_mean, low=10 ** low, high=10 ** high))
     share = table.prepare / (table.prepare + table.exchange)
     return finish(grid, f"{_count(len(table), 'cell')}, one per algorithm, data size (ACTG "
@@ -498,17 +500,17 @@ def runtime_figure(table: pd.DataFrame) -> sns.FacetGrid:
     if "per_run" not in table:
         raise MissingData("runtime_figure: needs the table of runtimes(results)")
     # Fig. 14.2 times the resampled data sets: those cells, where the results hold any.
-    if "patients" in table and table.patients.notna().any():
-        table = table[table.patients.notna()]
+    if "dataset.patients" in table and table["dataset.patients"].notna().any():
+        table = table[table["dataset.patients"].notna()]
     table = table[table["graph.n_nodes"].notna()]
     if table["graph.n_nodes"].nunique() < 2:
         raise MissingData("runtime_figure: needs cells at two values of n or more "
                           "(+experiment=inference_runtime)")
     extra = extra_options(table.drop(columns=["seconds", "per_run"], errors="ignore"),
-                   ("graph.n_nodes", "patients", "method"))
+                   ("graph.n_nodes", "dataset.patients", "method"))
     extra = [c for c in extra if c not in ("rho_am", "rho_gm", "rho_threshold")]
     if extra:
-        raise SharedCurve(extra, ["graph.n_nodes", "patients", "method"])
+        raise SharedCurve(extra, ["graph.n_nodes", "dataset.patients", "method"])
     grid = _times_grid(table.assign(seconds=table.per_run))
     first = table.iloc[0]
     runs = sorted(table.replicates.unique())
@@ -590,7 +592,7 @@ def error_rates(summary: pd.DataFrame, x: str | None = None,
                   aggregate=aggregate, log=(True, False), sharey=True,
                   ylabel="rate over runs (agents' average)", note=(left_out + note).strip(),
                   title="Set errors of the returned estimates" + (
-                      " (ACTG 175)" if "dataset" in rows and (rows.dataset == "actg175").all()
+                      " (ACTG 175)" if (rows["dataset.kind"] == "actg175").all()
                       else ""))
     if x == "t":
         for ax in grid.axes[-1]:

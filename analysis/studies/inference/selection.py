@@ -55,7 +55,7 @@ def one_model(rows: pd.DataFrame, model: str | None, view: str
               ) -> tuple[pd.DataFrame, str]:
     """The rows of one signal model (``model``, default the Cox model's when several are
     present: Sec. 5's and Fig. 6's) and a sentence saying which were left out, if any."""
-    models = list(pd.unique(rows.model.dropna()))
+    models = list(pd.unique(rows["model.kind"].dropna()))
     if model is None:
         model = "cox" if "cox" in models else (models[0] if len(models) == 1 else None)
     if model is None:
@@ -66,7 +66,7 @@ def one_model(rows: pd.DataFrame, model: str | None, view: str
     others = [m for m in models if m != model]
     note = (f"Cells of model={model}; the results' cells of model={', '.join(others)} are "
             "not drawn. " if others else "")
-    return rows[rows.model == model], note
+    return rows[rows["model.kind"] == model], note
 
 
 def per_cell(rows: pd.DataFrame) -> pd.DataFrame:

@@ -98,12 +98,12 @@ def toy_rows(summary: pd.DataFrame, method: str | None = None) -> pd.DataFrame:
         raise MissingData(f"power_figure: no cells of method={method}")
     cells = rows[rows.method == method].cell_id.unique()
     rows = rows[rows.cell_id.isin(cells)]
-    extra = extra_options(rows, ("epsilon", "graph.n_nodes", "states"))
+    extra = extra_options(rows, ("epsilon", "graph.n_nodes", "model.states"))
     if extra:
-        raise SharedCurve(extra, ["epsilon", "graph.n_nodes", "states"])
-    # ``states`` is categorical in a summary: p and n as plain numbers, in numeric order.
-    # (``n`` is the summary's count of rows: the agents are ``agents``.)
-    return rows.assign(p=rows.states.astype(str).map(_p).astype(float),
+        raise SharedCurve(extra, ["epsilon", "graph.n_nodes", "model.states"])
+    # ``model.states`` is categorical in a summary: p and n as plain numbers, in numeric
+    # order. (``n`` is the summary's count of rows: the agents are ``agents``.)
+    return rows.assign(p=rows["model.states"].astype(str).map(_p).astype(float),
                        agents=rows["graph.n_nodes"].astype(int), toy=method)
 
 
@@ -488,7 +488,8 @@ def guarantee_rates(summary: pd.DataFrame, beliefs: pd.DataFrame | None = None
     theorems = {"gm": "Thm 4.2", "am": "Thm 4.2", "threshold_1": "Thm 4.3",
                 "threshold_2": "Thm 4.3", "test": "Prop. 4.6", "private_ol": "Thm 4.7"}
     found = []
-    for row in simulated.itertuples(index=False):
+    for row in simulated.rename(columns={"model.states": "states", "model.truth": "truth"}
+                                ).itertuples(index=False):
         method = row.method
         metric = metrics.get(method)
         if metric is None:
@@ -524,7 +525,7 @@ def guarantee_rates(summary: pd.DataFrame, beliefs: pd.DataFrame | None = None
                       "lower": metric == "exact_recovery",
                       "noise_scale": float(row.noise_scale), "rounds_k": int(row.rounds_k),
                       "iterations_t": int(row.iterations_t),
-                      "reading": _guarantee_reading(theorem, row, states, rho)})
+                      "reading": _guarantee_reading(theorem, row, states, rho, rate)})
     if not found:
         raise MissingData("guarantee_rates: needs the cells of +experiment=inference_guarantees")
     order = {"Thm 4.1": 0, "Thm 4.2": 1, "Thm 4.3": 2, "Prop. 4.6": 3, "Thm 4.7": 4}
@@ -533,7 +534,8 @@ def guarantee_rates(summary: pd.DataFrame, beliefs: pd.DataFrame | None = None
         else c).reset_index(drop=True)
 
 
-def _guarantee_reading(theorem: str, row, states: int, rho: float | None) -> str:
+def _guarantee_reading(theorem: str, row, states: int, rho: float | None,
+                       rate: float) -> str:
     """Why a theorem's rate can pass its bound in this cell: what the theorem assumes, that
     the run meets it, and the error the noise alone gives (:func:`noise_limit`)."""
     method, k = row.method, int(row.rounds_k)
@@ -549,7 +551,13 @@ def _guarantee_reading(theorem: str, row, states: int, rho: float | None) -> str
                 "concentrate. A counterexample to the proposition as printed (the text's "
                 "'for sufficiently large T and K' is not in its statement)")
     if row.epsilon >= 1 or method == "private_ol":
-        return ""
+        # Here the likelihood gap dominates the noise: the rate is expected within its
+        # bound, and a row that does not agree is one the runs do not resolve.
+        runs = int(row.n)
+        return (f"at this ε the likelihood gap dominates the noise; {runs:,} runs "
+                f"resolve a rate of {rate:.3g} only to about "
+                f"±{1.96 * math.sqrt(rate * (1 - rate) / runs):.2g}, not enough to place it "
+                "on either side of the bound")
     if method == "threshold_1":
         return ("under noise alone a non-MLE state wins a round with 1/|Θ| = "
                 f"1/{states}, below the corrected p₁ = 1 − 1/(|Θ*| + 1), so the bound can "
@@ -620,13 +628,14 @@ def timed_runs(summary: pd.DataFrame, repeats: int = REPEATS) -> pd.DataFrame:
                    "method": cell.method, "epsilon": float(cell.epsilon),
                    "alpha": float(cell.alpha), "beta": float(cell.beta),
                    "rho_am": float(cell.rho_am), "rho_gm": float(cell.rho_gm),
-                   "patients": int(cell.patients)}
+                   "dataset": {"patients": int(cell["dataset.patients"])}}
         key = (json.dumps(options, sort_keys=True), repeats)
         if key not in _TIMES:  # the document's claims and its figure time a cell once
             _TIMES[key] = time_cell(options, repeats)
         times = pd.DataFrame(_TIMES[key])
         total = np.log10(times.prepare + times.exchange)
-        found.append({"n": options["graph"]["n_nodes"], "patients": options["patients"],
+        found.append({"n": options["graph"]["n_nodes"],
+                      "patients": options["dataset"]["patients"],
                       "method": cell.method, "prepare": float(times.prepare.mean()),
                       "exchange": float(times.exchange.mean()),
                       "log_mean": float(total.mean()),

@@ -35,7 +35,7 @@ PRIVACY = ("signal", "network")
 #: The scenarios of Fig. 7: key, label, signals.
 SCENARIOS = (("grid", "power grid", POWER_GRID), ("german", "German households", GERMAN))
 LABELS = {key: label for key, label, _ in SCENARIOS}
-SIGNALS = {key: scenario for key, _, scenario in SCENARIOS}
+SCENARIO_OF = {key: scenario for key, _, scenario in SCENARIOS}
 #: The bootstrap draws behind a fitted slope's standard error.
 BOOTSTRAP = 2000
 
@@ -45,9 +45,9 @@ BOOTSTRAP = 2000
 def runs_at(results: Results, preset: str, metric: str, t: int | None = None,
             **match: Any) -> pd.Series:
     """``metric`` of each run (by replicate) of the one simulated cell of ``preset`` whose
-    columns equal ``match`` (readings at their defaults where absent), at round ``t``
+    columns equal ``match``, at round ``t``
     (default: the last, T); :class:`MissingData` unless exactly one cell matches."""
-    rows = network.with_readings(results.runs[preset])
+    rows = results.runs[preset]
     rows = rows[matching(rows, {"source": "simulated", **match})]
     if rows.cell_id.nunique() != 1 or rows.method.nunique() != 1:
         described = ", ".join(f"{c}={v}" for c, v in match.items())
@@ -79,7 +79,7 @@ def slope_runs(results: Results, preset: str, metric: str, start: int, **match: 
                ) -> tuple[float, float]:
     """Slope of log E[``metric``] against log t from round ``start`` to T, and its bootstrap
     standard error over the runs (the runs resampled, the mean curve refitted)."""
-    rows = network.with_readings(results.runs[preset])
+    rows = results.runs[preset]
     rows = rows[matching(rows, {"source": "simulated", **match}) & (rows.t >= start)]
     if rows.cell_id.nunique() != 1:
         raise MissingData(f"{preset}: {rows.cell_id.nunique()} cells match {match}")
@@ -138,7 +138,7 @@ def fig7_summaries(results: Results) -> dict[tuple[str, int], pd.DataFrame]:
     """Fig. 7's summaries by (scenario, T): T = 100 from ``fig7``, the German households at
     T = 1096 from ``fig7_long``."""
     short, long = (results.summaries[p] for p in ("fig7", "fig7_long"))
-    out = {(key, int(short.rounds.max())): short for key in SIGNALS}
+    out = {(key, int(short.rounds.max())): short for key in SCENARIO_OF}
     out["german", int(long.rounds.max())] = long
     return out
 
@@ -147,7 +147,7 @@ def fig7_ratios(results: Results, key: str, rounds: int, privacy: str, reading: 
                 ) -> pd.DataFrame:
     """Fig. 7's ratios to Rizk et al. by ε (:func:`views.rizk_ratios`) under a reading."""
     _, scale, start, ours = FIG7_READINGS[reading]
-    scenario = SIGNALS[key]
+    scenario = SCENARIO_OF[key]
     summary = fig7_summaries(results)[key, rounds]
     return network.rizk_ratios(summary, scenario, privacy, scale, start,
                                ours if privacy == "network" else "paper")
@@ -226,12 +226,12 @@ def rizk_values(results: Results) -> Values:
     low = epsilons[0]
 
     def rizk(key: str, privacy: str, start: str = "zero") -> pd.Series:
-        scenario = SIGNALS[key]
+        scenario = SCENARIO_OF[key]
         return network.last_round(fig7, "total_error", method="rizk", privacy=privacy,
                                   rizk_scale="printed", rizk_start=start, **scenario)["mean"]
 
     def ours(key: str, privacy: str, method: str) -> pd.Series:
-        scenario = SIGNALS[key]
+        scenario = SCENARIO_OF[key]
         return network.last_round(fig7, "total_error", method=method, privacy=privacy,
                                   network_scale="paper", **scenario)["mean"]
 
@@ -291,8 +291,7 @@ def network_values(results: Results) -> Values:
 
     def exact_cost(method: str, scale: str) -> float:
         """The exact RMS cost of privacy under Network DP at ε = 1 and T."""
-        rows = network.with_readings(fig7)
-        rows = rows[matching(rows, {"method": method, "privacy": "network", "epsilon": 1.0,
+        rows = fig7[matching(fig7, {"method": method, "privacy": "network", "epsilon": 1.0,
                                     "source": "exact", "network_scale": scale, **POWER_GRID})]
         return float(rows.sort_values("t").cost_of_privacy.iloc[-1])
 
@@ -332,7 +331,7 @@ def sample_path_claims(results: Results) -> list[Claim]:
 
     def at(metric: str, method: str, privacy: str, epsilon: float, key: str,
            t: int | None = None) -> pd.Series:
-        scenario = SIGNALS[key]
+        scenario = SCENARIO_OF[key]
         return runs_at(results, "sample_paths", metric, t, method=method, privacy=privacy,
                        epsilon=epsilon, **scenario)
 

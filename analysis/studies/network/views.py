@@ -5,16 +5,15 @@ Both figures take a summary (:func:`analysis.load.summaries`) and use the rows o
 network family only, so they draw from a directory that also holds Private-ColME cells.
 The two errors the paper plots are one quantity, ``error``, told apart by the line style.
 
-The readings (options added after the first results: Appendix B's noise ``rizk_scale``,
-Network DP's ``network_scale``, eq. (9)'s ``signal_floor``, ...) are absent from the
-results of the cells that predate them: :func:`with_readings` fills in their defaults;
-:func:`rizk_ratios` gives Fig. 7's ratios to Rizk et al. under one reading, and
-:func:`node_zero_excess` the effect of the authors' MVUE target.
+The readings (the options declared as readings of the paper: Appendix B's noise
+``rizk_scale``, Network DP's ``network_scale``, eq. (9)'s ``signal_floor``):
+:func:`paper_reading` keeps the rows at the paper's; :func:`rizk_ratios` gives
+Fig. 7's ratios to Rizk et al. under one reading, and :func:`node_zero_excess` the effect
+of the authors' MVUE target.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -23,7 +22,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from sweep.network.api import LATER_OPTIONS, NetworkConfig
+from sweep.network.api import NetworkConfig
+from sweep.options import readings
 
 from ...labels import axis, name
 from ...plot import MissingData, curves, derived
@@ -34,38 +34,24 @@ METRICS = {"total_error": ("total error", "bound"), "cost_of_privacy": ("cost of
                                                                         "exact")}
 #: What tells a network series apart in these figures: the algorithm and its protection.
 PARTS = ("method", "privacy")
-#: The options added after the family's first results, at their defaults (the paper's
-#: readings).
-READINGS = {f.name: f.default for f in dataclasses.fields(NetworkConfig)
-            if f.name in LATER_OPTIONS}
-
-
-def with_readings(summary: pd.DataFrame) -> pd.DataFrame:
-    """``summary`` with a column for every reading, at its default where the results
-    predate it (their cells are those of the default: the identity leaves defaults out)."""
-    out = summary.copy()
-    for column, default in READINGS.items():
-        if column not in out:
-            out[column] = default
-        elif default is not None:
-            out[column] = out[column].where(out[column].notna(), default)
-    return out
+#: The options that read the paper where it is ambiguous, at their defaults (the paper's
+#: readings), as the family declares them.
+READINGS = readings(NetworkConfig)
 
 
 def paper_reading(summary: pd.DataFrame) -> pd.DataFrame:
     """The rows of ``summary`` whose readings are all the paper's (their defaults)."""
-    rows = with_readings(summary)
-    keep = np.logical_and.reduce([rows[c].isna() if d is None else rows[c] == d
+    keep = np.logical_and.reduce([summary[c].isna() if d is None else summary[c] == d
                                   for c, d in READINGS.items()])
-    return rows[keep]
+    return summary[keep]
 
 
 def last_round(summary: pd.DataFrame, metric: str, **match: Any) -> pd.DataFrame:
     """``metric`` at each cell's last round T, mean and standard error (the summaries'
     band is ± one SE), by ε: one simulated series per ε must match, else MissingData."""
-    rows = with_readings(summary)
-    rows = rows[np.logical_and.reduce([rows.source == "simulated", rows.t == rows.rounds]
-                                      + [rows[c] == v for c, v in match.items()])]
+    rows = summary[np.logical_and.reduce(
+        [summary.source == "simulated", summary.t == summary.rounds]
+        + [summary[c] == v for c, v in match.items()])]
     if rows.empty or rows.epsilon.duplicated().any():
         described = ", ".join(f"{c}={v}" for c, v in match.items())
         raise MissingData(f"{len(rows)} series at T for {described}: the document needs "
@@ -215,5 +201,4 @@ __all__ = [
     "paper_reading",
     "quotient",
     "rizk_ratios",
-    "with_readings",
 ]
