@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,13 +21,17 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..options import (
+    FILE,
+    READING,
+    ROWS,
     check_checkpoints,
     checkpoint_times,
     choice,
     fail,
-    flat_columns,
     in_range,
     integer,
+    nested,
+    option,
     plain_options,
     real,
 )
@@ -69,13 +72,14 @@ class GraphOptions:
     stream, as the reference does per seed; an integer fixes one graph for the cell.
     """
 
-    kind: str = "regular"
+    kind: str = option("regular", group="graph")
     n_nodes: int | None = 10_000
     degree: int | None = 10
-    configuration: str | None = "reference"
+    # The reference's reading of "random regular graph" (self-loops kept as self-entries).
+    configuration: str | None = option("reference", kind=READING)
     edge_probability: float | None = 0.001
     branching: int | None = 10
-    edgelist: str | None = None
+    edgelist: str | None = option(None, kind=FILE)
     seed: int | None = None
 
     def validate(self) -> None:
@@ -131,7 +135,8 @@ class DecisionOptions:
     """
 
     delta: float = 0.1
-    irrevocable: bool = True
+    # The reference's reading: an excluded neighbour is never tested again.
+    irrevocable: bool = option(True, kind=READING)
 
     def validate(self) -> None:
         if not real(self.delta) or not 0.0 < self.delta < 1.0:
@@ -221,9 +226,10 @@ class DecentralizedConfig:
     """
 
     graph: GraphOptions = field(default_factory=GraphOptions)
-    method: str = "c_colme"
+    method: str = option("c_colme", kind=ROWS)
     depth: int | None = 4
-    alpha_reset: str | None = "global"
+    # The reference's reading of C-ColME's α schedule (a global restart and freeze).
+    alpha_reset: str | None = option("global", kind=READING)
     t_max: int = 2000
     class_means: tuple[float, ...] = (0.0, 1.0)
     class_proportions: tuple[float, ...] = (0.5, 0.5)
@@ -232,8 +238,9 @@ class DecentralizedConfig:
     accuracy: float = 0.1
     decision: DecisionOptions = field(default_factory=DecisionOptions)
     privacy: PrivacyOptions = field(default_factory=PrivacyOptions)
-    precision: str = "float32"
-    checkpoints: int | tuple[int, ...] = 100
+    # The reference's arithmetic.
+    precision: str = option("float32", kind=READING)
+    checkpoints: int | tuple[int, ...] = option(100, kind=ROWS)
     baselines: tuple[str, ...] = ("local", "oracle", "ideal")
 
     @classmethod
@@ -243,11 +250,7 @@ class DecentralizedConfig:
         options = plain_options(cls, options)
         for name, group in (("graph", GraphOptions), ("decision", DecisionOptions),
                             ("privacy", PrivacyOptions)):
-            value = options.get(name, {})
-            if isinstance(value, Mapping):
-                options[name] = group(**plain_options(group, value, prefix=f"{name}."))
-            elif not isinstance(value, group):
-                fail(name, "a mapping of options", value)
+            options[name] = nested(group, options.get(name, {}), f"{name}.")
         if isinstance(options.get("baselines"), str):
             options["baselines"] = (options["baselines"],)
         for name in ("class_means", "class_proportions"):
@@ -341,12 +344,6 @@ class DecentralizedConfig:
     def checkpoint_times(self) -> np.ndarray:
         """Steps t (samples per agent, 1..t_max) at which rows are recorded."""
         return checkpoint_times(self.checkpoints, self.t_max)
-
-    def as_columns(self) -> dict[str, Any]:
-        columns = flat_columns(self)
-        columns["class_means"] = ",".join(repr(float(m)) for m in self.class_means)
-        columns["class_proportions"] = ",".join(repr(float(p)) for p in self.class_proportions)
-        return columns
 
 
 def bad(key: str, allowed: str, value: Any) -> ConfigError:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
-from ..options import identity_options
+from ..options import describe
 from ..results import Metric, ResultSchema
 from .config import DecentralizedConfig
 from .graph import Graph, build
@@ -66,20 +66,12 @@ class DecentralizedFamily:
         return DecentralizedCell(config, graph)
 
     def identity(self, prepared: DecentralizedCell) -> dict[str, Any]:
-        config = prepared.config
-        identity = identity_options(config)
-        if config.graph.kind == "edgelist":
-            # An edge list counts by its content, not its path.
-            from ..components.graphs import file_digest
-
-            identity["graph"] = {**identity["graph"],
-                                 "edgelist": file_digest(config.graph.edgelist)}
-        return identity
+        return describe(prepared.config).identity
 
     def columns(self, prepared: DecentralizedCell) -> dict[str, Any]:
-        columns = prepared.config.as_columns()
+        columns = describe(prepared.config).columns
         if prepared.graph is not None:
-            columns["graph.n_nodes"] = prepared.graph.n
+            columns = {**columns, "graph.n_nodes": prepared.graph.n}
         return columns
 
     def cost(self, prepared: DecentralizedCell) -> float:

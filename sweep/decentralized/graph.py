@@ -161,9 +161,10 @@ def edgelist(path: str) -> Graph:
     """The graph of an edge-list file (``u v`` lines, ``#`` comments; self-loops
     dropped), its nodes numbered in the order the shared reader lists them."""
     from ..components import graphs
+    from ..options import file_digest
 
     spec = graphs.GraphSpec("edgelist", None, (), 0, "metropolis", path,
-                            graphs.file_digest(path))
+                            file_digest(path, "graph.edgelist"))
     graph = graphs.generate(spec)
     edges = graphs.edges(spec)
     return from_edges(graph.number_of_nodes(), edges[:, 0], edges[:, 1], self_entries=False)
