@@ -30,6 +30,7 @@ FAMILIES: dict[str, str] = {
     "network": "sweep.network.family:FAMILY",
     "continual": "sweep.continual.family:FAMILY",
     "inference": "sweep.inference.family:FAMILY",
+    "decentralized": "sweep.decentralized.family:FAMILY",
 }
 
 

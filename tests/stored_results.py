@@ -30,6 +30,8 @@ GRIDS = {
                   "method=alg2,alg5", "noise_scale=null,0.5"],
     "inference": ["graph.n_nodes=3", "method=rizk",
                   "rizk_clip=score,l1", "iterations=3", "rounds=2", "checkpoints=2"],
+    "decentralized": ["graph.n_nodes=20", "graph.degree=4", "t_max=10", "checkpoints=2",
+                      "method=c_colme,b_colme", "decision.irrevocable=true,false"],
 }
 
 

@@ -53,12 +53,16 @@ def _heavy(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
     return sorted(m for m in modules if any(m == f or m.startswith(f"{f}.") for f in forbidden))
 
 
-@pytest.mark.parametrize("family", ["colme", "network", "continual", "inference"])
-def test_a_bad_key_is_reported_without_the_families_libraries(tmp_path: Path,
-                                                              family: str) -> None:
-    done, modules = _imported("sweep", [f"family={family}", "epsilonn=1"], tmp_path)
+@pytest.mark.parametrize(("family", "key", "guess"), [
+    ("colme", "epsilonn", "epsilon"), ("network", "epsilonn", "epsilon"),
+    ("continual", "epsilonn", "epsilon"), ("inference", "epsilonn", "epsilon"),
+    ("decentralized", "t_maxx", "t_max"),  # its epsilon is privacy.epsilon
+])
+def test_a_bad_key_is_reported_without_the_families_libraries(
+        tmp_path: Path, family: str, key: str, guess: str) -> None:
+    done, modules = _imported("sweep", [f"family={family}", f"{key}=1"], tmp_path)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith("error: epsilonn: unknown option; did you mean epsilon?")
+    assert done.stderr.startswith(f"error: {key}: unknown option; did you mean {guess}?")
     assert f"sweep.{family}.family" in modules  # its schema was derived from its options
     assert _heavy(modules, CONFIG_ONLY) == []
 
@@ -78,6 +82,8 @@ def test_help_composes_without_the_families_libraries(tmp_path: Path) -> None:
     # numba brings scipy's package, not its modules.
     (["family=continual", "t_max=100"], ("numba", "scipy")),
     (["family=inference", "method=am"], ("pandas", "networkx", "scipy")),
+    # A random graph is drawn per replicate, when the cell runs.
+    (["family=decentralized", "graph.n_nodes=100"], ()),
 ])
 def test_a_dry_run_validates_every_cell_without_running_libraries(
         tmp_path: Path, arguments: list[str], allowed: tuple[str, ...]) -> None:

@@ -1,0 +1,357 @@
+"""Options of a decentralized (sparse-graph) collaborative mean estimation cell.
+
+Defaults are the default experiment of the public C++ code of Galante, Neglia & Leonardi
+(AAAI 2025, "Scalable decentralized algorithms for online personalized mean
+estimation"): N = 10,000 agents on a random 10-regular graph built by its configuration
+model, two equiprobable classes of means 0 and 1, Gaussian samples of σ = 2, the
+optimistic test at δ = 0.1, T = 2,000 steps, the fraction of agents within 0.1 of their
+mean as the metric, C-ColME with the global α reset, float32 arithmetic. Three nested
+option groups: ``graph`` (:class:`GraphOptions`), ``decision`` (:class:`DecisionOptions`)
+and ``privacy`` (:class:`PrivacyOptions`, this project's own design: off by default).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..options import (
+    FILE,
+    READING,
+    ROWS,
+    check_checkpoints,
+    checkpoint_times,
+    choice,
+    fail,
+    in_range,
+    integer,
+    nested,
+    option,
+    plain_options,
+    real,
+)
+
+METHODS = ("c_colme", "b_colme", "local")
+GRAPH_KINDS = ("regular", "erdos_renyi", "tree", "complete", "edgelist")
+#: How the random r-regular graph is drawn: the reference's configuration model (stubs
+#: matched at random, an invalid pair dropped, a self-loop leaving its agent listed once as
+#: its own neighbour) or the same matching with self-loops dropped too ("erased").
+CONFIGURATIONS = ("reference", "erased")
+SAMPLES = ("gaussian", "bernoulli", "uniform")
+ALPHA_RESETS = ("global", "local")
+MECHANISMS = ("none", "pm1", "pm2")
+NOISES = ("gaussian", "laplace")
+PRECISIONS = ("float32", "float64")
+BASELINES = ("local", "oracle", "ideal")
+#: Graphs that are not random (their ``seed`` is unused).
+DETERMINISTIC = ("tree", "complete", "edgelist")
+#: The graph parameters each kind uses (besides ``n_nodes``); the others become None.
+GRAPH_PARAMETERS = {
+    "regular": ("degree", "configuration"),
+    "erdos_renyi": ("edge_probability",),
+    "tree": ("branching",),
+    "complete": (),
+    "edgelist": ("edgelist",),
+}
+
+
+@dataclass(frozen=True)
+class GraphOptions:
+    """The communication graph: the nested option group ``graph``.
+
+    ``kind``: ``regular`` (random ``degree``-regular by the configuration model, as
+    ``configuration`` says), ``erdos_renyi`` (G(n, ``edge_probability``)), ``tree``
+    (every agent has ``branching`` children, filled level by level: the reference's
+    regular tree), ``complete``, or ``edgelist`` (a file of ``u v`` lines, ``#``
+    comments). ``seed``: None draws a new graph per replicate, from the replicate's
+    stream, as the reference does per seed; an integer fixes one graph for the cell.
+    """
+
+    kind: str = option("regular", group="graph")
+    n_nodes: int | None = 10_000
+    degree: int | None = 10
+    # The reference's reading of "random regular graph" (self-loops kept as self-entries).
+    configuration: str | None = option("reference", kind=READING)
+    edge_probability: float | None = 0.001
+    branching: int | None = 10
+    edgelist: str | None = option(None, kind=FILE)
+    seed: int | None = None
+
+    def validate(self) -> None:
+        choice("graph.kind", self.kind, GRAPH_KINDS)
+        if self.kind == "edgelist":
+            if not isinstance(self.edgelist, str) or not self.edgelist:
+                fail("graph.edgelist", "the path of an edge-list file for graph.kind="
+                     "edgelist", self.edgelist)
+        else:
+            integer("graph.n_nodes", self.n_nodes, 2)
+        if self.kind == "regular":
+            integer("graph.degree", self.degree, 1)
+            if self.degree >= self.n_nodes:
+                fail("graph.degree", f"an integer in [1, n_nodes = {self.n_nodes})",
+                     self.degree)
+            if self.degree * self.n_nodes % 2:
+                fail("graph.degree", f"such that degree × n_nodes is even (n_nodes = "
+                     f"{self.n_nodes}: the configuration model pairs the stubs)",
+                     self.degree)
+            choice("graph.configuration", self.configuration, CONFIGURATIONS)
+        if self.kind == "erdos_renyi":
+            in_range("graph.edge_probability", self.edge_probability, 0.0, 1.0, "in (0, 1]")
+        if self.kind == "tree":
+            integer("graph.branching", self.branching, 1)
+        if self.seed is not None:
+            integer("graph.seed", self.seed, 0)
+
+    def normalized(self) -> GraphOptions:
+        used = GRAPH_PARAMETERS[self.kind]
+        unused = {name: None for names in GRAPH_PARAMETERS.values() for name in names
+                  if name not in used}
+        if self.kind == "edgelist":
+            unused["n_nodes"] = None
+        if self.kind in DETERMINISTIC:
+            unused["seed"] = None
+        return dataclasses.replace(self, **unused)
+
+    @property
+    def fixed(self) -> bool:
+        """Whether every replicate runs on the same graph."""
+        return self.kind in DETERMINISTIC or self.seed is not None
+
+
+@dataclass(frozen=True)
+class DecisionOptions:
+    """The optimistic neighbour test: the nested option group ``decision``.
+
+    Agent a keeps neighbour b while |x̂_a − x̂_b| − β_a − β_b <= 0, with the reference's
+    radius β(n) = σ √((2/n)(1 + 1/n) ln(√(n + 1)/γ)), γ = ``delta``/(4 × the number of
+    directed edges), β = ∞ for n < 2. ``irrevocable`` (the reference's choice): an
+    excluded neighbour is never tested again; otherwise every neighbour is tested at
+    every step and may come back.
+    """
+
+    delta: float = 0.1
+    # The reference's reading: an excluded neighbour is never tested again.
+    irrevocable: bool = option(True, kind=READING)
+
+    def validate(self) -> None:
+        if not real(self.delta) or not 0.0 < self.delta < 1.0:
+            fail("decision.delta", "in (0, 1)", self.delta)
+        if not isinstance(self.irrevocable, bool | np.bool_):
+            fail("decision.irrevocable", "true or false", self.irrevocable)
+
+
+@dataclass(frozen=True)
+class PrivacyOptions:
+    """What an agent releases: the nested option group ``privacy``.
+
+    This is the platform's own design (no published private C-ColME or B-ColME code).
+    ``mechanism``: ``none`` (the reference: neighbours see the exact running means),
+    ``pm1`` or ``pm2``, Private-ColME's mechanisms (journal, Sec. IV) run over the
+    agent's own stream with a release at every step: PM-I adds a fresh p-sum noise per
+    step (each sample in one p-sum: the whole run is (ε, δ)-DP per sample), PM-II the
+    binary mechanism's (each sample in up to ⌊log2 t_max⌋ + 1 p-sums; ``pm2_split``
+    divides (ε, δ) by that number, so that the run is (ε, δ)-DP). ``noise``: Lemma 1's
+    Gaussian mechanism (per-release ε <= 1) or Lemma 2's Laplace mechanism. Every value
+    an agent sends (its consensus value, its belief-propagation sums, its test
+    decisions) is computed from releases only, so the guarantee holds by
+    post-processing; its own estimate also uses its exact local mean, which it keeps.
+    """
+
+    mechanism: str = "none"
+    noise: str = "gaussian"
+    epsilon: float = 1.0
+    delta: float = 1e-6
+    pm2_split: bool = True
+
+    def validate(self, t_max: int) -> None:
+        choice("privacy.mechanism", self.mechanism, MECHANISMS)
+        choice("privacy.noise", self.noise, NOISES)
+        in_range("privacy.epsilon", self.epsilon, 0.0, math.inf, "a finite number > 0")
+        if not real(self.delta) or not 0.0 < self.delta < 1.0:
+            fail("privacy.delta", "in (0, 1)", self.delta)
+        if not isinstance(self.pm2_split, bool | np.bool_):
+            fail("privacy.pm2_split", "true or false", self.pm2_split)
+        if self.mechanism != "none" and self.noise == "gaussian":
+            epsilon, _ = self.release_budget(t_max)
+            if epsilon > 1.0:
+                parts = self.epsilon / epsilon
+                allowed = "in (0, 1] for privacy.noise=gaussian (Lemma 1)" if parts == 1 else (
+                    f"at most {parts:g} for privacy.noise=gaussian: each p-sum gets "
+                    f"ε/{parts:g}, which Lemma 1 needs in (0, 1]")
+                fail("privacy.epsilon", allowed, self.epsilon)
+
+    def release_budget(self, t_max: int) -> tuple[float, float]:
+        """(ε, δ) each p-sum is calibrated with: PM-II's divided by ⌊log2 t_max⌋ + 1
+        with ``pm2_split`` (every sample is in at most that many p-sums)."""
+        parts = t_max.bit_length() if self.mechanism == "pm2" and self.pm2_split else 1
+        return self.epsilon / parts, self.delta / parts
+
+    def normalized(self) -> PrivacyOptions:
+        if self.mechanism == "none":
+            return PrivacyOptions()
+        if self.mechanism == "pm1":
+            return dataclasses.replace(self, pm2_split=True)
+        return self
+
+
+@dataclass(frozen=True)
+class DecentralizedConfig:
+    """One scenario of the decentralized family.
+
+    ``method``: ``c_colme`` (consensus), ``b_colme`` (belief propagation over ``depth``
+    hops, D), or ``local`` (each agent's own running mean). ``alpha_reset`` (C-ColME):
+    ``global``, the reference's (every agent restarts its α = s/(s + 1) when any agent
+    changed its neighbours at the previous step, and freezes it once no wrong link is
+    left: knowledge no agent has), or ``local``, a decentralized alternative: agent a
+    restarts when it, or one of the neighbours it keeps, changed its neighbours at the
+    previous step (one bit sent with each message), and never freezes.
+
+    Agents' classes are drawn independently with probabilities ``class_proportions``;
+    class c's samples have mean ``class_means[c]``: ``gaussian`` N(μ, σ²), ``uniform``
+    on [μ − σ√3, μ + σ√3] (standard deviation σ), or ``bernoulli`` (μ in [0, 1], σ
+    unused). The test radius uses σ for Gaussian samples, the half-width L of the
+    support for bounded ones (Hoeffding: L = 1/2 for Bernoulli).
+
+    ``accuracy`` is ε_acc of the reference's metric (the fraction of agents within it
+    of their mean). ``precision``: ``float32``, the reference's arithmetic (same
+    operations in the same order), or ``float64``. ``baselines``: rows next to the
+    method's, on the same data: ``local``, ``oracle`` (the method run with the true
+    same-class neighbours, never tested), ``ideal`` (the mean of the local means over the
+    agent's same-class connected component).
+    """
+
+    graph: GraphOptions = field(default_factory=GraphOptions)
+    method: str = option("c_colme", kind=ROWS)
+    depth: int | None = 4
+    # The reference's reading of C-ColME's α schedule (a global restart and freeze).
+    alpha_reset: str | None = option("global", kind=READING)
+    t_max: int = 2000
+    class_means: tuple[float, ...] = (0.0, 1.0)
+    class_proportions: tuple[float, ...] = (0.5, 0.5)
+    samples: str = "gaussian"
+    sigma: float | None = 2.0
+    accuracy: float = 0.1
+    decision: DecisionOptions = field(default_factory=DecisionOptions)
+    privacy: PrivacyOptions = field(default_factory=PrivacyOptions)
+    # The reference's arithmetic.
+    precision: str = option("float32", kind=READING)
+    checkpoints: int | tuple[int, ...] = option(100, kind=ROWS)
+    baselines: tuple[str, ...] = ("local", "oracle", "ideal")
+
+    @classmethod
+    def from_options(cls, **options: Any) -> DecentralizedConfig:
+        """Build, validate and normalize a configuration from keyword options (nested
+        groups as mappings); :class:`ConfigError` naming the first bad key."""
+        options = plain_options(cls, options)
+        for name, group in (("graph", GraphOptions), ("decision", DecisionOptions),
+                            ("privacy", PrivacyOptions)):
+            options[name] = nested(group, options.get(name, {}), f"{name}.")
+        if isinstance(options.get("baselines"), str):
+            options["baselines"] = (options["baselines"],)
+        for name in ("class_means", "class_proportions"):
+            if isinstance(options.get(name), tuple):
+                options[name] = tuple(float(v) if real(v) else v for v in options[name])
+        config = cls(**options)
+        config.validate()
+        return config.normalized()
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` on the first option outside its range."""
+        self.graph.validate()
+        choice("method", self.method, METHODS)
+        if self.method == "b_colme":
+            integer("depth", self.depth, 1)
+        if self.method == "c_colme":
+            choice("alpha_reset", self.alpha_reset, ALPHA_RESETS)
+        integer("t_max", self.t_max, 1)
+        self._validate_classes()
+        choice("samples", self.samples, SAMPLES)
+        if self.samples != "bernoulli":
+            in_range("sigma", self.sigma, 0.0, math.inf, "a finite number > 0")
+        in_range("accuracy", self.accuracy, 0.0, math.inf, "a finite number > 0")
+        self.decision.validate()
+        self.privacy.validate(self.t_max)
+        if self.privacy.mechanism != "none" and self.samples == "gaussian":
+            fail("samples", f"bernoulli or uniform with privacy.mechanism="
+                 f"{self.privacy.mechanism} (the release's sensitivity needs bounded "
+                 "samples)", self.samples)
+        choice("precision", self.precision, PRECISIONS)
+        check_checkpoints(self.checkpoints, self.t_max, "t_max")
+        if not isinstance(self.baselines, tuple):
+            fail("baselines", "a list of " + ", ".join(BASELINES), self.baselines)
+        for name in self.baselines:
+            choice("baselines", name, BASELINES)
+        if len(set(self.baselines)) != len(self.baselines):
+            fail("baselines", "distinct names", list(self.baselines))
+        if self.method == "local" and set(self.baselines) & {"local", "oracle"}:
+            fail("baselines", "ideal or nothing for method=local (the local estimate is "
+                 "the method's; an oracle needs c_colme or b_colme)", list(self.baselines))
+
+    def _validate_classes(self) -> None:
+        means, proportions = self.class_means, self.class_proportions
+        if not isinstance(means, tuple) or not means or not all(
+                real(m) and math.isfinite(m) for m in means):
+            fail("class_means", "a non-empty list of finite numbers", means)
+        if len(set(means)) != len(means):
+            fail("class_means", "distinct numbers (a class is the agents of one mean)",
+                 list(means))
+        if self.samples == "bernoulli" and not all(0.0 <= m <= 1.0 for m in means):
+            fail("class_means", "probabilities in [0, 1] for samples=bernoulli", list(means))
+        if not isinstance(proportions, tuple) or len(proportions) != len(means) or not all(
+                real(p) and 0.0 < p <= 1.0 for p in proportions):
+            fail("class_proportions", f"a list of {len(means)} numbers in (0, 1], one per "
+                 "class mean", proportions)
+        if abs(math.fsum(proportions) - 1.0) > 1e-9:
+            fail("class_proportions", "numbers summing to 1", list(proportions))
+
+    def normalized(self) -> DecentralizedConfig:
+        """Options that do not apply set to None (or their defaults), so that they
+        neither split cells nor show in the results."""
+        unused: dict[str, Any] = {}
+        if self.method != "b_colme":
+            unused["depth"] = None
+        if self.method != "c_colme":
+            unused["alpha_reset"] = None
+        if self.samples == "bernoulli":
+            unused["sigma"] = None
+        # The local mean releases nothing: its cells do not differ by privacy.
+        privacy = PrivacyOptions() if self.method == "local" else self.privacy.normalized()
+        return dataclasses.replace(self, **unused, graph=self.graph.normalized(),
+                                   privacy=privacy)
+
+    @property
+    def private(self) -> bool:
+        return self.privacy.mechanism != "none"
+
+    @property
+    def dtype(self) -> type:
+        return np.float32 if self.precision == "float32" else np.float64
+
+    def data_bound(self) -> float:
+        """Half-width L of the samples' support (bounded samples), or σ's sub-Gaussian
+        scale for Gaussian ones: the test radius's scale."""
+        if self.samples == "bernoulli":
+            return 0.5
+        if self.samples == "uniform":
+            return math.sqrt(3.0) * self.sigma
+        return self.sigma
+
+    def checkpoint_times(self) -> np.ndarray:
+        """Steps t (samples per agent, 1..t_max) at which rows are recorded."""
+        return checkpoint_times(self.checkpoints, self.t_max)
+
+
+def bad(key: str, allowed: str, value: Any) -> ConfigError:
+    """The one-line error for ``key`` (for checks made after validation, e.g. on a
+    graph read from a file)."""
+    return ConfigError(f"{key}: must be {allowed}; got {value!r}")
+
+
+__all__ = ["ALPHA_RESETS", "BASELINES", "CONFIGURATIONS", "GRAPH_KINDS", "MECHANISMS",
+           "METHODS", "NOISES", "PRECISIONS", "SAMPLES", "DecentralizedConfig",
+           "DecisionOptions", "GraphOptions", "PrivacyOptions"]

@@ -1,0 +1,469 @@
+"""Compiled steps of C-ColME and B-ColME over CSR adjacency.
+
+Notation (Galante, Neglia & Leonardi, AAAI 2025, as their public C++ code implements it;
+see the family's docs). All agents update synchronously from the previous step's
+values. At step ``it`` (0-based; the reference's iteration) every agent has
+n = it + 1 samples and its running mean x_a; x̂_a is what it releases (x_a itself
+without privacy). Double-buffered arrays hold step ``it`` in row ``it & 1`` and the
+previous step in the other row.
+
+- Optimistic test: a keeps b iff |x̂_a(it) − x̂_b(it − 1)| − β(n) − β(n − 1) <= 0
+  (one radius per step: every agent has n samples). Irrevocable by default.
+- C-ColME: w_ab = 1/(1 + max(|C_a(it)|, |C_b(it − 1)|)) on the kept b, w_aa = 1 − Σ w_ab;
+  v_a = w_aa y_a + Σ w_ab y_b (previous step's y); y_a = (1 − α) x̂_a + α v_a, α = s/(s + 1),
+  s = it − t₀ (see :func:`c_colme_steps` for t₀). The oracle uses the true same-class
+  neighbours with static weights and α = it/(it + 1).
+- B-ColME: per kept neighbour j and depth k < D, a sum S_a[j][k] and a count c_a[j][k]:
+  S[j][0] = x̂_j(it − 1), c = 1; S[j][k] = Σ over j's kept neighbours l ≠ a of
+  S_j[l][k − 1] at it − 1 (non-backtracking), computed as j's row total minus j's entry
+  for a. Estimate [(it + 1) x_a + Σ_{j,k} (it − k) S[j][k]] / [(it + 1) + Σ (it − k) c[j][k]].
+
+Arithmetic is in the precision ``F`` of the arrays (the reference's float32 by default),
+with the reference's operations in its order where it fixes the result: the running
+mean, the radius (glibc's ``logf``, which numba calls), the test, C-ColME's weights and
+consensus. The estimate's own exact local mean x_a enters only the agent's estimate;
+everything it sends is computed from releases (post-processing, see
+:mod:`sweep.decentralized.privacy`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from ..components.tree import lowest_bit
+
+# Mechanism codes.
+NO_MECHANISM, PM1, PM2 = range(3)
+# Fields of the int64 ``counters`` array carried from segment to segment.
+WRONG = 0  # kept entries to another class (directed)
+LOST = 1  # excluded entries to the same class (directed)
+LEARNT = 2  # the reference's graph_learnt: no wrong entry was left at some step (sticky)
+ENTERED = 3  # whether t₀ froze at the first learnt step
+T0 = 4  # t₀ of the global α reset
+CHANGED = 5  # some agent changed its kept set at the previous step
+N_COUNTERS = 6
+
+
+@numba.njit(cache=True)
+def step_tables(F, scale: float, delta: float, n_collab: int, noise_radius: np.ndarray,
+                keep_f: np.ndarray, new_f: np.ndarray, beta: np.ndarray) -> None:
+    """Fill the per-step constants, indexed by n = 0..t_max (samples per agent), in
+    precision ``F``: (n − 1)/n and 1/n of the running mean, and the test radius
+    β(n) + ρ(n) (β = ∞ for n < 2; ``noise_radius`` ρ, 0 without privacy), β as the
+    reference computes it: γ = δ/n_collab, ln(√(n + 1)/γ), σ √(((2 (1/n)) (1 + 1/n)) ln)."""
+    one = F(1.0)
+    gamma = F(delta) / F(n_collab)
+    for n in range(len(beta)):
+        nf = F(n)
+        keep_f[n] = (nf - one) / nf if n > 0 else F(0.0)
+        new_f[n] = one / nf if n > 0 else F(0.0)
+        if n < 2:
+            beta[n] = F(np.inf)
+        else:
+            ln = np.log(np.sqrt(nf + one) / gamma)
+            inv = one / nf
+            beta[n] = F(scale) * np.sqrt(F(2.0) * inv * (one + inv) * ln)
+            if noise_radius[n] > 0.0:
+                beta[n] += F(noise_radius[n])
+
+
+@numba.njit(cache=True, inline="always")
+def _noise(mechanism: int, a: int, n: int, fresh: float, noise_sum: np.ndarray,
+           levels: np.ndarray) -> float:
+    """N_n of agent a's n-th release, given its fresh p-sum noise: PM-I the sum of all
+    fresh noises so far; PM-II the binary mechanism's (levels[i, a] holds the live p-sum
+    noise of level i; release n creates the p-sum of its lowest set bit and sums those
+    of its set bits, as :mod:`sweep.components.tree` does for one stream)."""
+    if mechanism == PM1:
+        noise_sum[a] += fresh
+        return noise_sum[a]
+    levels[lowest_bit(n), a] = fresh
+    total = 0.0
+    bits = n
+    i = 0
+    while bits:
+        if bits & 1:
+            total += levels[i, a]
+        bits >>= 1
+        i += 1
+    return total
+
+
+@numba.njit(cache=True)
+def _flip(e: int, keep: bool, same: np.ndarray, kept: np.ndarray, counters: np.ndarray
+          ) -> None:
+    """Record that entry e's test changed its outcome (a rare path: not inlined)."""
+    kept[e] = 1 if keep else 0
+    if same[e]:
+        counters[LOST] += -1 if keep else 1
+    else:
+        counters[WRONG] += 1 if keep else -1
+
+
+# Hot loops call no function that takes arrays (each such call costs atomic reference
+# counts): the test, the release and the consensus are written out in the kernels.
+
+# Fields of C-ColME's per-agent record ``node[step parity, agent, field]``: what the
+# neighbours read of an agent's previous step, packed in 16 bytes (float32) so that a
+# neighbour costs one cache line. C_KEPT holds |C_a| plus 1/2 if the kept set changed at
+# that step (both exact in float32 below 2^22 neighbours).
+C_RELEASE, C_Y, C_ORACLE, C_KEPT = range(4)
+C_FIELDS = 4
+
+
+@numba.njit(cache=True, inline="always")
+def _changed(kept_field) -> bool:
+    """Whether a C_KEPT field carries the 1/2 of a changed kept set."""
+    return kept_field != np.floor(kept_field)
+
+
+@numba.njit(cache=True)
+def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_reset: bool,
+                  irrevocable: bool, record: bool, indptr, indices, same, kept, t0,
+                  x, node, noise_sum, levels, oracle_weight, oracle_self, has_oracle,
+                  recip, keep_f, new_f, beta, counters, estimate, oracle, skip: bool):
+    """C-ColME and its oracle, steps ``it0`` .. ``it1`` − 1 (it0 >= 1).
+
+    ``samples[it − it0, a]`` is a's new sample; ``fresh`` the new p-sum noises (same
+    shape; unused without a mechanism). ``x`` holds the exact running means (2, N);
+    ``node`` (2, N, :data:`C_FIELDS`) each agent's release, consensus value y, oracle
+    value, and kept count (+ 1/2 if its kept set changed). With ``record``, ``estimate``
+    and ``oracle`` get the agents' estimates at the last step (y and the oracle's value,
+    with the agent's exact mean in place of its release).
+
+    t₀ (``global_reset``, the reference's): at step it, if no wrong link was left at some
+    earlier step, t₀ freezes at the first such step − 1; otherwise t₀ = it − 1 whenever
+    an agent changed its kept set at it − 1. Without it (local reset): agent a's own t₀
+    moves to it − 1 when a, or a neighbour it keeps, changed its kept set at it − 1.
+    """
+    zero = F(0.0)
+    one = F(1.0)
+    n_agents = len(indptr) - 1
+    private = mechanism != NO_MECHANISM
+    widest = 0
+    for a in range(n_agents):
+        widest = max(widest, indptr[a + 1] - indptr[a])
+    kept_counts = np.empty(widest + 1, dtype=np.int64)
+    values = np.empty(widest + 1, dtype=x.dtype)
+    alpha = one
+    for it in range(it0, it1):
+        k = it - it0
+        n = it + 1
+        cur = it & 1
+        prv = cur ^ 1
+        last = record and it == it1 - 1
+        if global_reset:
+            if counters[LEARNT]:
+                if not counters[ENTERED]:
+                    counters[T0] = it - 1
+                    counters[ENTERED] = 1
+            elif counters[CHANGED]:
+                counters[T0] = it - 1
+            alpha = F(it - counters[T0]) / (one + F(it) - F(counters[T0]))
+        alpha_oracle = F(it) / (one + F(it))
+        keep, new, beta_new, beta_old = keep_f[n], new_f[n], beta[n], beta[n - 1]
+        topology = False
+        for a in range(n_agents):
+            xa = x[prv, a] * keep + samples[k, a] * new
+            x[cur, a] = xa
+            xra = xa
+            if private:
+                xra = xa + F(_noise(mechanism, a, n, fresh[k, a], noise_sum, levels) / n)
+            # One pass over a's row: the oracle's sum, the tests, and the kept
+            # neighbours' counts and values for the weights (summed after, in row
+            # order, once |C_a| is known).
+            ov = oracle_self[a] * node[prv, a, C_ORACLE]
+            count = 0
+            moved = False
+            reset = _changed(node[prv, a, C_KEPT])
+            for e in range(indptr[a], indptr[a + 1]):
+                # With ``skip``, an entry neither kept nor of the oracle's is skipped (at a
+                # million agents its record is a memory access of its own; below, the
+                # branch costs more than the read: it changes no result); the rest is free of
+                # coin-flip branches: the oracle's weight is 0 off its neighbours (adding
+                # 0 × y changes no bit), the test's outcome is masked by the kept flag,
+                # and a kept neighbour's values always go to the next free slot.
+                if skip and not (kept[e] | same[e]) and irrevocable:
+                    continue
+                b = indices[e]
+                ov += oracle_weight[e] * node[prv, b, C_ORACLE]
+                tested = kept[e] == 1 or not irrevocable
+                keeps = tested & (abs(xra - node[prv, b, C_RELEASE]) - beta_new
+                                  - beta_old <= zero)
+                if keeps != (kept[e] == 1):
+                    _flip(e, keeps, same, kept, counters)
+                    moved = True
+                kept_counts[count] = int(node[prv, b, C_KEPT])
+                values[count] = node[prv, b, C_Y]
+                reset = reset | (keeps & _changed(node[prv, b, C_KEPT]))
+                count += keeps
+            topology = topology or moved
+            # w_ab = 1/(1 + max(|C_a(it)|, |C_b(it − 1)|)); the self weight first, as
+            # the reference sums.
+            self_weight = one
+            for i in range(count):
+                self_weight -= recip[max(count, kept_counts[i])]
+            v = self_weight * node[prv, a, C_Y]
+            for i in range(count):
+                v += recip[max(count, kept_counts[i])] * values[i]
+            if not global_reset:
+                if reset:
+                    t0[a] = it - 1
+                alpha = F(it - t0[a]) / (one + F(it) - F(t0[a]))
+            node[cur, a, C_RELEASE] = xra
+            node[cur, a, C_Y] = (one - alpha) * xra + alpha * v
+            node[cur, a, C_KEPT] = F(count) + (F(0.5) if moved else zero)
+            if last:
+                estimate[a] = (one - alpha) * xa + alpha * v
+            # The oracle: an agent without same-class neighbours keeps its local mean
+            # (in the reference's arithmetic).
+            own = ov
+            if not has_oracle[a]:
+                ov = xra
+                own = xa
+            node[cur, a, C_ORACLE] = (one - alpha_oracle) * xra + alpha_oracle * ov
+            if last:
+                oracle[a] = (one - alpha_oracle) * xa + alpha_oracle * own
+        counters[CHANGED] = topology
+        if counters[WRONG] == 0:
+            counters[LEARNT] = 1
+
+
+# B-ColME's messages ``message[parity, e, :]`` for every entry e = (a → j): what a sent j
+# at that step, D sums then D counts (the counts in the integer view of the same
+# memory). Depth 0 is a's release; depth k >= 1 is the sum of a's depth-(k − 1) row
+# entries over its kept neighbours other than j. The message a reads from j is at
+# ``reverse[e]``; it is a's new row for j.
+
+
+@numba.njit(cache=True)
+def _belief_step(F, it: int, record: bool, test: bool, irrevocable: bool, beta_new, beta_old,
+                 indptr, indices, reverse, same, use, release, sent, sent_int, received,
+                 received_int, counters, x, estimate) -> bool:
+    """One step of B-ColME's message passing for every agent, over the entries where
+    ``use``; with ``test``, the optimistic tests first (``use`` is then the kept flags,
+    updated). Returns whether a kept set changed; with ``record``, the estimates into
+    ``estimate``. ``received`` holds the previous step's messages, ``sent`` gets this
+    step's (each (entries, 2D) with its integer view); ``release`` and ``x`` are this
+    step's releases and exact means.
+
+    Agent a's row for j (kept) is j's message of the previous step; its totals
+    T_a[k] = Σ_j row_j[k] give its estimate [(it + 1) x_a + Σ_k (it − k) T_a[k]] /
+    [(it + 1) + Σ_k (it − k) C_a[k]] and its new messages: to j, depth 0 its release,
+    depth k its depth-(k − 1) total less its row for j (non-backtracking; zero when
+    the count is zero). Excluded rows count as empty (masked, without a branch: a
+    message times 1 is itself).
+    """
+    zero = F(0.0)
+    depth = sent.shape[1] // 2
+    widest = 0
+    for a in range(len(indptr) - 1):
+        widest = max(widest, indptr[a + 1] - indptr[a])
+    rows = np.zeros((widest, depth), dtype=x.dtype)
+    row_counts = np.zeros((widest, depth), dtype=np.int64)
+    total = np.zeros(depth, dtype=x.dtype)
+    total_count = np.zeros(depth, dtype=np.int64)
+    changed = False
+    for a in range(len(indptr) - 1):
+        xra = release[a]
+        start = indptr[a]
+        for d in range(depth):
+            total[d] = zero
+            total_count[d] = 0
+        for e in range(start, indptr[a + 1]):
+            i = e - start
+            r = reverse[e]
+            if test:
+                tested = use[e] == 1 or not irrevocable
+                keeps = tested & (abs(xra - received[r, 0]) - beta_new - beta_old <= zero)
+                if keeps != (use[e] == 1):
+                    _flip(e, keeps, same, use, counters)
+                    changed = True
+            mask = use[e]
+            for d in range(depth):
+                rows[i, d] = received[r, d] * F(mask)
+                row_counts[i, d] = received_int[r, depth + d] * mask
+                total[d] += rows[i, d]
+                total_count[d] += row_counts[i, d]
+        for e in range(start, indptr[a + 1]):
+            i = e - start
+            sent[e, 0] = xra
+            sent_int[e, depth] = 1
+            for d in range(1, depth):
+                c = total_count[d - 1] - row_counts[i, d - 1]
+                sent_int[e, depth + d] = c
+                sent[e, d] = total[d - 1] - rows[i, d - 1] if c else zero
+        if record:
+            numerator = (F(it) + F(1.0)) * x[a]
+            denominator = it + 1
+            for d in range(depth):
+                numerator += total[d] * F(it - d)
+                denominator += total_count[d] * (it - d)
+            estimate[a] = numerator / F(denominator)
+    return changed
+
+
+@numba.njit(cache=True)
+def b_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, irrevocable: bool,
+                  record: bool, indptr, indices, reverse, same, kept,
+                  x, release, noise_sum, levels, keep_f, new_f, beta, counters,
+                  message, message_int, oracle_indptr, oracle_indices, oracle_reverse,
+                  oracle_use, oracle_message, oracle_message_int, estimate, oracle,
+                  with_oracle: bool):
+    """B-ColME (depth D = ``message.shape[2] // 2``) and its oracle, steps ``it0`` ..
+    ``it1`` − 1: per step, every agent's running mean and release, then the tests and
+    message passing (:func:`_belief_step`) of the method, and the oracle's on the
+    same-class subgraph (``oracle_*``: its CSR, reverse entries and an all-ones mask).
+    ``x`` and ``release`` are (2, N); messages (2, entries, 2D) with their integer views.
+    With ``record``, ``estimate`` and ``oracle`` get the estimates at the last step.
+    """
+    n_agents = len(indptr) - 1
+    private = mechanism != NO_MECHANISM
+    for it in range(it0, it1):
+        k = it - it0
+        n = it + 1
+        cur = it & 1
+        prv = cur ^ 1
+        last = record and it == it1 - 1
+        keep, new = keep_f[n], new_f[n]
+        for a in range(n_agents):
+            xa = x[prv, a] * keep + samples[k, a] * new
+            x[cur, a] = xa
+            if private:
+                xa = xa + F(_noise(mechanism, a, n, fresh[k, a], noise_sum, levels) / n)
+            release[cur, a] = xa
+        counters[CHANGED] = _belief_step(
+            F, it, last, True, irrevocable, beta[n], beta[n - 1], indptr, indices, reverse,
+            same, kept, release[cur], message[cur], message_int[cur], message[prv],
+            message_int[prv], counters, x[cur], estimate)
+        if with_oracle:
+            _belief_step(F, it, last, False, True, beta[n], beta[n - 1], oracle_indptr,
+                         oracle_indices, oracle_reverse, oracle_use, oracle_use,
+                         release[cur], oracle_message[cur], oracle_message_int[cur],
+                         oracle_message[prv], oracle_message_int[prv], counters, x[cur],
+                         oracle)
+        if counters[WRONG] == 0:
+            counters[LEARNT] = 1
+
+
+@numba.njit(cache=True)
+def local_steps(F, it0: int, it1: int, samples, x, keep_f, new_f):
+    """The running means alone (the ``local`` method), steps ``it0`` .. ``it1`` − 1."""
+    n_agents = x.shape[1]
+    for it in range(it0, it1):
+        n = it + 1
+        cur = it & 1
+        prv = cur ^ 1
+        keep, new = keep_f[n], new_f[n]
+        for a in range(n_agents):
+            x[cur, a] = x[prv, a] * keep + samples[it - it0, a] * new
+
+
+@numba.njit(cache=True)
+def oracle_weights(F, indptr, indices, same, weight, self_weight, has_oracle) -> None:
+    """Fill the oracle's static weights 1/(1 + max(|N_a|, |N_b|)) over the true
+    same-class neighbours (0 elsewhere), the self weights 1 − Σ (summed in row order, as
+    the reference) and whether an agent has any such neighbour."""
+    one = F(1.0)
+    n_agents = len(indptr) - 1
+    true_count = np.zeros(n_agents, dtype=np.int64)
+    for a in range(n_agents):
+        for e in range(indptr[a], indptr[a + 1]):
+            true_count[a] += same[e]
+    for a in range(n_agents):
+        s = one
+        for e in range(indptr[a], indptr[a + 1]):
+            weight[e] = F(0.0)
+            if same[e]:
+                w = one / (one + F(max(true_count[a], true_count[indices[e]])))
+                weight[e] = w
+                s -= w
+        self_weight[a] = s
+        has_oracle[a] = true_count[a] > 0
+
+
+@numba.njit(cache=True)
+def score(F, values, means, accuracy: float):
+    """(mean squared error, fraction within ``accuracy``) of ``values`` against each
+    agent's mean; the fraction as the reference tests it, |F(v − μ)| <= F(ε)."""
+    bound = F(accuracy)
+    squares = 0.0
+    within = 0
+    for a in range(len(values)):
+        error = values[a] - means[a]
+        squares += float(error) * float(error)
+        within += abs(error) <= bound
+    return squares / len(values), within / len(values)
+
+
+@numba.njit(cache=True)
+def component_means(x, labels, n_components: int):
+    """The mean of x over each agent's component (the ideal estimate)."""
+    sums = np.zeros(n_components)
+    sizes = np.zeros(n_components)
+    for a in range(len(x)):
+        sums[labels[a]] += x[a]
+        sizes[labels[a]] += 1.0
+    out = np.empty(len(x))
+    for a in range(len(x)):
+        out[a] = sums[labels[a]] / sizes[labels[a]]
+    return out
+
+
+def noise_radius(t_max: int, mechanism: int, noise: str, sigma_dp: float, gamma: float
+                 ) -> np.ndarray:
+    """ρ(n), n = 0..t_max: a bound on |N_n|/n, the release's noise, holding with
+    probability 1 − γ/(n(n + 1)) at each n (so at every n with probability 1 − γ).
+
+    N_n sums k_n independent p-sum noises of standard deviation σ_DP (PM-I: k_n = n;
+    PM-II: k_n = w_H(n), the set bits of n). Gaussian: |N_n| <= σ_DP √(2 k_n ln(2/p));
+    Laplace (scale b = σ_DP/√2, sub-exponential with ν² = 4b², α = 2b, since
+    1/(1 − b²λ²) <= exp(2b²λ²) for |λ| <= 1/(2b)): Bernstein's bound
+    |N_n| <= max(b √(8 k_n ln(2/p)), 4b ln(2/p)).
+    """
+    radius = np.zeros(t_max + 1)
+    if mechanism == NO_MECHANISM:
+        return radius
+    n = np.arange(1, t_max + 1, dtype=np.float64)
+    log_term = np.log(2.0 * n * (n + 1.0) / gamma)
+    if mechanism == PM1:
+        terms = n
+    else:
+        terms = np.array([bin(i).count("1") for i in range(1, t_max + 1)], dtype=np.float64)
+    if noise == "gaussian":
+        bound = sigma_dp * np.sqrt(2.0 * terms * log_term)
+    else:
+        b = sigma_dp / math.sqrt(2.0)
+        bound = np.maximum(b * np.sqrt(8.0 * terms * log_term), 4.0 * b * log_term)
+    radius[1:] = bound / n
+    return radius
+
+
+__all__ = [
+    "CHANGED",
+    "C_FIELDS",
+    "C_KEPT",
+    "C_ORACLE",
+    "C_RELEASE",
+    "C_Y",
+    "ENTERED",
+    "LEARNT",
+    "LOST",
+    "NO_MECHANISM",
+    "N_COUNTERS",
+    "PM1",
+    "PM2",
+    "T0",
+    "WRONG",
+    "b_colme_steps",
+    "c_colme_steps",
+    "component_means",
+    "local_steps",
+    "noise_radius",
+    "oracle_weights",
+    "score",
+    "step_tables",
+]

@@ -1,0 +1,366 @@
+"""A cell's replicates as rows, and the Python API that runs given graphs and samples.
+
+One replicate: its graph (unless the cell fixes one), its agents' classes, then
+t_max steps of the method and its baselines on the same samples. Each replicate's seed
+is split into four streams (graph, classes, samples, release noise), so that a
+replicate's rows do not depend on which other replicates run with it, and a cell
+without privacy draws the same samples as the private cells of its scenario.
+
+Samples are drawn in numpy, a block of steps at a time (about 2²² values), and the
+compiled kernels (:mod:`.kernel`) advance the state over the block; rows are recorded at
+the checkpoints. :func:`trajectories` takes the graph, classes and samples (and release
+noises) as arrays and returns every agent's values at every step, to compare with an
+independent implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import graph as graphs
+from . import kernel
+from .config import DecentralizedConfig
+from .privacy import sigma_dp
+
+#: Values drawn per block of steps (samples, and noises if private).
+BLOCK_VALUES = 1 << 22
+ESTIMATORS = ("estimate", "local", "oracle", "ideal")
+#: Above this many agents, C-ColME skips the entries that contribute nothing (their
+#: records no longer fit in cache); below, the branch costs more than the read. The
+#: results are the same either way.
+SKIP_ABOVE = 1 << 18
+MECHANISM_CODES = {"none": kernel.NO_MECHANISM, "pm1": kernel.PM1, "pm2": kernel.PM2}
+
+
+def row_methods(config: DecentralizedConfig) -> dict[str, str]:
+    """The ``method`` column of each estimator the cell records."""
+    names = {"estimate": config.method}
+    for baseline in config.baselines:
+        names[baseline] = f"{config.method}_oracle" if baseline == "oracle" else baseline
+    return names
+
+
+class Run:
+    """The state of one replicate: the graph, the classes and the arrays the kernels
+    advance (double-buffered by step parity)."""
+
+    def __init__(self, config: DecentralizedConfig, graph: graphs.Graph, classes: np.ndarray):
+        F = config.dtype
+        self.config, self.graph, self.F = config, graph, F
+        n, entries = graph.n, graph.n_entries
+        self.classes = np.asarray(classes, dtype=np.int64)
+        self.means = np.asarray(config.class_means, dtype=F)[self.classes]
+        self.mechanism = MECHANISM_CODES[config.privacy.mechanism]
+        self.private = self.mechanism != kernel.NO_MECHANISM
+        self.same = (self.classes[graph.sources()] == self.classes[graph.indices]).astype(
+            np.uint8)
+        self.kept = np.ones(entries, dtype=np.uint8)
+        self.x = np.zeros((2, n), dtype=F)
+        self.noise_sum = np.zeros(n if self.mechanism == kernel.PM1 else 0)
+        levels = max(config.t_max, 1).bit_length() if self.mechanism == kernel.PM2 else 0
+        self.levels = np.zeros((levels, n))  # PM-II: level-major (all agents share the steps)
+        self.counters = np.zeros(kernel.N_COUNTERS, dtype=np.int64)
+        self.counters[kernel.WRONG] = entries - int(self.same.sum())
+        self.counters[kernel.LEARNT] = self.counters[kernel.WRONG] == 0
+        self.estimate = np.zeros(n, dtype=F)
+        self.oracle = np.zeros(n, dtype=F)
+        # Per-step constants; the radius's γ = δ/(4 × directed entries), the reference's.
+        n_collab = 4 * entries
+        noise_bound = np.zeros(config.t_max + 1)
+        if self.private:
+            noise_bound = kernel.noise_radius(config.t_max, self.mechanism,
+                                              config.privacy.noise, sigma_dp(config),
+                                              config.decision.delta / n_collab)
+        self.keep_f, self.new_f, self.beta = (np.empty(config.t_max + 1, dtype=F)
+                                              for _ in range(3))
+        kernel.step_tables(F, config.data_bound(), config.decision.delta, n_collab,
+                           noise_bound, self.keep_f, self.new_f, self.beta)
+        self.with_oracle = "oracle" in config.baselines
+        # Integers stored next to values (B-ColME's counts) use a view of the same memory.
+        integer = np.int32 if F == np.float32 else np.int64
+        method = config.method
+        if method == "c_colme":
+            degrees = graph.degrees()
+            self.node = np.zeros((2, n, kernel.C_FIELDS), dtype=F)
+            self.t0 = np.zeros(n, dtype=np.int64)
+            self.recip = (F(1.0) / (F(1.0) + np.arange(degrees.max(initial=0) + 1, dtype=F)))
+            self.oracle_weight = np.zeros(entries, dtype=F)
+            self.oracle_self = np.zeros(n, dtype=F)
+            self.has_oracle = np.zeros(n, dtype=np.bool_)
+            kernel.oracle_weights(F, graph.indptr, graph.indices, self.same,
+                                  self.oracle_weight, self.oracle_self, self.has_oracle)
+        elif method == "b_colme":
+            depth = config.depth
+            self.release_buffer = np.zeros((2, n), dtype=F)
+            self.message_int = np.zeros((2, entries, 2 * depth), dtype=integer)
+            # The oracle runs on the same-class subgraph (its messages never cross classes).
+            sources = graph.sources()
+            same = self.same.astype(bool)
+            self.oracle_graph = graphs.from_entries(n, sources[same], graph.indices[same])
+            oracle_entries = self.oracle_graph.n_entries if self.with_oracle else 0
+            self.oracle_use = np.ones(oracle_entries, dtype=np.uint8)
+            self.oracle_message_int = np.zeros((2, oracle_entries, 2 * depth), dtype=integer)
+            self.message = self.message_int.view(F)
+            self.oracle_message = self.oracle_message_int.view(F)
+        self.components: tuple[int, np.ndarray] | None = None
+        self.it = -1
+
+    def start(self, samples: np.ndarray, fresh: np.ndarray | None) -> None:
+        """Step 0: every agent has its first sample (and releases it)."""
+        F = self.F
+        self.x[0] = samples
+        release = self.x[0]
+        if self.private:
+            if self.mechanism == kernel.PM1:
+                self.noise_sum[:] = fresh
+            else:
+                self.levels[0] = fresh
+            release = (self.x[0] + fresh.astype(F)).astype(F)
+        method = self.config.method
+        if method == "c_colme":
+            for field in (kernel.C_RELEASE, kernel.C_Y, kernel.C_ORACLE):
+                self.node[0, :, field] = release
+            self.node[0, :, kernel.C_KEPT] = self.graph.degrees()
+        elif method == "b_colme":
+            # Step 0's messages: the releases alone (every row is still empty).
+            self.release_buffer[0] = release
+            self.message[0, :, 0] = release[self.graph.sources()]
+            self.oracle_message[0, :, 0] = release[self.oracle_graph.sources()[
+                :len(self.oracle_use)]]
+            depth = self.config.depth
+            self.message_int[0, :, depth] = 1
+            self.oracle_message_int[0, :, depth] = 1
+        self.first_release = release
+        self.estimate[:] = self.x[0]
+        self.oracle[:] = self.x[0]
+        self.it = 0
+
+    def advance(self, samples: np.ndarray, fresh: np.ndarray, record: bool) -> None:
+        """Steps it + 1 .. it + len(samples); with ``record``, the estimates of the last."""
+        F, g, c = self.F, self.graph, self.config
+        it0, it1 = self.it + 1, self.it + 1 + len(samples)
+        irrevocable = bool(c.decision.irrevocable)
+        if c.method == "c_colme":
+            kernel.c_colme_steps(
+                F, it0, it1, samples, fresh, self.mechanism, c.alpha_reset == "global",
+                irrevocable, record, g.indptr, g.indices, self.same, self.kept, self.t0,
+                self.x, self.node, self.noise_sum, self.levels, self.oracle_weight,
+                self.oracle_self, self.has_oracle, self.recip, self.keep_f, self.new_f,
+                self.beta, self.counters, self.estimate, self.oracle,
+                g.n > SKIP_ABOVE)
+        elif c.method == "b_colme":
+            kernel.b_colme_steps(
+                F, it0, it1, samples, fresh, self.mechanism, irrevocable, record,
+                g.indptr, g.indices, g.reverse, self.same, self.kept, self.x,
+                self.release_buffer, self.noise_sum, self.levels, self.keep_f, self.new_f,
+                self.beta, self.counters, self.message, self.message_int,
+                self.oracle_graph.indptr, self.oracle_graph.indices,
+                self.oracle_graph.reverse, self.oracle_use, self.oracle_message,
+                self.oracle_message_int, self.estimate, self.oracle, self.with_oracle)
+        else:
+            kernel.local_steps(F, it0, it1, samples, self.x, self.keep_f, self.new_f)
+        self.it = it1 - 1
+        if record and c.method == "local":
+            self.estimate[:] = self.local
+
+    @property
+    def local(self) -> np.ndarray:
+        return self.x[self.it & 1]
+
+    @property
+    def release(self) -> np.ndarray:
+        """The agents' latest releases (their local means without privacy)."""
+        if not self.private:
+            return self.local
+        if self.it == 0:
+            return self.first_release
+        if self.config.method == "c_colme":
+            return self.node[self.it & 1, :, kernel.C_RELEASE]
+        return self.release_buffer[self.it & 1]
+
+    def ideal(self) -> np.ndarray:
+        """The mean of the local means over each agent's same-class component."""
+        if self.components is None:
+            self.components = self.graph.n_components(self.same.astype(bool))
+        count, labels = self.components
+        return kernel.component_means(self.local, labels, count)
+
+    def values(self, estimator: str) -> np.ndarray:
+        if estimator == "estimate":
+            return self.estimate
+        if estimator == "local":
+            return self.local
+        if estimator == "oracle":
+            return self.oracle
+        return self.ideal()
+
+
+class Draws:
+    """Samples and release noises of one replicate, a block of steps at a time."""
+
+    def __init__(self, config: DecentralizedConfig, classes: np.ndarray,
+                 samples: np.random.Generator, noise: np.random.Generator):
+        F = config.dtype
+        self.config, self.F = config, F
+        self.samples, self.noise = samples, noise
+        means = np.asarray(config.class_means, dtype=np.float64)[classes]
+        self.n = len(classes)
+        if config.samples == "gaussian":
+            self.mean, self.scale = means.astype(F), F(config.sigma)
+        elif config.samples == "uniform":
+            self.mean, self.scale = means.astype(F), F(config.data_bound())
+        else:
+            self.mean, self.scale = means, None
+        self.sigma_dp = sigma_dp(config)
+
+    def draw(self, steps: int) -> tuple[np.ndarray, np.ndarray]:
+        shape = (steps, self.n)
+        c, F = self.config, self.F
+        if c.samples == "gaussian":
+            # As the reference: F(z σ) + μ.
+            values = self.samples.standard_normal(shape, dtype=F) * self.scale + self.mean
+        elif c.samples == "uniform":
+            values = ((2.0 * self.samples.random(shape, dtype=F) - F(1.0)) * self.scale
+                      + self.mean).astype(F)
+        else:
+            values = (self.samples.random(shape) < self.mean).astype(F)
+        if c.privacy.mechanism == "none":
+            return values, values[:0]
+        if c.privacy.noise == "gaussian":
+            fresh = self.noise.standard_normal(shape) * self.sigma_dp
+        else:
+            fresh = self.noise.laplace(0.0, self.sigma_dp / np.sqrt(2.0), shape)
+        return values, fresh
+
+
+def simulate(run: Run, draw: Callable[[int], tuple[np.ndarray, np.ndarray]],
+             times: np.ndarray, observe: Callable[[int, Run], None]) -> None:
+    """Advance ``run`` to t_max, calling ``observe(t, run)`` at each of ``times`` (steps
+    t = samples per agent, 1..t_max)."""
+    t_max = run.config.t_max
+    block = max(1, BLOCK_VALUES // run.graph.n)
+    wanted = set(int(t) for t in times)
+    samples, fresh = draw(1)
+    run.start(samples[0], fresh[0] if len(fresh) else None)
+    if 1 in wanted:
+        observe(1, run)
+    t = 1
+    for stop in sorted({t for t in wanted if t > 1} | {t_max} - {1}):
+        while t < stop:
+            steps = min(block, stop - t)
+            samples, fresh = draw(steps)
+            t += steps
+            run.advance(samples, fresh, record=t == stop and stop in wanted)
+        if stop in wanted:
+            observe(stop, run)
+
+
+def replicate_rows(config: DecentralizedConfig, seed: np.random.SeedSequence,
+                   fixed_graph: graphs.Graph | None) -> np.ndarray:
+    """Metrics of one replicate: (estimators, checkpoints, 4) with columns mse, within,
+    wrong links, lost links (NaN for the baselines)."""
+    graph_seed, class_seed, sample_seed, noise_seed = seed.spawn(4)
+    graph = fixed_graph if fixed_graph is not None else graphs.build(
+        config.graph, np.random.default_rng(graph_seed))
+    classes = np.random.default_rng(class_seed).choice(
+        len(config.class_means), size=graph.n, p=np.asarray(config.class_proportions))
+    run = Run(config, graph, classes)
+    draws = Draws(config, classes, np.random.default_rng(sample_seed),
+                  np.random.default_rng(noise_seed))
+    times = config.checkpoint_times()
+    estimators = list(row_methods(config))
+    out = np.full((len(estimators), len(times), 4), np.nan)
+    column = {int(t): i for i, t in enumerate(times)}
+
+    def observe(t: int, state: Run) -> None:
+        i = column[t]
+        for j, name in enumerate(estimators):
+            out[j, i, :2] = kernel.score(state.F, state.values(name), state.means,
+                                         config.accuracy)
+        out[0, i, 2] = state.counters[kernel.WRONG]
+        out[0, i, 3] = state.counters[kernel.LOST]
+
+    simulate(run, draws.draw, times, observe)
+    return out
+
+
+def columns(config: DecentralizedConfig, seeds: Sequence[np.random.SeedSequence],
+            replicate_ids: Sequence[int], fixed_graph: graphs.Graph | None
+            ) -> dict[str, np.ndarray]:
+    """The rows of the given replicates as column arrays (the family's schema)."""
+    times = config.checkpoint_times()
+    methods = np.array(list(row_methods(config).values()), dtype=object)
+    blocks = [replicate_rows(config, seed, fixed_graph) for seed in seeds]
+    count, per = len(times), len(methods)
+    metrics = (np.stack(blocks) if blocks else np.zeros((0, per, count, 4))).reshape(-1, 4)
+    replicates = len(blocks)
+    return {
+        "method": np.tile(np.repeat(methods, count), replicates),
+        "source": np.full(replicates * per * count, "simulated", dtype=object),
+        "replicate": np.repeat(np.asarray(replicate_ids, dtype=np.int64), per * count),
+        "t": np.tile(times, replicates * per),
+        "mse": metrics[:, 0],
+        "within": metrics[:, 1],
+        "wrong_links": metrics[:, 2],
+        "lost_links": metrics[:, 3],
+    }
+
+
+@dataclass(frozen=True)
+class Trajectories:
+    """Every agent's values at every step t = 1..t_max (rows t − 1): its local mean, its
+    release, its estimate and its oracle; and the wrong and lost directed links."""
+
+    local: np.ndarray
+    release: np.ndarray
+    estimate: np.ndarray
+    oracle: np.ndarray
+    wrong: np.ndarray
+    lost: np.ndarray
+    kept: np.ndarray  # the kept flags of every entry after the last step
+
+
+def trajectories(config: DecentralizedConfig, graph: graphs.Graph | Sequence[Sequence[int]],
+                 classes: Any, samples: Any, fresh: Any = None) -> Trajectories:
+    """Run ``config``'s method on a given graph (a :class:`Graph` or adjacency lists,
+    whose row order sets the order of sums), classes (N), samples (t_max × N, in
+    ``config.precision``) and, with privacy, the fresh p-sum noises (t_max × N, already
+    scaled: N(0, σ_DP²) or Laplace(σ_DP/√2) values)."""
+    if not isinstance(graph, graphs.Graph):
+        graph = graphs.from_lists(graph)
+    samples = np.ascontiguousarray(samples, dtype=config.dtype)
+    t_max = config.t_max
+    if samples.shape != (t_max, graph.n):
+        raise ValueError(f"samples: need shape (t_max, n) = {(t_max, graph.n)}; got "
+                         f"{samples.shape}")
+    fresh = (np.zeros((t_max, 0)) if fresh is None
+             else np.ascontiguousarray(fresh, dtype=np.float64))
+    run = Run(config, graph, np.asarray(classes))
+    shape = (t_max, graph.n)
+    out = {name: np.empty(shape, dtype=config.dtype)
+           for name in ("local", "release", "estimate", "oracle")}
+    counts = np.zeros((2, t_max), dtype=np.int64)
+    position = [0]
+
+    def draw(steps: int) -> tuple[np.ndarray, np.ndarray]:
+        start = position[0]
+        position[0] += steps
+        return samples[start:start + steps], fresh[start:start + steps]
+
+    def observe(t: int, state: Run) -> None:
+        out["local"][t - 1] = state.local
+        out["release"][t - 1] = state.release
+        out["estimate"][t - 1] = state.estimate
+        out["oracle"][t - 1] = state.oracle
+        counts[:, t - 1] = state.counters[[kernel.WRONG, kernel.LOST]]
+
+    simulate(run, draw, np.arange(1, t_max + 1), observe)
+    return Trajectories(**out, wrong=counts[0], lost=counts[1], kept=run.kept.copy())
+
+
+__all__ = ["ESTIMATORS", "Draws", "Run", "Trajectories", "columns", "replicate_rows",
+           "row_methods", "simulate", "trajectories"]
