@@ -41,9 +41,9 @@ COLUMNS = {
     "method", "source", "replicate", "t", "mse", "false_exclusion", "false_inclusion",
     "n_agents", "t_max", "n_classes", "class_means", "class_assignment", "sigma",
     "distribution", "epsilon", "delta", "noise", "mechanism", "pm2_split", "weights",
-    "schedule", "class_estimator", "variance", "prior", "inferred_form", "decision.theta0",
-    "decision.refresh", "baselines", "family", "family_version", "seed", "replicates",
-    "cell_id",
+    "schedule", "class_estimator", "variance", "prior", "inferred_form", "welch_dof",
+    "oracle_start", "oracle_eq21", "stream", "decision.theta0", "decision.refresh",
+    "baselines", "family", "family_version", "seed", "replicates", "cell_id",
 }
 
 
