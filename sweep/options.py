@@ -11,6 +11,7 @@ import difflib
 import functools
 import hashlib
 import itertools
+import json
 import math
 import types
 import typing
@@ -58,18 +59,23 @@ def as_dict(value: Any) -> dict[str, Any]:
             for f in dataclasses.fields(value)}
 
 
-def data_options(config: Any, names: Sequence[str]) -> dict[str, Any]:
-    """The options ``names`` of ``config`` (dotted: ``model.truth``) that define a
-    replicate's data, as the families hash them into their data streams: a group's
-    ``kind`` keyed by the group's name, any other option by its own name, so that the
-    data streams do not depend on how options are grouped (version 1 of the inference
-    and continual families had them flat: its replicates' data are version 2's)."""
-    out = {}
+def data_key(config: Any, names: Sequence[str], **extra: Any) -> tuple[int, int]:
+    """The spawn key of a replicate's data stream: a digest of the options ``names`` of
+    ``config`` (dotted: ``model.truth``) that define the data, and of ``extra``, so that
+    the cells that share them share their data (common random numbers).
+
+    A group's ``kind`` is keyed by the group's name, any other option by its own name, so
+    that the data streams do not depend on how options are grouped (version 1 of the
+    inference and continual families had them flat: its replicates' data are version
+    2's).
+    """
+    data = dict(extra)
     for name in names:
         group, _, key = name.rpartition(".")
-        out[group if key == "kind" else key] = functools.reduce(getattr, name.split("."),
-                                                               config)
-    return out
+        data[group if key == "kind" else key] = functools.reduce(getattr, name.split("."),
+                                                                config)
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
+    return int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big")
 
 
 #: What an option is to the engine (its field's :func:`option` metadata, read by

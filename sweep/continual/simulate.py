@@ -9,13 +9,11 @@ generators of :func:`streams`.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..options import data_options
+from ..options import data_key
 from . import kernel
 from .config import ContinualConfig
 from .kernel import Coordinate, Parameters, Stream
@@ -93,11 +91,8 @@ def streams(config: ContinualConfig, seed: np.random.SeedSequence, replicate_id:
     of a sweep sees the same streams (common random numbers), so that their errors are
     compared replicate by replicate. The noise comes from the cell's ``seed``.
     """
-    data = data_options(config, DATA)
-    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
-    key = (int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big"))
     order, samples = _children(np.random.SeedSequence(seed.entropy, spawn_key=(
-        *key, replicate_id)), 2)
+        *data_key(config, DATA), replicate_id)), 2)
     return (np.random.default_rng(order),
             [np.random.default_rng(s) for s in _children(samples, config.dimension)],
             [np.random.default_rng(z) for z in _children(seed, config.dimension)])

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError
 from ..options import (
     FILE,
     READING,
@@ -344,12 +343,6 @@ class DecentralizedConfig:
     def checkpoint_times(self) -> np.ndarray:
         """Steps t (samples per agent, 1..t_max) at which rows are recorded."""
         return checkpoint_times(self.checkpoints, self.t_max)
-
-
-def bad(key: str, allowed: str, value: Any) -> ConfigError:
-    """The one-line error for ``key`` (for checks made after validation, e.g. on a
-    graph read from a file)."""
-    return ConfigError(f"{key}: must be {allowed}; got {value!r}")
 
 
 __all__ = ["ALPHA_RESETS", "BASELINES", "CONFIGURATIONS", "GRAPH_KINDS", "MECHANISMS",

@@ -18,8 +18,6 @@ and the Sec. 2 toy are imported by the runs that use them, so a dry run needs no
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -29,7 +27,7 @@ import pandas as pd
 
 from ..components import graphs
 from ..errors import ConfigError
-from ..options import data_options
+from ..options import data_key
 from . import survival
 from .config import ARMS, MLE_METHODS, SURVIVAL, InferenceConfig
 from .models import (
@@ -190,10 +188,7 @@ def _expected(config: InferenceConfig, states: np.ndarray, n: int) -> np.ndarray
 
 @functools.lru_cache(maxsize=64)
 def _data_key(config: InferenceConfig) -> tuple[int, int]:
-    data = data_options(config, DATA)
-    data["n"] = config.graph.n_nodes
-    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).digest()
-    return int.from_bytes(digest[:4], "big"), int.from_bytes(digest[4:8], "big")
+    return data_key(config, DATA, n=config.graph.n_nodes)
 
 
 def data_generator(config: InferenceConfig, seed: np.random.SeedSequence, replicate: int
