@@ -1,7 +1,8 @@
 """``python -m analysis report RESULTS_DIR [RESULTS_DIR ...] --out OUT_DIR`` and
 ``python -m analysis figure NAME RESULTS_DIR [...] --out FILE_STEM``,
-``python -m analysis reproduce ROOT --out docs`` and
-``python -m analysis continual ROOT --out docs``.
+``python -m analysis reproduce ROOT --out docs``,
+``python -m analysis continual ROOT --out docs`` and
+``python -m analysis decentralized ROOT --out docs``.
 
 Exit codes: 0 drawn; 1 the results hold nothing to draw; 2 bad arguments; 3 a results
 path does not exist; 4 a directory holds no results; 5 a results file is damaged.

@@ -1,6 +1,6 @@
 """The papers' claims, checked by rules declared in advance.
 
-Every row of a document's claims table is one statement of a paper, decided by one of six
+Every row of a document's claims table is one statement of a paper, decided by one of seven
 rules (:data:`EVIDENCE_KINDS`), each a kind of :class:`Evidence`:
 
 - :class:`Ordering` ("A below B"): the difference's sign at z >= 2;
@@ -11,6 +11,8 @@ rules (:data:`EVIDENCE_KINDS`), each a kind of :class:`Evidence`:
   against the theory's value;
 - :class:`Guarantee` ("error below the bound with probability 1 − δ"): a Clopper–Pearson
   interval of the rate of violations against the allowed rate;
+- :class:`Curves` ("agree at every checkpoint"): Welch's test at each checkpoint, the
+  smallest p-value against a Bonferroni level;
 - :class:`Unchecked`: a claim with no number to hold the data against, inconclusive.
 
 The verdict is one of :class:`Verdict`: a rule that cannot decide says *inconclusive*, never
@@ -381,6 +383,44 @@ class _PrintedGuarantee(Guarantee):
 
 
 @dataclass(frozen=True)
+class Curves(Evidence):
+    """Two curves, each a mean over its runs at the same ``checkpoints`` steps (ours and,
+    e.g., a reference implementation's), compared at every checkpoint by Welch's
+    two-sample t-test: ``p`` is the smallest two-sided p-value, at step ``at``."""
+
+    what: str
+    p: float
+    at: int
+    checkpoints: int
+
+    kind = "curves"
+    rule = ("**Curves** (\"agree at every checkpoint\"): at each of the K checkpoints, "
+            "Welch's two-sample t-test of the two means over their runs (where neither side "
+            "varies over its runs, p = 1 if the two are equal and 0 if not). They agree when "
+            "the smallest p-value is at least 5%/K (Bonferroni: a family-wise level of 5%, "
+            "however the checkpoints of a curve correlate), and disagree otherwise.")
+    pattern = re.compile(rf"^(?P<what>.+): smallest Welch p = (?P<p>{NUMBER}) at t = "
+                         r"(?P<at>\d+) of (?P<k>\d+) checkpoints; family-wise 5% → p ≥ "
+                         rf"(?P<level>{NUMBER})$")
+
+    @property
+    def level(self) -> float:
+        """The Bonferroni level: 5% over the checkpoints."""
+        return (1 - CONFIDENCE) / self.checkpoints
+
+    def text(self) -> str:
+        return (f"{self.what}: smallest Welch p = {_show(self.p)} at t = {self.at} of "
+                f"{self.checkpoints} checkpoints; family-wise 5% → p ≥ {_show(self.level)}")
+
+    def decide(self) -> Verdict:
+        return Verdict.AGREES if self.p >= self.level else Verdict.DISAGREES
+
+    @classmethod
+    def read(cls, match: re.Match[str]) -> Curves:
+        return cls(match["what"], _read(match["p"]), int(match["at"]), int(match["k"]))
+
+
+@dataclass(frozen=True)
 class Unchecked(Evidence):
     """A claim no rule can decide, and ``why``: the paper gives no number to hold the data
     against ("comparably", "almost perfectly"), or one side of its comparison cannot be
@@ -408,7 +448,8 @@ class Unchecked(Evidence):
 
 #: The rules, by kind, in the order a document declares them.
 EVIDENCE_KINDS: dict[str, type[Evidence]] = {
-    rule.kind: rule for rule in (Ordering, Value, Factor, Slope, Guarantee, Unchecked)}
+    rule.kind: rule for rule in (Ordering, Value, Factor, Slope, Guarantee, Curves,
+                                  Unchecked)}
 
 
 def parse(text: str) -> Evidence:

@@ -1,7 +1,8 @@
 """Documents rendered from the stored results of presets: the reproduction of the papers.
 
-``python -m analysis reproduce ROOT --out docs`` writes ``docs/reproduction.md`` and
-``python -m analysis continual ROOT --out docs`` writes ``docs/continual.md``
+``python -m analysis reproduce ROOT --out docs`` writes ``docs/reproduction.md``,
+``python -m analysis continual ROOT --out docs`` ``docs/continual.md`` and
+``python -m analysis decentralized ROOT --out docs`` ``docs/decentralized.md``
 (:data:`DOCUMENTS`). A document's frame (``analysis/templates/<name>``) holds its own
 prose and names the studies whose sections it shows, ``{{>colme}}``; each section
 (:class:`~analysis.study.Section`) brings its template, the presets it reads (one results
@@ -59,7 +60,8 @@ from .plot import save, unclaim
 from .study import Preset, Results, Section, Study, get_study, views_of
 
 #: The documents, by command: the frame template each renders.
-DOCUMENTS: dict[str, str] = {"reproduce": "reproduction.md", "continual": "continual.md"}
+DOCUMENTS: dict[str, str] = {"reproduce": "reproduction.md", "continual": "continual.md",
+                             "decentralized": "decentralized.md"}
 Values = dict[str, Any]
 
 
@@ -89,20 +91,27 @@ def busy(intervals: Iterable[tuple[float, float]]) -> float:
     return total
 
 
-def provenance_values(results: Results) -> Values:
-    """The runs' provenance: cells, compute time, elapsed time and the code's version."""
+def cell_provenance(results: Results, preset: str) -> dict[str, dict[str, Any]]:
+    """The provenance record of each cell of ``preset`` read (by cell id): the code's
+    version and commit, and when and for how long (``wall_seconds``, its pieces' compute
+    time summed) the cell was computed (:func:`sweep.store.cell_records`)."""
     import pyarrow.parquet as pq
 
     from sweep.store import ResultsStore, cell_records
 
+    cells = set(results.summaries[preset].cell_id.unique())
+    store = ResultsStore(results.root / preset)
+    store.scan()
+    return {cell: record for path in store.files
+            for cell, record in cell_records(pq.read_schema(path).metadata).items()
+            if cell in cells}
+
+
+def provenance_values(results: Results) -> Values:
+    """The runs' provenance: cells, compute time, elapsed time and the code's version."""
     table = []
-    for preset, summary in results.summaries.items():
-        cells = set(summary.cell_id.unique())
-        store = ResultsStore(results.root / preset)
-        store.scan()
-        records = [record for path in store.files
-                   for cell, record in cell_records(pq.read_schema(path).metadata).items()
-                   if cell in cells]
+    for preset in results.summaries:
+        records = list(cell_provenance(results, preset).values())
         commits = sorted({(r.get("git_commit") or "unknown")[:10] for r in records})
         versions = sorted({r.get("version", "unknown") for r in records})
         table.append([f"`{preset}`", str(len(records)),

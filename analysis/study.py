@@ -50,6 +50,7 @@ STUDIES: dict[str, str] = {
     "network": "analysis.studies.network:STUDY",
     "continual": "analysis.studies.continual:STUDY",
     "inference": "analysis.studies.inference:STUDY",
+    "decentralized": "analysis.studies.decentralized:STUDY",
 }
 
 PathLike = str | os.PathLike[str]
