@@ -27,8 +27,8 @@ from analysis.studies.continual.figures import (
     slopes,
 )
 from analysis.study import get_study
-from sweep.execute import execute
-from sweep.plan import Execution, plan
+
+from .stored_presets import store
 
 ORDER_OPTIONS = {"zipf": {"zipf_exponent": 1.0}, "one_heavy": {"light_samples": 3},
                  "few_heavy": {"heavy_users": 2}}
@@ -79,12 +79,8 @@ def _configs(shared: dict, grid: dict) -> list[dict]:
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Tiny runs of every preset, stored as the presets' sweeps store them."""
-    root = tmp_path_factory.mktemp("continual")
-    for preset, (shared, grid) in TINY.items():
-        cells, _ = plan(_configs(shared, grid))
-        execute(cells, Execution(results_dir=str(root / preset), executor="serial"),
-                progress=False)
-    return root
+    return store(tmp_path_factory.mktemp("continual"),
+                 {preset: _configs(*spec) for preset, spec in TINY.items()})
 
 
 def _binomial_cdf(i: int, n: int, q: float) -> float:

@@ -20,8 +20,8 @@ from analysis.studies.decentralized.document import first_zero, prediction, welc
 from analysis.studies.decentralized.figures import reference_figure
 from analysis.studies.decentralized.reference import COLUMNS, stored, summarize_runs
 from analysis.study import get_study
-from sweep.execute import execute
-from sweep.plan import Execution, plan
+
+from .stored_presets import store
 
 #: Each preset at a tiny size: (options shared by its cells, the grid it sweeps). The
 #: reference preset keeps N = 1,000, a size of the reference's runs, so that the agreement
@@ -57,12 +57,8 @@ def _configs(shared: dict, grid: dict) -> list[dict]:
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Tiny runs of every preset, stored as the presets' sweeps store them."""
-    root = tmp_path_factory.mktemp("decentralized")
-    for preset, (shared, grid) in TINY.items():
-        cells, _ = plan(_configs(shared, grid))
-        execute(cells, Execution(results_dir=str(root / preset), executor="serial"),
-                progress=False)
-    return root
+    return store(tmp_path_factory.mktemp("decentralized"),
+                 {preset: _configs(*spec) for preset, spec in TINY.items()})
 
 
 def test_welch_is_scipys_and_decides_runs_without_spread() -> None:

@@ -67,7 +67,7 @@ VIEWS: dict[str, View] = {
 FIGURES: dict[str, View] = {
     "decentralized_reference": lambda source: reference_figure(
         source.rows(), stored(),
-        title="The reference's experiment: C-ColME and B-ColME (D = 4), r = 10, σ = 2"),
+        title="The reference's experiment: our runs and the reference's own"),
     "decentralized_degree": _of_rows(functools.partial(
         degree_figure, title="Degree preset: convergence against the graph's degree r")),
     "decentralized_private_mse": _of_rows(functools.partial(

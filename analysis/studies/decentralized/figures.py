@@ -94,6 +94,15 @@ def _log_curve(ax, frame: pd.DataFrame, colour: object, label: str, dashes: str 
                         color=colour, alpha=0.18, lw=0)
 
 
+def _legend(grid: sns.FacetGrid) -> None:
+    """One legend for the figure, right of its panels: the first panel's entries, each
+    label once (a label drawn for every cell, "local (each cell)", is one entry)."""
+    handles, labels = grid.axes.flat[0].get_legend_handles_labels()
+    unique = dict(zip(labels, handles, strict=True))
+    grid.figure.legend(unique.values(), unique.keys(), loc="center left",
+                       bbox_to_anchor=(1.0, 0.5), frameon=False, fontsize=8)
+
+
 def _one_value(rows: pd.DataFrame, column: str, what: str) -> object:
     values = rows[column].dropna().unique()
     if len(values) != 1:
@@ -144,9 +153,7 @@ def reference_figure(rows: pd.DataFrame, reference: pd.DataFrame | None = None,
         ax.set_yscale("log")
         ax.set_xlabel("t (samples per agent)")
     grid.axes.flat[0].set_ylabel("1 − fraction of agents within 0.1")
-    handles, labels = grid.axes.flat[0].get_legend_handles_labels()
-    grid.figure.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5),
-                       frameon=False, fontsize=8)
+    _legend(grid)
     reference_runs = ("" if reference is None else
                       "; dashed, the reference's own runs (C++ code, commit c782c29) at the same N")
     text = (f"1 − the fraction of agents whose value is within 0.1 of their class mean, "
@@ -183,10 +190,7 @@ def degree_figure(rows: pd.DataFrame, title: str | None = None) -> sns.FacetGrid
         ax.set_yscale("log")
         ax.set_xlabel("t (samples per agent)")
     grid.axes.flat[0].set_ylabel("1 − fraction of agents within 0.1")
-    handles, labels = grid.axes.flat[0].get_legend_handles_labels()
-    unique = dict(zip(labels, handles, strict=True))
-    grid.figure.legend(unique.values(), unique.keys(), loc="center left",
-                       bbox_to_anchor=(1.0, 0.5), frameon=False, fontsize=8)
+    _legend(grid)
     n_nodes = _one_value(rows, "graph.n_nodes", "degree figure")
     text = (f"1 − the fraction of agents within 0.1 of their class mean against t, at each "
             f"degree r of the random regular graph (N = {n_nodes:,}); solid: the estimate, "
@@ -233,10 +237,7 @@ def private_figure(rows: pd.DataFrame, title: str | None = None) -> sns.FacetGri
         ax.minorticks_off()
         ax.set_xlabel("ε")
     grid.axes.flat[0].set_ylabel("mean squared error at the last step")
-    handles, labels = grid.axes.flat[0].get_legend_handles_labels()
-    unique = dict(zip(labels, handles, strict=True))
-    grid.figure.legend(unique.values(), unique.keys(), loc="center left",
-                       bbox_to_anchor=(1.0, 0.5), frameon=False, fontsize=8)
+    _legend(grid)
     t_max = _one_value(summary, "t_max", "private figure")
     text = (f"Private C-ColME (this project's design: the agents exchange only their PM-I or "
             f"PM-II releases): mean squared error to each agent's class mean at t = "
