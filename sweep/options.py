@@ -238,7 +238,8 @@ def nested(cls: type[T], options: Mapping[str, Any] | T, prefix: str) -> T:
     return cls(**plain_options(cls, options, prefix=prefix))
 
 
-def variant(group: Any, variants: Mapping[str, type[T]], prefix: str) -> T:
+def variant(group: Any, variants: Mapping[str, type[T]], prefix: str,
+            common: Collection[str] = ()) -> T:
     """The variant of a nested option group that its ``kind`` names, holding the options
     the group sets.
 
@@ -246,13 +247,16 @@ def variant(group: Any, variants: Mapping[str, type[T]], prefix: str) -> T:
     command line and the results see them, each None unless set; a variant is a small
     frozen dataclass of the options its kind takes, whose defaults stand for those the
     group leaves None. An option set for a kind that does not take it is refused, naming
-    its dotted key (``prefix``: ``model.``) and the kinds that take it.
+    its dotted key (``prefix``: ``model.``) and the kinds that take it. ``common`` names
+    the group's options that every kind takes (``graph.seed``): the group holds them with
+    their defaults, and no variant does.
     """
     choice(prefix + "kind", group.kind, tuple(variants))
     own = _field_names(variants[group.kind])
     for f in dataclasses.fields(group):
         value = getattr(group, f.name)
-        if f.name != "kind" and f.name not in own and value is not None:
+        if (f.name != "kind" and f.name not in own and f.name not in common
+                and value is not None):
             kinds = [kind for kind, cls in variants.items() if f.name in _field_names(cls)]
             takes = "takes" if len(kinds) == 1 else "take"
             fail(prefix + f.name, f"unset for {prefix}kind={group.kind} (only "
@@ -261,11 +265,11 @@ def variant(group: Any, variants: Mapping[str, type[T]], prefix: str) -> T:
                                    if getattr(group, name) is not None})
 
 
-def with_variant(group: T, chosen: Any) -> T:
+def with_variant(group: T, chosen: Any, common: Collection[str] = ()) -> T:
     """``group`` holding the options of its variant ``chosen`` (defaults filled in) and
-    None for every other, so that options its kind does not take neither split cells nor
-    show in the results."""
-    unset = dict.fromkeys(_field_names(type(group)) - {"kind"})
+    None for every other (but the ``common`` ones, which it keeps), so that options its
+    kind does not take neither split cells nor show in the results."""
+    unset = dict.fromkeys(_field_names(type(group)) - {"kind", *common})
     return dataclasses.replace(group, **{**unset, **as_dict(chosen)})
 
 

@@ -73,6 +73,10 @@ BAD = [
     (["family=network", "graph=grid", "graph.grid_rows=7"], "graph.grid_rows"),
     (["family=network", "graph=watts_strogatz", "graph.neighbors=3"], "graph.neighbors"),
     (["family=network", "graph=edgelist"], "graph.edgelist"),
+    # A parameter of another kind of graph (geometric's radius) is refused, not dropped.
+    (["family=network", "graph=erdos_renyi", "graph.radius=0.2"], "graph.radius"),
+    (["family=network", "graph=ring", "graph.n_nodes=9", "graph.neighbors=4"],
+     "graph.neighbors"),
     (["family=network", "graph=edgelist", "graph.edgelist=missing.txt"], "graph.edgelist"),
     (["family=network", "graph.seed=-1"], "graph.seed"),
     (["family=network", "graph.weights=uniform"], "graph.weights"),

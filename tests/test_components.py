@@ -367,6 +367,12 @@ def test_draws_have_their_scale(kind: int, by_scale: bool) -> None:
     ({"kind": "edgelist"}, "graph.edgelist: must be the path of an edge-list file"),
     ({"seed": -1}, "graph.seed: must be an integer >= 0"),
     ({"weights": "uniform"}, "graph.weights: must be one of"),
+    ({"kind": "erdos_renyi", "radius": 0.2}, "graph.radius: must be unset for graph.kind="
+     "erdos_renyi (only geometric takes it); got 0.2"),
+    ({"kind": "ring", "n_nodes": 9, "neighbors": 4}, "graph.neighbors: must be unset for "
+     "graph.kind=ring (only watts_strogatz, newman_watts_strogatz take it); got 4"),
+    ({"kind": "edgelist", "edgelist": "edges.txt", "grid_rows": 3}, "graph.grid_rows: must "
+     "be unset for graph.kind=edgelist (only grid takes it)"),
     ({"size": 5}, "graph.size: unknown option; allowed: graph.attachments"),
 ])
 def test_graph_options_name_their_dotted_key(options: dict, message: str) -> None:

@@ -7,7 +7,9 @@ import pytest
 
 from sweep.colme import ConfigError
 from sweep.colme.config import ColmeConfig
+from sweep.components.graphs import GraphConfig
 from sweep.continual.config import ORDERS, OrderConfig
+from sweep.decentralized.config import GraphOptions
 from sweep.execute import simulate
 from sweep.inference.config import DATASETS, MODELS, DatasetConfig, ModelConfig
 from sweep.options import FILE, declarations, describe, option, readings
@@ -177,14 +179,18 @@ def test_readings_that_do_not_apply_leave_the_cell_unchanged(reading, where):
 
 
 @pytest.mark.parametrize(("group", "variants"), [
-    (ModelConfig, MODELS), (DatasetConfig, DATASETS), (OrderConfig, ORDERS)],
-    ids=["model", "dataset", "order"])
+    (ModelConfig, MODELS), (DatasetConfig, DATASETS), (OrderConfig, ORDERS),
+    (GraphConfig, GraphConfig.VARIANTS), (GraphOptions, GraphOptions.VARIANTS)],
+    ids=["model", "dataset", "order", "graph", "decentralized graph"])
 def test_a_nested_group_holds_its_variants_options(group, variants):
-    """A group whose ``kind`` chooses a variant (``model``, ``dataset``, ``order``) has
-    every variant's options and no other, each unset by default: a variant's own
-    defaults stand for them."""
+    """A group whose ``kind`` chooses a variant (``model``, ``dataset``, ``order``,
+    ``graph``) has every variant's options and no other (but those every kind takes, a
+    graph's ``COMMON``), each unset by default: a variant's own defaults stand for
+    them."""
     names = {f.name for cls in variants.values() for f in dataclasses.fields(cls)}
-    assert {f.name for f in dataclasses.fields(group)} == {"kind", *names}
+    common = set(getattr(group, "COMMON", ()))
+    assert not names & common
+    assert {f.name for f in dataclasses.fields(group)} == {"kind", *names, *common}
     assert all(getattr(group(), name) is None for name in names)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sweep.decentralized import graph as graphs
-from sweep.decentralized.config import DecentralizedConfig
+from sweep.decentralized.config import DecentralizedConfig, GraphOptions
 from sweep.decentralized.simulate import replicate_rows, trajectories
 from sweep.errors import ConfigError
 from sweep.execute import simulate
@@ -247,6 +247,17 @@ def test_a_disconnected_edge_list_is_refused(tmp_path: Path) -> None:
     ({"method": "local"}, "baselines"),
     ({"graph": {"kind": "star"}}, "graph.kind"),
     ({"graph": {"radius": 0.1}}, "graph.radius"),
+    # Another kind's parameter, or a seed for a graph that is not random: refused.
+    ({"graph": {"kind": "tree", "degree": 4}}, "graph.degree"),
+    ({"graph": {"kind": "complete", "n_nodes": 30, "configuration": "erased"}},
+     "graph.configuration"),
+    ({"graph": {"edge_probability": 0.1}}, "graph.edge_probability"),  # regular
+    ({"graph": {"kind": "erdos_renyi", "branching": 3}}, "graph.branching"),
+    ({"graph": {"kind": "tree", "seed": 3}}, "graph.seed"),
+    ({"graph": {"kind": "tree", "branching": 0}}, "graph.branching"),
+    ({"graph": {"kind": "erdos_renyi", "edge_probability": 0.0}}, "graph.edge_probability"),
+    ({"graph": {"kind": "edgelist"}}, "graph.edgelist"),
+    ({"graph": {"configuration": "exact"}}, "graph.configuration"),
     ({"decision": {"delta": 1.0}}, "decision.delta"),
 ])
 def test_bad_input_is_refused_naming_the_key(options: dict, key: str) -> None:
@@ -256,8 +267,28 @@ def test_bad_input_is_refused_naming_the_key(options: dict, key: str) -> None:
     assert message.startswith(f"{key}:") and "\n" not in message, message
 
 
+def test_graph_kinds_take_their_own_parameters() -> None:
+    """The group ``graph`` on the shared graph component's variants: a kind's parameters
+    take the kind's defaults (G(n, p) at this family's p = 0.001), the other kinds' stay
+    None, and one set for a kind that does not take it is refused."""
+    with pytest.raises(ConfigError, match=r"^graph\.degree: must be unset for graph\.kind="
+                                          r"tree \(only regular takes it\); got 4$"):
+        DecentralizedConfig.from_options(graph={"kind": "tree", "degree": 4})
+    with pytest.raises(ConfigError, match=r"^graph\.seed: must be unset for graph\.kind="
+                                          r"complete \(only regular, erdos_renyi take it\)"):
+        DecentralizedConfig.from_options(graph={"kind": "complete", "seed": 1})
+    assert DecentralizedConfig.from_options().graph == GraphOptions(
+        kind="regular", n_nodes=10_000, degree=10, configuration="reference")
+    assert DecentralizedConfig.from_options(graph={"kind": "erdos_renyi"}).graph == (
+        GraphOptions(kind="erdos_renyi", n_nodes=10_000, edge_probability=0.001))
+    tree = DecentralizedConfig.from_options(graph={"kind": "tree", "n_nodes": 40}).graph
+    assert tree == GraphOptions(kind="tree", n_nodes=40, branching=10) and tree.fixed
+    assert not DecentralizedConfig.from_options().graph.fixed
+
+
 @pytest.mark.parametrize(("arguments", "key"), [
     (["graph.degree=10000"], "graph.degree"),
+    (["graph=tree", "graph.degree=4"], "graph.degree"),
     (["method=b_colme", "depth=0"], "depth"),
 ])
 def test_the_command_line_refuses_bad_input(tmp_path: Path, arguments: list[str],

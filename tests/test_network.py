@@ -32,9 +32,12 @@ SMALL = {"graph": {"kind": "geometric", "n_nodes": 30, "radius": 0.4, "seed": 3}
 
 def _run(replicates: int, seed: int = 0, graph: dict | None = None, **options: object):
     """(cell, rows) of a network cell computed in process, references included; ``graph``
-    updates SMALL's graph options."""
+    updates SMALL's graph options (without its radius, for another kind of graph)."""
+    graph = graph or {}
+    base = {name: value for name, value in SMALL["graph"].items()
+            if name != "radius" or graph.get("kind", "geometric") == "geometric"}
     cell = make_cell({"family": "network", "replicates": replicates, "seed": seed,
-                      **SMALL, "graph": {**SMALL["graph"], **(graph or {})}, **options})
+                      **SMALL, "graph": {**base, **graph}, **options})
     frame = FAMILY.run(cell.prepared, cell.seeds(0, replicates), range(replicates), True)
     return cell.prepared, frame
 

@@ -7,7 +7,9 @@ edges, a_ii = 1 − Σ_j a_ij. Everything a simulation needs is kept as arrays (
 matrix and its spectrum), built once per graph and process.
 
 :class:`GraphConfig` is the nested option group ``graph`` of a family's options
-(``graph.kind``, ``graph.n_nodes``, ...); its checks name the dotted key. networkx and
+(``graph.kind``, ``graph.n_nodes``, ...); its checks name the dotted key. Its ``kind``
+chooses a variant of the catalogue of kinds (:class:`GraphKind`: :data:`GRAPHS`), which
+the decentralized family's group draws from too (:class:`GraphGroup`). networkx and
 scipy are imported by the functions that build graphs: validating the options needs
 neither.
 """
@@ -19,13 +21,14 @@ import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 
 from ..errors import ConfigError
 from ..options import (
     FILE,
+    as_dict,
     choice,
     fail,
     file_digest,
@@ -34,26 +37,160 @@ from ..options import (
     nested,
     option,
     real,
+    variant,
+    with_variant,
 )
 
 if TYPE_CHECKING:
     import networkx as nx
     import scipy.sparse as sp
 
-#: Generated graphs and the options that parametrize each (besides ``n_nodes``).
-GENERATORS = {
-    "geometric": ("radius",),
-    "erdos_renyi": ("edge_probability",),
-    "watts_strogatz": ("neighbors", "rewire_probability"),
-    "newman_watts_strogatz": ("neighbors", "rewire_probability"),
-    "barabasi_albert": ("attachments",),
-    "grid": ("grid_rows",),
-    "ring": (),
-    "complete": (),
-}
-GRAPHS = (*GENERATORS, "edgelist")
-GRAPH_PARAMETERS = tuple(dict.fromkeys(p for names in GENERATORS.values() for p in names))
 WEIGHTS = ("metropolis", "lazy_metropolis", "max_degree")
+
+
+# -- The kinds of graph (the ``graph`` group's variants) -------------------------------------
+
+@dataclass(frozen=True)
+class GraphKind:
+    """A kind of graph (``graph.kind``): a variant of the ``graph`` group, holding the
+    parameters that kind takes (besides ``n_nodes``) with their defaults. The families
+    draw theirs from this catalogue; a kind of one family only is defined by it."""
+
+    def validate(self, prefix: str, n_nodes: int | None) -> None:
+        """Raise :class:`ConfigError` on the first parameter outside its range
+        (``n_nodes`` already checked, None for an edge list)."""
+
+
+@dataclass(frozen=True)
+class Complete(GraphKind):
+    """``complete``: every pair of nodes linked."""
+
+
+@dataclass(frozen=True)
+class Ring(GraphKind):
+    """``ring``: the cycle of n_nodes >= 3."""
+
+    def validate(self, prefix: str, n_nodes: int | None) -> None:
+        if n_nodes < 3:
+            fail(prefix + "n_nodes", f"an integer >= 3 for {prefix}kind=ring", n_nodes)
+
+
+@dataclass(frozen=True)
+class Geometric(GraphKind):
+    """``geometric``: n_nodes uniform in [0, 1]², linked within distance ``radius``."""
+
+    radius: float = 0.1
+
+    def validate(self, prefix: str, n_nodes: int | None) -> None:
+        in_range(prefix + "radius", self.radius, 0.0, math.sqrt(2.0), "in (0, √2]")
+
+
+@dataclass(frozen=True)
+class ErdosRenyi(GraphKind):
+    """``erdos_renyi``: G(n, p), each pair linked with probability ``edge_probability``."""
+
+    edge_probability: float = 0.01
+
+    def validate(self, prefix: str, n_nodes: int | None) -> None:
+        in_range(prefix + "edge_probability", self.edge_probability, 0.0, 1.0, "in (0, 1]")
+
+
+@dataclass(frozen=True)
+class WattsStrogatz(GraphKind):
+    """``watts_strogatz`` and ``newman_watts_strogatz``: a ring lattice of ``neighbors``
+    (even) nearest neighbours, each edge rewired (or, Newman–Watts, a shortcut added) with
+    probability ``rewire_probability``."""
+
+    neighbors: int = 4
+    rewire_probability: float = 0.1
+
+    def validate(self, prefix: str, n_nodes: int | None) -> None:
+        if not real(self.rewire_probability) or not 0 <= self.rewire_probability <= 1:
+            fail(prefix + "rewire_probability", "in [0, 1]", self.rewire_probability)
+        integer(prefix + "neighbors", self.neighbors, 2)
+        if self.neighbors % 2 or self.neighbors >= n_nodes:
+            fail(prefix + "neighbors", f"an even integer < n_nodes = {n_nodes}",
+                 self.neighbors)
+
+
+@dataclass(frozen=True)
+class BarabasiAlbert(GraphKind):
+    """``barabasi_albert``: preferential attachment, ``attachments`` edges per new node."""
+
+    attachments: int = 2
+
+    def validate(self, prefix: str, n_nodes: int | None) -> None:
+        integer(prefix + "attachments", self.attachments, 1)
+        if self.attachments >= n_nodes:
+            fail(prefix + "attachments", f"an integer in [1, n_nodes = {n_nodes})",
+                 self.attachments)
+
+
+@dataclass(frozen=True)
+class Grid(GraphKind):
+    """``grid``: the 2-D grid of ``grid_rows`` × n_nodes/grid_rows nodes."""
+
+    grid_rows: int = 10
+
+    def validate(self, prefix: str, n_nodes: int | None) -> None:
+        integer(prefix + "grid_rows", self.grid_rows, 1)
+        if n_nodes % self.grid_rows:
+            fail(prefix + "grid_rows", f"a divisor of n_nodes = {n_nodes}", self.grid_rows)
+
+
+@dataclass(frozen=True)
+class EdgeList(GraphKind):
+    """``edgelist``: the graph of a file of ``u v`` lines (``#`` comments), path
+    ``edgelist``; the file gives the nodes (``n_nodes`` is None)."""
+
+    edgelist: str | None = None
+
+    def validate(self, prefix: str, n_nodes: int | None) -> None:
+        if not isinstance(self.edgelist, str) or not self.edgelist:
+            fail(prefix + "edgelist", f"the path of an edge-list file for {prefix}kind="
+                 "edgelist", self.edgelist)
+
+
+#: The network family's graphs (``graph.kind``) and their variants.
+GRAPHS: dict[str, type[GraphKind]] = {
+    "geometric": Geometric, "erdos_renyi": ErdosRenyi, "watts_strogatz": WattsStrogatz,
+    "newman_watts_strogatz": WattsStrogatz, "barabasi_albert": BarabasiAlbert,
+    "grid": Grid, "ring": Ring, "complete": Complete, "edgelist": EdgeList}
+
+
+class GraphGroup:
+    """What the families' ``graph`` groups share (:class:`GraphConfig`, the decentralized
+    family's ``GraphOptions``): ``kind`` names a variant of the family's catalogue
+    ``VARIANTS`` (:class:`GraphKind`); the group holds every variant's parameters, each
+    None unless set, so that one set for a kind that does not take it is refused
+    (:func:`~sweep.options.variant`), and the options ``COMMON`` that every kind takes,
+    with the family's defaults. One of them is ``n_nodes``, which an edge list's file
+    gives instead: it becomes None there (the family's default is no setting of the
+    user's, so it is not refused)."""
+
+    VARIANTS: ClassVar[Mapping[str, type[GraphKind]]]
+    COMMON: ClassVar[tuple[str, ...]]
+    kind: str
+    n_nodes: int | None
+
+    def variant(self, prefix: str = "graph.") -> GraphKind:
+        """The variant of ``kind`` with the parameters set here (refusing the others)."""
+        return variant(self, self.VARIANTS, prefix, self.COMMON)
+
+    def validate_kind(self, prefix: str = "graph.") -> None:
+        """Check ``kind``, ``n_nodes`` and the kind's parameters: :class:`ConfigError`
+        naming the first bad key (``prefix``: the group's, ``graph.``)."""
+        chosen = self.variant(prefix)
+        if self.kind != "edgelist":
+            integer(prefix + "n_nodes", self.n_nodes, 2)
+        chosen.validate(prefix, self.n_nodes)
+
+    def normalized(self) -> Self:
+        """The kind's parameters with their defaults, None for the others (and for
+        ``n_nodes`` of an edge list), so that they neither split cells nor show in the
+        results."""
+        group = with_variant(self, self.variant(), self.COMMON)
+        return dataclasses.replace(group, n_nodes=None) if self.kind == "edgelist" else group
 
 
 @dataclass(frozen=True)
@@ -70,7 +207,7 @@ class GraphSpec:
 
 
 @dataclass(frozen=True)
-class GraphConfig:
+class GraphConfig(GraphGroup):
     """A communication graph and its weights: the nested option group ``graph``.
 
     Defaults: the network paper's German-households graph (Sec. 5), a random geometric
@@ -79,17 +216,18 @@ class GraphConfig:
     Attributes
     ----------
     kind : str
-        ``geometric`` (``radius``: n_nodes uniform in [0, 1]², linked within that
-        distance), ``erdos_renyi`` (``edge_probability``), ``watts_strogatz`` and
-        ``newman_watts_strogatz`` (``neighbors``, even, and ``rewire_probability``),
-        ``barabasi_albert`` (``attachments`` edges per new node), ``grid``
-        (``grid_rows`` × n_nodes/grid_rows), ``ring``, ``complete``, or ``edgelist``
-        (``edgelist``: a file of ``u v`` lines, ``#`` comments).
+        One of :data:`GRAPHS`: ``geometric`` (``radius``: n_nodes uniform in [0, 1]²,
+        linked within that distance), ``erdos_renyi`` (``edge_probability``),
+        ``watts_strogatz`` and ``newman_watts_strogatz`` (``neighbors``, even, and
+        ``rewire_probability``), ``barabasi_albert`` (``attachments`` edges per new
+        node), ``grid`` (``grid_rows`` × n_nodes/grid_rows), ``ring``, ``complete``, or
+        ``edgelist`` (``edgelist``: a file of ``u v`` lines, ``#`` comments).
     n_nodes : int or None
         Number of nodes (None for an edge list: the file says).
     radius, edge_probability, neighbors, rewire_probability, attachments, grid_rows
-        Parameters of the generators above; those ``kind`` does not use are ignored and
-        become None (:meth:`normalized`).
+        Parameters of the generators above, each unset (None) unless given: the kind's
+        variant (:class:`Geometric`, ...) holds their defaults, and one set for a kind
+        that does not take it is refused.
     edgelist : str or None
         Path of the edge-list file for ``kind="edgelist"``.
     seed : int
@@ -100,14 +238,17 @@ class GraphConfig:
         (a_ij = 1/(max degree + 1); 1/n on the complete graph).
     """
 
+    VARIANTS: ClassVar[Mapping[str, type[GraphKind]]] = GRAPHS
+    COMMON: ClassVar[tuple[str, ...]] = ("n_nodes", "seed", "weights")
+
     kind: str = option("geometric", group="graph")
     n_nodes: int | None = 969
-    radius: float | None = 0.1
-    edge_probability: float | None = 0.01
-    neighbors: int | None = 4
-    rewire_probability: float | None = 0.1
-    attachments: int | None = 2
-    grid_rows: int | None = 10
+    radius: float | None = None
+    edge_probability: float | None = None
+    neighbors: int | None = None
+    rewire_probability: float | None = None
+    attachments: int | None = None
+    grid_rows: int | None = None
     edgelist: str | None = option(None, kind=FILE)
     seed: int = 0
     weights: str = "metropolis"
@@ -125,58 +266,14 @@ class GraphConfig:
 
     def validate(self, prefix: str = "graph.") -> None:
         """Raise :class:`ConfigError` on the first option outside its range."""
-        def key(name: str) -> str:
-            return prefix + name
-
-        choice(key("kind"), self.kind, GRAPHS)
-        if self.kind == "edgelist":
-            if not isinstance(self.edgelist, str) or not self.edgelist:
-                fail(key("edgelist"), f"the path of an edge-list file for {key('kind')}="
-                     "edgelist", self.edgelist)
-        else:
-            integer(key("n_nodes"), self.n_nodes, 2)
-        used = GENERATORS.get(self.kind, ())
-        if "radius" in used:
-            in_range(key("radius"), self.radius, 0.0, math.sqrt(2.0), "in (0, √2]")
-        if "edge_probability" in used:
-            in_range(key("edge_probability"), self.edge_probability, 0.0, 1.0, "in (0, 1]")
-        if "rewire_probability" in used:
-            if not real(self.rewire_probability) or not 0 <= self.rewire_probability <= 1:
-                fail(key("rewire_probability"), "in [0, 1]", self.rewire_probability)
-        if "neighbors" in used:
-            integer(key("neighbors"), self.neighbors, 2)
-            if self.neighbors % 2 or self.neighbors >= self.n_nodes:
-                fail(key("neighbors"), f"an even integer < n_nodes = {self.n_nodes}",
-                     self.neighbors)
-        if "attachments" in used:
-            integer(key("attachments"), self.attachments, 1)
-            if self.attachments >= self.n_nodes:
-                fail(key("attachments"), f"an integer in [1, n_nodes = {self.n_nodes})",
-                     self.attachments)
-        if "grid_rows" in used:
-            integer(key("grid_rows"), self.grid_rows, 1)
-            if self.n_nodes % self.grid_rows:
-                fail(key("grid_rows"), f"a divisor of n_nodes = {self.n_nodes}",
-                     self.grid_rows)
-        if self.kind == "ring" and self.n_nodes < 3:
-            fail(key("n_nodes"), f"an integer >= 3 for {key('kind')}=ring", self.n_nodes)
-        integer(key("seed"), self.seed, 0)
-        choice(key("weights"), self.weights, WEIGHTS)
-
-    def normalized(self) -> GraphConfig:
-        """This configuration with the options ``kind`` does not use set to None, so that
-        they neither split cells nor show in the results."""
-        used = set(GENERATORS.get(self.kind, ()))
-        unused: dict[str, Any] = {name: None for name in GRAPH_PARAMETERS if name not in used}
-        if self.kind == "edgelist":
-            unused["n_nodes"] = None
-        else:
-            unused["edgelist"] = None
-        return dataclasses.replace(self, **unused)
+        self.validate_kind(prefix)
+        integer(prefix + "seed", self.seed, 0)
+        choice(prefix + "weights", self.weights, WEIGHTS)
 
     def spec(self) -> GraphSpec:
         """What defines the graph (the file's content, for an edge list)."""
-        parameters = tuple((name, getattr(self, name)) for name in GENERATORS.get(self.kind, ()))
+        parameters = tuple((name, value) for name, value in as_dict(self.variant()).items()
+                           if name != "edgelist")
         digest = (file_digest(self.edgelist, "graph.edgelist") if self.kind == "edgelist"
                   else None)
         return GraphSpec(self.kind, self.n_nodes, parameters, self.seed, self.weights,
@@ -328,6 +425,7 @@ def eigendecomposition(spec: GraphSpec) -> tuple[np.ndarray, np.ndarray]:
     return values[::-1], vectors[:, ::-1]
 
 
-__all__ = ["GENERATORS", "GRAPHS", "GRAPH_PARAMETERS", "WEIGHTS", "GraphConfig", "GraphSpec",
-           "Network", "build", "edges", "eigendecomposition", "generate",
-           "weight_matrix"]
+__all__ = ["GRAPHS", "WEIGHTS", "BarabasiAlbert", "Complete", "EdgeList", "ErdosRenyi",
+           "Geometric", "GraphConfig", "GraphGroup", "GraphKind", "GraphSpec", "Grid",
+           "Network", "Ring", "WattsStrogatz", "build", "edges", "eigendecomposition",
+           "generate", "weight_matrix"]

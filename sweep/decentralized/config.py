@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from ..components.graphs import Complete, EdgeList, ErdosRenyi, GraphGroup, GraphKind
 from ..options import (
     FILE,
     READING,
@@ -36,7 +38,6 @@ from ..options import (
 )
 
 METHODS = ("c_colme", "b_colme", "local")
-GRAPH_KINDS = ("regular", "erdos_renyi", "tree", "complete", "edgelist")
 #: How the random r-regular graph is drawn: the reference's configuration model (stubs
 #: matched at random, an invalid pair dropped, a self-loop leaving its agent listed once as
 #: its own neighbour) or the same matching with self-loops dropped too ("erased").
@@ -47,79 +48,96 @@ MECHANISMS = ("none", "pm1", "pm2")
 NOISES = ("gaussian", "laplace")
 PRECISIONS = ("float32", "float64")
 BASELINES = ("local", "oracle", "ideal")
-#: Graphs that are not random (their ``seed`` is unused).
-DETERMINISTIC = ("tree", "complete", "edgelist")
-#: The graph parameters each kind uses (besides ``n_nodes``); the others become None.
-GRAPH_PARAMETERS = {
-    "regular": ("degree", "configuration"),
-    "erdos_renyi": ("edge_probability",),
-    "tree": ("branching",),
-    "complete": (),
-    "edgelist": ("edgelist",),
-}
 
 
 @dataclass(frozen=True)
-class GraphOptions:
+class Regular(GraphKind):
+    """``regular``: a random ``degree``-regular graph by the configuration model, as
+    ``configuration`` says (:data:`CONFIGURATIONS`); a new graph per replicate unless
+    ``seed`` fixes one."""
+
+    degree: int = 10
+    # The reference's reading of "random regular graph" (self-loops kept as self-entries).
+    configuration: str = "reference"
+    seed: int | None = None
+
+    def validate(self, prefix: str, n_nodes: int | None) -> None:
+        integer(prefix + "degree", self.degree, 1)
+        if self.degree >= n_nodes:
+            fail(prefix + "degree", f"an integer in [1, n_nodes = {n_nodes})", self.degree)
+        if self.degree * n_nodes % 2:
+            fail(prefix + "degree", f"such that degree × n_nodes is even (n_nodes = "
+                 f"{n_nodes}: the configuration model pairs the stubs)", self.degree)
+        choice(prefix + "configuration", self.configuration, CONFIGURATIONS)
+
+
+@dataclass(frozen=True)
+class SparseErdosRenyi(ErdosRenyi):
+    """``erdos_renyi``: G(n, p), by default as sparse as the reference's graphs (p =
+    0.001: mean degree about 10 at its N = 10,000); a new graph per replicate unless
+    ``seed`` fixes one."""
+
+    edge_probability: float = 0.001
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Tree(GraphKind):
+    """``tree``: the reference's regular tree, agent 0 the root and every agent with
+    ``branching`` children, filled level by level."""
+
+    branching: int = 10
+
+    def validate(self, prefix: str, n_nodes: int | None) -> None:
+        integer(prefix + "branching", self.branching, 1)
+
+
+#: The graphs of the family (``graph.kind``) and their variants: its own ``regular`` and
+#: ``tree``, and the shared component's G(n, p), complete graph and edge list.
+GRAPHS: dict[str, type[GraphKind]] = {"regular": Regular, "erdos_renyi": SparseErdosRenyi,
+                                      "tree": Tree, "complete": Complete,
+                                      "edgelist": EdgeList}
+
+
+@dataclass(frozen=True)
+class GraphOptions(GraphGroup):
     """The communication graph: the nested option group ``graph``.
 
-    ``kind``: ``regular`` (random ``degree``-regular by the configuration model, as
-    ``configuration`` says), ``erdos_renyi`` (G(n, ``edge_probability``)), ``tree``
-    (every agent has ``branching`` children, filled level by level: the reference's
-    regular tree), ``complete``, or ``edgelist`` (a file of ``u v`` lines, ``#``
-    comments). ``seed``: None draws a new graph per replicate, from the replicate's
-    stream, as the reference does per seed; an integer fixes one graph for the cell.
+    ``kind`` (one of :data:`GRAPHS`): ``regular`` (random ``degree``-regular by the
+    configuration model, as ``configuration`` says), ``erdos_renyi`` (G(n,
+    ``edge_probability``)), ``tree`` (every agent has ``branching`` children, filled level
+    by level: the reference's regular tree), ``complete``, or ``edgelist`` (a file of
+    ``u v`` lines, ``#`` comments). A kind's parameters are unset (None) unless given: its
+    variant (:class:`Regular`, ...) holds their defaults, and one set for a kind that does
+    not take it is refused. ``seed`` (the random kinds': ``regular``, ``erdos_renyi``):
+    None draws a new graph per replicate, from the replicate's stream, as the reference
+    does per seed; an integer fixes one graph for the cell.
     """
+
+    VARIANTS: ClassVar[Mapping[str, type[GraphKind]]] = GRAPHS
+    COMMON: ClassVar[tuple[str, ...]] = ("n_nodes",)
 
     kind: str = option("regular", group="graph")
     n_nodes: int | None = 10_000
-    degree: int | None = 10
-    # The reference's reading of "random regular graph" (self-loops kept as self-entries).
-    configuration: str | None = option("reference", kind=READING)
-    edge_probability: float | None = 0.001
-    branching: int | None = 10
+    degree: int | None = None
+    # A reading (the reference's, ``reference``, is :class:`Regular`'s default).
+    configuration: str | None = option(None, kind=READING)
+    edge_probability: float | None = None
+    branching: int | None = None
     edgelist: str | None = option(None, kind=FILE)
     seed: int | None = None
 
     def validate(self) -> None:
-        choice("graph.kind", self.kind, GRAPH_KINDS)
-        if self.kind == "edgelist":
-            if not isinstance(self.edgelist, str) or not self.edgelist:
-                fail("graph.edgelist", "the path of an edge-list file for graph.kind="
-                     "edgelist", self.edgelist)
-        else:
-            integer("graph.n_nodes", self.n_nodes, 2)
-        if self.kind == "regular":
-            integer("graph.degree", self.degree, 1)
-            if self.degree >= self.n_nodes:
-                fail("graph.degree", f"an integer in [1, n_nodes = {self.n_nodes})",
-                     self.degree)
-            if self.degree * self.n_nodes % 2:
-                fail("graph.degree", f"such that degree × n_nodes is even (n_nodes = "
-                     f"{self.n_nodes}: the configuration model pairs the stubs)",
-                     self.degree)
-            choice("graph.configuration", self.configuration, CONFIGURATIONS)
-        if self.kind == "erdos_renyi":
-            in_range("graph.edge_probability", self.edge_probability, 0.0, 1.0, "in (0, 1]")
-        if self.kind == "tree":
-            integer("graph.branching", self.branching, 1)
+        self.validate_kind()
         if self.seed is not None:
             integer("graph.seed", self.seed, 0)
 
-    def normalized(self) -> GraphOptions:
-        used = GRAPH_PARAMETERS[self.kind]
-        unused = {name: None for names in GRAPH_PARAMETERS.values() for name in names
-                  if name not in used}
-        if self.kind == "edgelist":
-            unused["n_nodes"] = None
-        if self.kind in DETERMINISTIC:
-            unused["seed"] = None
-        return dataclasses.replace(self, **unused)
-
     @property
     def fixed(self) -> bool:
-        """Whether every replicate runs on the same graph."""
-        return self.kind in DETERMINISTIC or self.seed is not None
+        """Whether every replicate runs on the same graph: a graph that is not random
+        (its kind takes no ``seed``), or a seed given."""
+        return self.seed is not None or "seed" not in {
+            f.name for f in dataclasses.fields(GRAPHS[self.kind])}
 
 
 @dataclass(frozen=True)
@@ -345,6 +363,6 @@ class DecentralizedConfig:
         return checkpoint_times(self.checkpoints, self.t_max)
 
 
-__all__ = ["ALPHA_RESETS", "BASELINES", "CONFIGURATIONS", "GRAPH_KINDS", "MECHANISMS",
-           "METHODS", "NOISES", "PRECISIONS", "SAMPLES", "DecentralizedConfig",
-           "DecisionOptions", "GraphOptions", "PrivacyOptions"]
+__all__ = ["ALPHA_RESETS", "BASELINES", "CONFIGURATIONS", "GRAPHS", "MECHANISMS", "METHODS",
+           "NOISES", "PRECISIONS", "SAMPLES", "DecentralizedConfig", "DecisionOptions",
+           "GraphOptions", "PrivacyOptions", "Regular", "SparseErdosRenyi", "Tree"]
