@@ -32,6 +32,9 @@ import math
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from ..components.tree import lowest_bit
 
@@ -103,6 +106,27 @@ def _flip(e: int, keep: bool, same: np.ndarray, kept: np.ndarray, counters: np.n
         counters[WRONG] += 1 if keep else -1
 
 
+#: Entries ahead whose neighbour's record C-ColME asks the memory for.
+PREFETCH_AHEAD = 64
+
+
+@intrinsic
+def _prefetch(typingctx, array, offset):
+    """Ask the memory for the cache line of ``array``'s element at flat ``offset`` (a
+    hint, no effect on values: LLVM's ``llvm.prefetch``, read, keep in all caches)."""
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        byte = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32]),
+            "llvm.prefetch")
+        builder.call(function, [builder.bitcast(builder.gep(data, [args[1]]), byte),
+                                i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return numba.types.void(array, offset), codegen
+
+
 # Hot loops call no function that takes arrays (each such call costs atomic reference
 # counts): the test, the release and the consensus are written out in the kernels.
 
@@ -124,7 +148,7 @@ def _changed(kept_field) -> bool:
 def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_reset: bool,
                   irrevocable: bool, record: bool, indptr, indices, same, kept, t0,
                   x, node, noise_sum, levels, oracle_weight, oracle_self, has_oracle,
-                  recip, keep_f, new_f, beta, counters, estimate, oracle, skip: bool):
+                  recip, keep_f, new_f, beta, counters, estimate, oracle, prefetch: bool):
     """C-ColME and its oracle, steps ``it0`` .. ``it1`` − 1 (it0 >= 1).
 
     ``samples[it − it0, a]`` is a's new sample; ``fresh`` the new p-sum noises (same
@@ -142,6 +166,7 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
     zero = F(0.0)
     one = F(1.0)
     n_agents = len(indptr) - 1
+    n_entries = len(indices)
     private = mechanism != NO_MECHANISM
     widest = 0
     for a in range(n_agents):
@@ -180,14 +205,15 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
             moved = False
             reset = _changed(node[prv, a, C_KEPT])
             for e in range(indptr[a], indptr[a + 1]):
-                # With ``skip``, an entry neither kept nor of the oracle's is skipped (at a
-                # million agents its record is a memory access of its own; below, the
-                # branch costs more than the read: it changes no result); the rest is free of
-                # coin-flip branches: the oracle's weight is 0 off its neighbours (adding
-                # 0 × y changes no bit), the test's outcome is masked by the kept flag,
-                # and a kept neighbour's values always go to the next free slot.
-                if skip and not (kept[e] | same[e]) and irrevocable:
-                    continue
+                # The record of a neighbour PREFETCH_AHEAD entries on is asked for now: at a
+                # million agents the records are not in cache, and the reads of a row
+                # would otherwise wait on one another.
+                if prefetch and e + PREFETCH_AHEAD < n_entries:
+                    _prefetch(node, (prv * n_agents + indices[e + PREFETCH_AHEAD]) * C_FIELDS)
+                # Free of coin-flip branches (they would cost more than the reads they
+                # save): the oracle's weight is 0 off its neighbours (adding 0 × y changes
+                # no bit), the test's outcome is masked by the kept flag, and a kept
+                # neighbour's values always go to the next free slot.
                 b = indices[e]
                 ov += oracle_weight[e] * node[prv, b, C_ORACLE]
                 tested = kept[e] == 1 or not irrevocable
@@ -242,7 +268,7 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
 @numba.njit(cache=True)
 def _belief_step(F, it: int, record: bool, test: bool, irrevocable: bool, beta_new, beta_old,
                  indptr, indices, reverse, same, use, release, sent, sent_int, received,
-                 received_int, counters, x, estimate) -> bool:
+                 received_int, counters, x, estimate, prefetch: bool) -> bool:
     """One step of B-ColME's message passing for every agent, over the entries where
     ``use``; with ``test``, the optimistic tests first (``use`` is then the kept flags,
     updated). Returns whether a kept set changed; with ``record``, the estimates into
@@ -267,6 +293,7 @@ def _belief_step(F, it: int, record: bool, test: bool, irrevocable: bool, beta_n
     total = np.zeros(depth, dtype=x.dtype)
     total_count = np.zeros(depth, dtype=np.int64)
     changed = False
+    n_entries = len(indices)
     for a in range(len(indptr) - 1):
         xra = release[a]
         start = indptr[a]
@@ -274,6 +301,8 @@ def _belief_step(F, it: int, record: bool, test: bool, irrevocable: bool, beta_n
             total[d] = zero
             total_count[d] = 0
         for e in range(start, indptr[a + 1]):
+            if prefetch and e + PREFETCH_AHEAD < n_entries:
+                _prefetch(received, reverse[e + PREFETCH_AHEAD] * 2 * depth)
             i = e - start
             r = reverse[e]
             if test:
@@ -312,7 +341,7 @@ def b_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, irrevoc
                   x, release, noise_sum, levels, keep_f, new_f, beta, counters,
                   message, message_int, oracle_indptr, oracle_indices, oracle_reverse,
                   oracle_use, oracle_message, oracle_message_int, estimate, oracle,
-                  with_oracle: bool):
+                  with_oracle: bool, prefetch: bool):
     """B-ColME (depth D = ``message.shape[2] // 2``) and its oracle, steps ``it0`` ..
     ``it1`` − 1: per step, every agent's running mean and release, then the tests and
     message passing (:func:`_belief_step`) of the method, and the oracle's on the
@@ -338,13 +367,13 @@ def b_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, irrevoc
         counters[CHANGED] = _belief_step(
             F, it, last, True, irrevocable, beta[n], beta[n - 1], indptr, indices, reverse,
             same, kept, release[cur], message[cur], message_int[cur], message[prv],
-            message_int[prv], counters, x[cur], estimate)
+            message_int[prv], counters, x[cur], estimate, prefetch)
         if with_oracle:
             _belief_step(F, it, last, False, True, beta[n], beta[n - 1], oracle_indptr,
                          oracle_indices, oracle_reverse, oracle_use, oracle_use,
                          release[cur], oracle_message[cur], oracle_message_int[cur],
                          oracle_message[prv], oracle_message_int[prv], counters, x[cur],
-                         oracle)
+                         oracle, prefetch)
         if counters[WRONG] == 0:
             counters[LEARNT] = 1
 

@@ -29,10 +29,10 @@ from .privacy import sigma_dp
 #: Values drawn per block of steps (samples, and noises if private).
 BLOCK_VALUES = 1 << 22
 ESTIMATORS = ("estimate", "local", "oracle", "ideal")
-#: Above this many agents, C-ColME skips the entries that contribute nothing (their
-#: records no longer fit in cache); below, the branch costs more than the read. The
-#: results are the same either way.
-SKIP_ABOVE = 1 << 18
+#: Above this many agents the kernels ask the memory ahead for the neighbours' records
+#: they are about to read (below, the records are in cache and the request costs more).
+#: The results are the same either way.
+PREFETCH_ABOVE = 1 << 13
 MECHANISM_CODES = {"none": kernel.NO_MECHANISM, "pm1": kernel.PM1, "pm2": kernel.PM2}
 
 
@@ -151,7 +151,7 @@ class Run:
                 self.x, self.node, self.noise_sum, self.levels, self.oracle_weight,
                 self.oracle_self, self.has_oracle, self.recip, self.keep_f, self.new_f,
                 self.beta, self.counters, self.estimate, self.oracle,
-                g.n > SKIP_ABOVE)
+                g.n > PREFETCH_ABOVE)
         elif c.method == "b_colme":
             kernel.b_colme_steps(
                 F, it0, it1, samples, fresh, self.mechanism, irrevocable, record,
@@ -160,7 +160,8 @@ class Run:
                 self.beta, self.counters, self.message, self.message_int,
                 self.oracle_graph.indptr, self.oracle_graph.indices,
                 self.oracle_graph.reverse, self.oracle_use, self.oracle_message,
-                self.oracle_message_int, self.estimate, self.oracle, self.with_oracle)
+                self.oracle_message_int, self.estimate, self.oracle, self.with_oracle,
+                g.n > PREFETCH_ABOVE)
         else:
             kernel.local_steps(F, it0, it1, samples, self.x, self.keep_f, self.new_f)
         self.it = it1 - 1
