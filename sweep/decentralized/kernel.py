@@ -268,13 +268,13 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
 @numba.njit(cache=True)
 def _belief_step(F, it: int, record: bool, test: bool, irrevocable: bool, beta_new, beta_old,
                  indptr, indices, reverse, same, use, release, sent, sent_int, received,
-                 received_int, counters, x, estimate, prefetch: bool) -> bool:
+                 received_int, counters, x, estimate, prefetch: bool, depths: tuple) -> bool:
     """One step of B-ColME's message passing for every agent, over the entries where
     ``use``; with ``test``, the optimistic tests first (``use`` is then the kept flags,
     updated). Returns whether a kept set changed; with ``record``, the estimates into
     ``estimate``. ``received`` holds the previous step's messages, ``sent`` gets this
     step's (each (entries, 2D) with its integer view); ``release`` and ``x`` are this
-    step's releases and exact means.
+    step's releases and exact means; D = ``len(depths)`` (see :func:`b_colme_steps`).
 
     Agent a's row for j (kept) is j's message of the previous step; its totals
     T_a[k] = Σ_j row_j[k] give its estimate [(it + 1) x_a + Σ_k (it − k) T_a[k]] /
@@ -284,7 +284,7 @@ def _belief_step(F, it: int, record: bool, test: bool, irrevocable: bool, beta_n
     message times 1 is itself).
     """
     zero = F(0.0)
-    depth = sent.shape[1] // 2
+    depth = len(depths)
     widest = 0
     for a in range(len(indptr) - 1):
         widest = max(widest, indptr[a + 1] - indptr[a])
@@ -341,13 +341,16 @@ def b_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, irrevoc
                   x, release, noise_sum, levels, keep_f, new_f, beta, counters,
                   message, message_int, oracle_indptr, oracle_indices, oracle_reverse,
                   oracle_use, oracle_message, oracle_message_int, estimate, oracle,
-                  with_oracle: bool, prefetch: bool):
-    """B-ColME (depth D = ``message.shape[2] // 2``) and its oracle, steps ``it0`` ..
+                  with_oracle: bool, prefetch: bool, depths: tuple):
+    """B-ColME (depth D = ``len(depths)``) and its oracle, steps ``it0`` ..
     ``it1`` − 1: per step, every agent's running mean and release, then the tests and
     message passing (:func:`_belief_step`) of the method, and the oracle's on the
     same-class subgraph (``oracle_*``: its CSR, reverse entries and an all-ones mask).
     ``x`` and ``release`` are (2, N); messages (2, entries, 2D) with their integer views.
     With ``record``, ``estimate`` and ``oracle`` get the estimates at the last step.
+    ``depths`` is a tuple of D zeros: its type carries D, so that each depth compiles
+    to its own kernel whose loops over the depths have a constant length (unrolled;
+    about 1.5 times faster than with D read from the arrays' shape).
     """
     n_agents = len(indptr) - 1
     private = mechanism != NO_MECHANISM
@@ -367,13 +370,13 @@ def b_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, irrevoc
         counters[CHANGED] = _belief_step(
             F, it, last, True, irrevocable, beta[n], beta[n - 1], indptr, indices, reverse,
             same, kept, release[cur], message[cur], message_int[cur], message[prv],
-            message_int[prv], counters, x[cur], estimate, prefetch)
+            message_int[prv], counters, x[cur], estimate, prefetch, depths)
         if with_oracle:
             _belief_step(F, it, last, False, True, beta[n], beta[n - 1], oracle_indptr,
                          oracle_indices, oracle_reverse, oracle_use, oracle_use,
                          release[cur], oracle_message[cur], oracle_message_int[cur],
                          oracle_message[prv], oracle_message_int[prv], counters, x[cur],
-                         oracle, prefetch)
+                         oracle, prefetch, depths)
         if counters[WRONG] == 0:
             counters[LEARNT] = 1
 

@@ -161,7 +161,7 @@ class Run:
                 self.oracle_graph.indptr, self.oracle_graph.indices,
                 self.oracle_graph.reverse, self.oracle_use, self.oracle_message,
                 self.oracle_message_int, self.estimate, self.oracle, self.with_oracle,
-                g.n > PREFETCH_ABOVE)
+                g.n > PREFETCH_ABOVE, (0,) * c.depth)
         else:
             kernel.local_steps(F, it0, it1, samples, self.x, self.keep_f, self.new_f)
         self.it = it1 - 1
