@@ -190,6 +190,7 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
             alpha = F(it - counters[T0]) / (one + F(it) - F(counters[T0]))
         alpha_oracle = F(it) / (one + F(it))
         keep, new, beta_new, beta_old = keep_f[n], new_f[n], beta[n], beta[n - 1]
+        node_prv = node[prv]
         topology = False
         for a in range(n_agents):
             xa = x[prv, a] * keep + samples[k, a] * new
@@ -214,17 +215,19 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
                 # save): the oracle's weight is 0 off its neighbours (adding 0 × y changes
                 # no bit), the test's outcome is masked by the kept flag, and a kept
                 # neighbour's values always go to the next free slot.
-                b = indices[e]
-                ov += oracle_weight[e] * node[prv, b, C_ORACLE]
-                tested = kept[e] == 1 or not irrevocable
-                keeps = tested & (abs(xra - node[prv, b, C_RELEASE]) - beta_new
+                # Unsigned indices: numba adds no test for a negative index.
+                u = np.uint64(e)
+                b = np.uint64(indices[u])
+                ov += oracle_weight[u] * node_prv[b, C_ORACLE]
+                tested = kept[u] == 1 or not irrevocable
+                keeps = tested & (abs(xra - node_prv[b, C_RELEASE]) - beta_new
                                   - beta_old <= zero)
-                if keeps != (kept[e] == 1):
+                if keeps != (kept[u] == 1):
                     _flip(e, keeps, same, kept, counters)
                     moved = True
-                kept_counts[count] = int(node[prv, b, C_KEPT])
-                values[count] = node[prv, b, C_Y]
-                reset = reset | (keeps & _changed(node[prv, b, C_KEPT]))
+                kept_counts[count] = int(node_prv[b, C_KEPT])
+                values[count] = node_prv[b, C_Y]
+                reset = reset | (keeps & _changed(node_prv[b, C_KEPT]))
                 count += keeps
             topology = topology or moved
             # w_ab = 1/(1 + max(|C_a(it)|, |C_b(it − 1)|)); the self weight first, as
@@ -303,28 +306,31 @@ def _belief_step(F, it: int, record: bool, test: bool, irrevocable: bool, beta_n
         for e in range(start, indptr[a + 1]):
             if prefetch and e + PREFETCH_AHEAD < n_entries:
                 _prefetch(received, reverse[e + PREFETCH_AHEAD] * 2 * depth)
-            i = e - start
-            r = reverse[e]
+            # Unsigned indices: numba adds no test for a negative index.
+            u = np.uint64(e)
+            i = np.uint64(e - start)
+            r = np.uint64(reverse[u])
             if test:
-                tested = use[e] == 1 or not irrevocable
+                tested = use[u] == 1 or not irrevocable
                 keeps = tested & (abs(xra - received[r, 0]) - beta_new - beta_old <= zero)
-                if keeps != (use[e] == 1):
+                if keeps != (use[u] == 1):
                     _flip(e, keeps, same, use, counters)
                     changed = True
-            mask = use[e]
+            mask = use[u]
             for d in range(depth):
                 rows[i, d] = received[r, d] * F(mask)
                 row_counts[i, d] = received_int[r, depth + d] * mask
                 total[d] += rows[i, d]
                 total_count[d] += row_counts[i, d]
         for e in range(start, indptr[a + 1]):
-            i = e - start
-            sent[e, 0] = xra
-            sent_int[e, depth] = 1
+            u = np.uint64(e)
+            i = np.uint64(e - start)
+            sent[u, 0] = xra
+            sent_int[u, depth] = 1
             for d in range(1, depth):
                 c = total_count[d - 1] - row_counts[i, d - 1]
-                sent_int[e, depth + d] = c
-                sent[e, d] = total[d - 1] - rows[i, d - 1] if c else zero
+                sent_int[u, depth + d] = c
+                sent[u, d] = total[d - 1] - rows[i, d - 1] if c else zero
         if record:
             numerator = (F(it) + F(1.0)) * x[a]
             denominator = it + 1
