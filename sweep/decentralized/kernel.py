@@ -106,7 +106,8 @@ def _flip(e: int, keep: bool, same: np.ndarray, kept: np.ndarray, counters: np.n
         counters[WRONG] += 1 if keep else -1
 
 
-#: Entries ahead whose neighbour's record C-ColME asks the memory for.
+#: How many entries ahead the kernels ask the memory for a neighbour's record (measured
+#: best among 8, 16, 32, 64 for C-ColME at a million agents).
 PREFETCH_AHEAD = 64
 
 
@@ -156,7 +157,9 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
     ``node`` (2, N, :data:`C_FIELDS`) each agent's release, consensus value y, oracle
     value, and kept count (+ 1/2 if its kept set changed). With ``record``, ``estimate``
     and ``oracle`` get the agents' estimates at the last step (y and the oracle's value,
-    with the agent's exact mean in place of its release).
+    with the agent's exact mean in place of its release). With ``prefetch``, the
+    neighbours' records are asked for ahead (:data:`PREFETCH_AHEAD`; for graphs whose
+    records are not in cache).
 
     t₀ (``global_reset``, the reference's): at step it, if no wrong link was left at some
     earlier step, t₀ freezes at the first such step − 1; otherwise t₀ = it − 1 whenever
@@ -206,16 +209,16 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
             moved = False
             reset = _changed(node[prv, a, C_KEPT])
             for e in range(indptr[a], indptr[a + 1]):
-                # The record of a neighbour PREFETCH_AHEAD entries on is asked for now: at a
-                # million agents the records are not in cache, and the reads of a row
-                # would otherwise wait on one another.
+                # The record of the neighbour PREFETCH_AHEAD entries on is asked for now:
+                # at a million agents the records are not in cache, and the reads would
+                # otherwise wait on one another.
                 if prefetch and e + PREFETCH_AHEAD < n_entries:
-                    _prefetch(node, (prv * n_agents + indices[e + PREFETCH_AHEAD]) * C_FIELDS)
-                # Free of coin-flip branches (they would cost more than the reads they
-                # save): the oracle's weight is 0 off its neighbours (adding 0 × y changes
-                # no bit), the test's outcome is masked by the kept flag, and a kept
-                # neighbour's values always go to the next free slot.
-                # Unsigned indices: numba adds no test for a negative index.
+                    _prefetch(node_prv, indices[e + PREFETCH_AHEAD] * C_FIELDS)
+                # Free of coin-flip branches (skipping the entries that are neither kept
+                # nor the oracle's costs more than reading them): the oracle's weight is 0
+                # off its neighbours (adding 0 × y changes no bit), the test's outcome is
+                # masked by the kept flag, and a kept neighbour's values always go to the
+                # next free slot. Unsigned indices: numba adds no test for a negative one.
                 u = np.uint64(e)
                 b = np.uint64(indices[u])
                 ov += oracle_weight[u] * node_prv[b, C_ORACLE]
@@ -278,6 +281,7 @@ def _belief_step(F, it: int, record: bool, test: bool, irrevocable: bool, beta_n
     ``estimate``. ``received`` holds the previous step's messages, ``sent`` gets this
     step's (each (entries, 2D) with its integer view); ``release`` and ``x`` are this
     step's releases and exact means; D = ``len(depths)`` (see :func:`b_colme_steps`).
+    With ``prefetch``, the messages to read are asked for ahead, as in C-ColME.
 
     Agent a's row for j (kept) is j's message of the previous step; its totals
     T_a[k] = Σ_j row_j[k] give its estimate [(it + 1) x_a + Σ_k (it − k) T_a[k]] /
