@@ -133,29 +133,24 @@ def _prefetch(typingctx, array, offset):
 
 # Fields of C-ColME's per-agent record ``node[step parity, agent, field]``: what the
 # neighbours read of an agent's previous step, packed in 16 bytes (float32) so that a
-# neighbour costs one cache line. C_KEPT holds |C_a| plus 1/2 if the kept set changed at
-# that step (both exact in float32 below 2^22 neighbours).
+# neighbour costs one cache line. C_KEPT, in the integer view ``node_int`` of the same
+# memory, holds 2 |C_a| plus 1 if the kept set changed at that step.
 C_RELEASE, C_Y, C_ORACLE, C_KEPT = range(4)
 C_FIELDS = 4
-
-
-@numba.njit(cache=True, inline="always")
-def _changed(kept_field) -> bool:
-    """Whether a C_KEPT field carries the 1/2 of a changed kept set."""
-    return kept_field != np.floor(kept_field)
 
 
 @numba.njit(cache=True)
 def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_reset: bool,
                   irrevocable: bool, record: bool, indptr, indices, same, kept, t0,
-                  x, node, noise_sum, levels, oracle_weight, oracle_self, has_oracle,
+                  x, node, node_int, noise_sum, levels, oracle_weight, oracle_self, has_oracle,
                   recip, keep_f, new_f, beta, counters, estimate, oracle, prefetch: bool):
     """C-ColME and its oracle, steps ``it0`` .. ``it1`` − 1 (it0 >= 1).
 
     ``samples[it − it0, a]`` is a's new sample; ``fresh`` the new p-sum noises (same
     shape; unused without a mechanism). ``x`` holds the exact running means (2, N);
     ``node`` (2, N, :data:`C_FIELDS`) each agent's release, consensus value y, oracle
-    value, and kept count (+ 1/2 if its kept set changed). With ``record``, ``estimate``
+    value, and (in its integer view ``node_int``) twice its kept count, + 1 if its kept
+    set changed. With ``record``, ``estimate``
     and ``oracle`` get the agents' estimates at the last step (y and the oracle's value,
     with the agent's exact mean in place of its release). With ``prefetch``, the
     neighbours' records are asked for ahead (:data:`PREFETCH_AHEAD`; for graphs whose
@@ -194,6 +189,7 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
         alpha_oracle = F(it) / (one + F(it))
         keep, new, beta_new, beta_old = keep_f[n], new_f[n], beta[n], beta[n - 1]
         node_prv = node[prv]
+        node_int_prv = node_int[prv]
         topology = False
         for a in range(n_agents):
             xa = x[prv, a] * keep + samples[k, a] * new
@@ -207,7 +203,7 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
             ov = oracle_self[a] * node[prv, a, C_ORACLE]
             count = 0
             moved = False
-            reset = _changed(node[prv, a, C_KEPT])
+            reset = node_int[prv, a, C_KEPT] & 1
             for e in range(indptr[a], indptr[a + 1]):
                 # The record of the neighbour PREFETCH_AHEAD entries on is asked for now:
                 # at a million agents the records are not in cache, and the reads would
@@ -228,9 +224,10 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
                 if keeps != (kept[u] == 1):
                     _flip(e, keeps, same, kept, counters)
                     moved = True
-                kept_counts[count] = int(node_prv[b, C_KEPT])
+                kept_field = node_int_prv[b, C_KEPT]
+                kept_counts[count] = kept_field >> 1
                 values[count] = node_prv[b, C_Y]
-                reset = reset | (keeps & _changed(node_prv[b, C_KEPT]))
+                reset = reset | (keeps & kept_field)
                 count += keeps
             topology = topology or moved
             # w_ab = 1/(1 + max(|C_a(it)|, |C_b(it − 1)|)); the self weight first, as
@@ -247,7 +244,7 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
                 alpha = F(it - t0[a]) / (one + F(it) - F(t0[a]))
             node[cur, a, C_RELEASE] = xra
             node[cur, a, C_Y] = (one - alpha) * xra + alpha * v
-            node[cur, a, C_KEPT] = F(count) + (F(0.5) if moved else zero)
+            node_int[cur, a, C_KEPT] = 2 * count + moved
             if last:
                 estimate[a] = (one - alpha) * xa + alpha * v
             # The oracle: an agent without same-class neighbours keeps its local mean

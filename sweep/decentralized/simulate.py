@@ -86,6 +86,7 @@ class Run:
         if method == "c_colme":
             degrees = graph.degrees()
             self.node = np.zeros((2, n, kernel.C_FIELDS), dtype=F)
+            self.node_int = self.node.view(integer)
             self.t0 = np.zeros(n, dtype=np.int64)
             self.recip = (F(1.0) / (F(1.0) + np.arange(degrees.max(initial=0) + 1, dtype=F)))
             self.oracle_weight = np.zeros(entries, dtype=F)
@@ -124,7 +125,7 @@ class Run:
         if method == "c_colme":
             for field in (kernel.C_RELEASE, kernel.C_Y, kernel.C_ORACLE):
                 self.node[0, :, field] = release
-            self.node[0, :, kernel.C_KEPT] = self.graph.degrees()
+            self.node_int[0, :, kernel.C_KEPT] = 2 * self.graph.degrees()
         elif method == "b_colme":
             # Step 0's messages: the releases alone (every row is still empty).
             self.release_buffer[0] = release
@@ -148,7 +149,7 @@ class Run:
             kernel.c_colme_steps(
                 F, it0, it1, samples, fresh, self.mechanism, c.alpha_reset == "global",
                 irrevocable, record, g.indptr, g.indices, self.same, self.kept, self.t0,
-                self.x, self.node, self.noise_sum, self.levels, self.oracle_weight,
+                self.x, self.node, self.node_int, self.noise_sum, self.levels, self.oracle_weight,
                 self.oracle_self, self.has_oracle, self.recip, self.keep_f, self.new_f,
                 self.beta, self.counters, self.estimate, self.oracle,
                 g.n > PREFETCH_ABOVE)
