@@ -29,10 +29,10 @@ from .privacy import sigma_dp
 #: Values drawn per block of steps (samples, and noises if private).
 BLOCK_VALUES = 1 << 22
 ESTIMATORS = ("estimate", "local", "oracle", "ideal")
-#: Above this many agents, C-ColME skips the entries that contribute nothing (their
-#: records no longer fit in cache); below, the branch costs more than the read. The
-#: results are the same either way.
-SKIP_ABOVE = 1 << 18
+#: Above this many agents the kernels ask the memory ahead for the neighbours' records
+#: they are about to read (below, the records are in cache and the request costs more).
+#: The results are the same either way.
+PREFETCH_ABOVE = 1 << 13
 MECHANISM_CODES = {"none": kernel.NO_MECHANISM, "pm1": kernel.PM1, "pm2": kernel.PM2}
 
 
@@ -86,6 +86,7 @@ class Run:
         if method == "c_colme":
             degrees = graph.degrees()
             self.node = np.zeros((2, n, kernel.C_FIELDS), dtype=F)
+            self.node_int = self.node.view(integer)
             self.t0 = np.zeros(n, dtype=np.int64)
             self.recip = (F(1.0) / (F(1.0) + np.arange(degrees.max(initial=0) + 1, dtype=F)))
             self.oracle_weight = np.zeros(entries, dtype=F)
@@ -124,7 +125,7 @@ class Run:
         if method == "c_colme":
             for field in (kernel.C_RELEASE, kernel.C_Y, kernel.C_ORACLE):
                 self.node[0, :, field] = release
-            self.node[0, :, kernel.C_KEPT] = self.graph.degrees()
+            self.node_int[0, :, kernel.C_KEPT] = 2 * self.graph.degrees()
         elif method == "b_colme":
             # Step 0's messages: the releases alone (every row is still empty).
             self.release_buffer[0] = release
@@ -148,10 +149,10 @@ class Run:
             kernel.c_colme_steps(
                 F, it0, it1, samples, fresh, self.mechanism, c.alpha_reset == "global",
                 irrevocable, record, g.indptr, g.indices, self.same, self.kept, self.t0,
-                self.x, self.node, self.noise_sum, self.levels, self.oracle_weight,
+                self.x, self.node, self.node_int, self.noise_sum, self.levels, self.oracle_weight,
                 self.oracle_self, self.has_oracle, self.recip, self.keep_f, self.new_f,
                 self.beta, self.counters, self.estimate, self.oracle,
-                g.n > SKIP_ABOVE)
+                g.n > PREFETCH_ABOVE)
         elif c.method == "b_colme":
             kernel.b_colme_steps(
                 F, it0, it1, samples, fresh, self.mechanism, irrevocable, record,
@@ -160,7 +161,8 @@ class Run:
                 self.beta, self.counters, self.message, self.message_int,
                 self.oracle_graph.indptr, self.oracle_graph.indices,
                 self.oracle_graph.reverse, self.oracle_use, self.oracle_message,
-                self.oracle_message_int, self.estimate, self.oracle, self.with_oracle)
+                self.oracle_message_int, self.estimate, self.oracle, self.with_oracle,
+                g.n > PREFETCH_ABOVE, (0,) * c.depth)
         else:
             kernel.local_steps(F, it0, it1, samples, self.x, self.keep_f, self.new_f)
         self.it = it1 - 1
