@@ -37,6 +37,8 @@ QUANTITIES = (("{a}", "within", "within 0.1: estimate"), ("local", "within", "wi
               ("{a}", "wrong_links", "wrong links"), ("{a}", "lost_links", "lost links"))
 #: The steps at which the detail tables show both sides: the checkpoints nearest these.
 SHOWN = (2, 10, 100, 300, 500, 750, 1000, 1500, 2000)
+#: How the time per agent-step grows, by whether the fitted slope exceeds 1.
+GROWTH = {True: "faster than", False: "about as fast as"}
 #: Whether private C-ColME beats the local mean, by the verdict of its check.
 BEATS = {Verdict.AGREES: "yes", Verdict.DISAGREES: "no: worse than the local mean",
          Verdict.INCONCLUSIVE: "the runs cannot tell them apart"}
@@ -219,8 +221,9 @@ def cost_claims(results: Results, preset: str) -> list[Claim]:
             case=case,
             ours=f"compute time per agent-step (estimate, oracle and baselines): {per_step}",
             reading="" if fit.slope + 2 * fit.stderr < 1 else
-            "the slope is not below 1 at z ≥ 2: cost grows about as fast as r (or the "
-            "timings, taken on a shared machine, are too noisy to tell)"))
+            f"the slope is not below 1 at z ≥ 2: the time grows {GROWTH[fit.slope > 1]} r "
+            "over these degrees; one timing per cell, and the memory's share of a step "
+            "grows with the arrays, which outgrow the caches as r grows"))
     return claims
 
 
