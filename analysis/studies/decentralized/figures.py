@@ -24,7 +24,7 @@ from scipy import stats
 
 from analysis.labels import name
 from analysis.load import MissingData
-from analysis.numbers import number
+from analysis.numbers import number, sci
 from analysis.plot import GREY, finish, panel_grid
 
 FAMILY = "decentralized"
@@ -94,6 +94,21 @@ def _log_curve(ax, frame: pd.DataFrame, colour: object, label: str, dashes: str 
                         color=colour, alpha=0.18, lw=0)
 
 
+def _alone(rows: pd.DataFrame) -> str:
+    """What the oracle's and the ideal's curves come down to: the agents without a
+    same-class neighbour, a fraction Σ_c p_c (1 − p_c)^r of a random r-regular graph's
+    (about; the reference's configuration model drops a few pairs)."""
+    cells = rows.drop_duplicates("cell_id")
+    if (cells["graph.kind"] != "regular").any() or cells["graph.degree"].nunique() != 1:
+        return ""
+    first = cells.iloc[0]
+    proportions = np.array([float(p) for p in str(first["class_proportions"]).split(",")])
+    alone = float(np.sum(proportions * (1 - proportions) ** first["graph.degree"]))
+    return (f"The oracle's and the ideal's curves level off at the agents without a "
+            f"same-class neighbour (a fraction of about {sci(alone)}, Σ_c p_c (1 − p_c)ʳ), "
+            "whose oracle and ideal are their own local mean.")
+
+
 def _legend(grid: sns.FacetGrid) -> None:
     """One legend for the figure, right of its panels: the first panel's entries, each
     label once (a label drawn for every cell, "local (each cell)", is one entry)."""
@@ -158,7 +173,8 @@ def reference_figure(rows: pd.DataFrame, reference: pd.DataFrame | None = None,
                       "; dashed, the reference's own runs (C++ code, commit c782c29) at the same N")
     text = (f"1 − the fraction of agents whose value is within 0.1 of their class mean, "
             f"against t; N = {n_nodes:,}, mean over {runs_text(runs)} per cell "
-            f"with Student-t 95% bands{reference_runs}. Curves end where every agent is "
+            f"with Student-t 95% bands{reference_runs}. {_alone(rows)} Curves end where "
+            "every agent is "
             f"within 0.1 in every run (the log axis stops at {FLOOR:g}).")
     return finish(grid, text, title)
 
