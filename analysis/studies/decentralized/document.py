@@ -27,7 +27,7 @@ from analysis.load import MissingData
 from analysis.numbers import number, sci
 from analysis.study import Results
 
-from .figures import ALGORITHMS, FAMILY, REFERENCE_N, interval
+from .figures import ALGORITHMS, FAMILY, REFERENCE_N, half_width, interval
 from .reference import stored
 
 #: The quantities held against the reference's runs: (row of ours, metric, label); the
@@ -100,14 +100,12 @@ def setting_values(rows: pd.DataFrame) -> Values:
 
 def welch(m1: np.ndarray, s1: np.ndarray, n1: np.ndarray, m2: np.ndarray, s2: np.ndarray,
           n2: np.ndarray) -> np.ndarray:
-    """Two-sided p-values of Welch's t-test of equal means, element by element; where
-    neither side varies, 1 if the means are equal and 0 if not."""
-    v1, v2 = s1**2 / n1, s2**2 / n2
-    se = np.sqrt(v1 + v2)
+    """Two-sided p-values of Welch's t-test of equal means (scipy's, from the summary
+    statistics), element by element; where neither side varies, 1 if the means are equal
+    and 0 if not."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        df = (v1 + v2) ** 2 / (v1**2 / (n1 - 1) + v2**2 / (n2 - 1))
-        p = 2 * stats.t.sf(np.abs(m1 - m2) / se, df)
-    return np.where(se > 0, p, np.where(m1 == m2, 1.0, 0.0))
+        p = stats.ttest_ind_from_stats(m1, s1, n1, m2, s2, n2, equal_var=False).pvalue
+    return np.where(s1**2 / n1 + s2**2 / n2 > 0, p, np.where(m1 == m2, 1.0, 0.0))
 
 
 def compared(rows: pd.DataFrame, reference: pd.DataFrame, algorithm: str, n_nodes: int,
@@ -132,8 +130,7 @@ def _sides(row: pd.Series, metric: str) -> tuple[str, str]:
     digits = ".3f" if metric == "within" else ".0f"
 
     def text(mean: float, sd: float, runs: int) -> str:
-        half = stats.t.ppf(0.975, runs - 1) * sd / math.sqrt(runs) if runs > 1 else math.nan
-        return f"{mean:{digits}} ± {half:{digits}}"
+        return f"{mean:{digits}} ± {float(half_width(sd, runs)):{digits}}"
 
     return (text(row["mean"], row["sd"], row["runs"]),
             text(row["ours_mean"], row["ours_sd"], row["ours_runs"]))
@@ -257,9 +254,8 @@ def convergence_claims(rows: pd.DataFrame) -> list[Claim]:
 def prediction(values: pd.Series) -> tuple[float, float, float]:
     """The mean of ``values`` (one per run) and the Student-t 95% prediction interval of
     one more run."""
-    n = len(values)
-    mean, sd = float(values.mean()), float(values.std(ddof=1))
-    half = float(stats.t.ppf(0.975, n - 1) * sd * math.sqrt(1 + 1 / n))
+    mean = float(values.mean())
+    half = float(half_width(values.std(ddof=1), len(values), prediction=True))
     return mean, mean - half, mean + half
 
 

@@ -42,14 +42,23 @@ DEGREE_PALETTE = "colorblind"
 FLOOR = 1e-5
 
 
+def half_width(sd: np.ndarray | float, runs: np.ndarray | float, prediction: bool = False
+               ) -> np.ndarray:
+    """The Student-t 95% half-width of a mean over ``runs`` runs of standard deviation
+    ``sd`` (NaN for one run); with ``prediction``, that of the interval in which one more
+    run falls."""
+    runs = np.asarray(runs, dtype=float)
+    quantile = stats.t.ppf(0.975, np.maximum(runs - 1, 1))
+    half = quantile * sd * np.sqrt(1 + 1 / runs) if prediction else quantile * sd / np.sqrt(runs)
+    return np.where(runs > 1, half, np.nan)
+
+
 def interval(values: pd.Series) -> tuple[float, float, float, int]:
     """The mean of ``values`` (one per run) with its Student-t 95% interval, and the
     number of runs (the interval is NaN for one run)."""
     n = int(values.count())
     mean = float(values.mean())
-    if n < 2:
-        return mean, np.nan, np.nan, n
-    half = float(stats.t.ppf(0.975, n - 1) * values.std(ddof=1) / np.sqrt(n))
+    half = float(half_width(values.std(ddof=1), n))
     return mean, mean - half, mean + half, n
 
 
@@ -63,8 +72,7 @@ def across_runs(rows: pd.DataFrame, metric: str, by: Sequence[str] = ("cell_id",
     grouped = simulated.groupby(list(by), sort=True, observed=True)[metric]
     n = grouped.count()
     mean = grouped.mean()
-    half = stats.t.ppf(0.975, np.maximum(n - 1, 1)) * grouped.std(ddof=1) / np.sqrt(n)
-    half = half.where(n > 1)
+    half = half_width(grouped.std(ddof=1).to_numpy(), n.to_numpy())
     return pd.DataFrame({"mean": mean, "low": mean - half, "high": mean + half,
                          "n": n}).reset_index()
 
@@ -159,7 +167,7 @@ def reference_figure(rows: pd.DataFrame, reference: pd.DataFrame | None = None,
                 curve = theirs[theirs.method == method]
                 if curve.empty:
                     continue
-                half = stats.t.ppf(0.975, curve["runs"] - 1) * curve["sd"] / np.sqrt(curve["runs"])
+                half = half_width(curve["sd"].to_numpy(), curve["runs"].to_numpy())
                 _log_curve(ax, pd.DataFrame({"t": curve["t"], "mean": 1.0 - curve["mean"],
                                              "low": 1.0 - curve["mean"] - half,
                                              "high": 1.0 - curve["mean"] + half}),
