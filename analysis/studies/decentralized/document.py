@@ -14,7 +14,7 @@ presets' rows and the summary of the reference's runs (:mod:`.reference`).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -79,6 +79,17 @@ def cell_of(rows: pd.DataFrame, **match: object) -> pd.DataFrame:
         described = ", ".join(f"{c} = {v}" for c, v in match.items())
         raise MissingData(f"{len(cells)} cells have {described}; the document needs one")
     return rows[rows.cell_id == cells[0]]
+
+
+def cells_by(rows: pd.DataFrame, keys: list[str], selected: pd.DataFrame | None = None
+             ) -> Iterator[tuple[tuple, pd.DataFrame, int]]:
+    """Each cell by its values of ``keys`` among the ``selected`` rows (default: all), in
+    their order: the values, every row of the cell (:func:`cell_of`: :class:`MissingData`
+    where several cells share them) and its last step."""
+    found = (rows if selected is None else selected)[keys].drop_duplicates().sort_values(keys)
+    for values in found.itertuples(index=False, name=None):
+        cell = cell_of(rows, **dict(zip(keys, values, strict=True)))
+        yield values, cell, int(cell.t.max())
 
 
 def nearest(times: Iterable[int], t: float) -> int:
@@ -229,10 +240,8 @@ def convergence_claims(rows: pd.DataFrame) -> list[Claim]:
     mean squared error at the last step to its oracle's, against 1 read to the nearest
     decade (:class:`Factor`, over the runs' log ratios)."""
     claims = []
-    for (algorithm, degree), of in rows[rows.method.isin(ALGORITHMS)].groupby(
-            ["method", "graph.degree"]):
-        cell = rows[rows.cell_id == of.cell_id.iloc[0]]
-        t_max = int(cell.t.max())
+    for (algorithm, degree), cell, t_max in cells_by(
+            rows, ["method", "graph.degree"], rows[rows.method.isin(ALGORITHMS)]):
         estimate = per_run(cell, algorithm, "mse")[t_max]
         oracle = per_run(cell, f"{algorithm}_oracle", "mse")[t_max]
         logs = np.log(estimate / oracle)
@@ -297,10 +306,8 @@ def degree_values(rows: pd.DataFrame) -> Values:
     """``degree_table``: per algorithm and degree, when the wrong links are all cut, and
     the fraction within 0.1 and the MSE against the oracle's at the last step."""
     lines = []
-    for (algorithm, degree), of in rows[rows.method.isin(ALGORITHMS)].groupby(
-            ["method", "graph.degree"]):
-        cell = rows[rows.cell_id == of.cell_id.iloc[0]]
-        t_max = int(cell.t.max())
+    for (algorithm, degree), cell, t_max in cells_by(
+            rows, ["method", "graph.degree"], rows[rows.method.isin(ALGORITHMS)]):
         cut = first_zero(per_run(cell, algorithm, "wrong_links"))
         within = interval(per_run(cell, algorithm, "within")[t_max])
         mse, oracle = (interval(per_run(cell, m, "mse")[t_max])
@@ -324,9 +331,7 @@ def privacy_values(rows: pd.DataFrame) -> Values:
     found: dict[str, dict[Verdict, list[str]]] = {}
     private = rows[rows["privacy.mechanism"] != "none"]
     keys = ["privacy.mechanism", "privacy.epsilon", "graph.degree"]
-    for (mechanism, epsilon, degree), of in private.groupby(keys):
-        cell = rows[rows.cell_id == of.cell_id.iloc[0]]
-        t_max = int(cell.t.max())
+    for (mechanism, epsilon, degree), cell, t_max in cells_by(rows, keys, private):
         ours = per_run(cell, "c_colme", "mse")[t_max]
         local = per_run(cell, "local", "mse")[t_max]
         evidence = Ordering.paired_runs("MSE at T, private C-ColME − local", ours.to_numpy(),
