@@ -3,8 +3,8 @@
 One replicate: its graph (unless the cell fixes one), its agents' classes, then
 t_max steps of the method and its baselines on the same samples. Each replicate's seed
 is split into four streams (graph, classes, samples, release noise), so that a
-replicate's rows do not depend on which other replicates run with it, and a cell
-without privacy draws the same samples as the private cells of its scenario.
+replicate's rows do not depend on which other replicates run with it; the method and
+its baselines run on the same samples, so that their rows are paired run by run.
 
 Samples are drawn in numpy, a block of steps at a time (about 2²² values), and the
 compiled kernels (:mod:`.kernel`) advance the state over the block; rows are recorded at
@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..components import tree
 from . import graph as graphs
 from . import kernel
 from .config import DecentralizedConfig
@@ -61,7 +62,7 @@ class Run:
         self.kept = np.ones(entries, dtype=np.uint8)
         self.x = np.zeros((2, n), dtype=F)
         self.noise_sum = np.zeros(n if self.mechanism == kernel.PM1 else 0)
-        levels = max(config.t_max, 1).bit_length() if self.mechanism == kernel.PM2 else 0
+        levels = tree.depth(config.t_max) if self.mechanism == kernel.PM2 else 0
         self.levels = np.zeros((levels, n))  # PM-II: level-major (all agents share the steps)
         self.counters = np.zeros(kernel.N_COUNTERS, dtype=np.int64)
         self.counters[kernel.WRONG] = entries - int(self.same.sum())
@@ -98,11 +99,12 @@ class Run:
             depth = config.depth
             self.release_buffer = np.zeros((2, n), dtype=F)
             self.message_int = np.zeros((2, entries, 2 * depth), dtype=integer)
-            # The oracle runs on the same-class subgraph (its messages never cross classes).
-            sources = graph.sources()
-            same = self.same.astype(bool)
-            self.oracle_graph = graphs.from_entries(n, sources[same], graph.indices[same])
-            oracle_entries = self.oracle_graph.n_entries if self.with_oracle else 0
+            # The oracle runs on the same-class subgraph (its messages never cross classes);
+            # without it, on no entry.
+            chosen = self.same.astype(bool) & self.with_oracle
+            self.oracle_graph = graphs.from_entries(n, graph.sources()[chosen],
+                                                    graph.indices[chosen])
+            oracle_entries = self.oracle_graph.n_entries
             self.oracle_use = np.ones(oracle_entries, dtype=np.uint8)
             self.oracle_message_int = np.zeros((2, oracle_entries, 2 * depth), dtype=integer)
             self.message = self.message_int.view(F)
@@ -130,12 +132,10 @@ class Run:
             # Step 0's messages: the releases alone (every row is still empty).
             self.release_buffer[0] = release
             self.message[0, :, 0] = release[self.graph.sources()]
-            self.oracle_message[0, :, 0] = release[self.oracle_graph.sources()[
-                :len(self.oracle_use)]]
+            self.oracle_message[0, :, 0] = release[self.oracle_graph.sources()]
             depth = self.config.depth
             self.message_int[0, :, depth] = 1
             self.oracle_message_int[0, :, depth] = 1
-        self.first_release = release
         self.estimate[:] = self.x[0]
         self.oracle[:] = self.x[0]
         self.it = 0
@@ -178,8 +178,6 @@ class Run:
         """The agents' latest releases (their local means without privacy)."""
         if not self.private:
             return self.local
-        if self.it == 0:
-            return self.first_release
         if self.config.method == "c_colme":
             return self.node[self.it & 1, :, kernel.C_RELEASE]
         return self.release_buffer[self.it & 1]
@@ -211,9 +209,7 @@ class Draws:
         self.samples, self.noise = samples, noise
         means = np.asarray(config.class_means, dtype=np.float64)[classes]
         self.n = len(classes)
-        if config.samples == "gaussian":
-            self.mean, self.scale = means.astype(F), F(config.sigma)
-        elif config.samples == "uniform":
+        if config.samples != "bernoulli":  # σ for Gaussian samples, √3 σ for uniform ones
             self.mean, self.scale = means.astype(F), F(config.data_bound())
         else:
             self.mean, self.scale = means, None
@@ -227,7 +223,7 @@ class Draws:
             values = self.samples.standard_normal(shape, dtype=F) * self.scale + self.mean
         elif c.samples == "uniform":
             values = ((2.0 * self.samples.random(shape, dtype=F) - F(1.0)) * self.scale
-                      + self.mean).astype(F)
+                      + self.mean).astype(F, copy=False)
         else:
             values = (self.samples.random(shape) < self.mean).astype(F)
         if c.privacy.mechanism == "none":
