@@ -45,7 +45,7 @@ from .plan import (
     tasks,
 )
 from .results import cell_table, option_columns, roles
-from .store import ResultsStore, family_directory, format_error, library_versions, provenance
+from .store import ResultsStore, family_directory, format_error, provenance, worker
 from .threads import limit_threads
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ class PieceResult:
     error: str | None
     started: float  # UNIX time at which the piece started
     seconds: float
-    libraries: dict[str, str | None] = field(default_factory=dict)  # the worker's (provenance)
+    machine: dict[str, Any] = field(default_factory=dict)  # store.worker(), where it ran
 
 
 def compute(piece: Piece) -> pa.Table:
@@ -115,7 +115,7 @@ def run_task(task: Task, threads: str = "one") -> list[PieceResult]:
             try:
                 table = compute(piece)
                 results.append(PieceResult(piece, table, None, started,
-                                           time.perf_counter() - start, library_versions()))
+                                           time.perf_counter() - start, worker()))
             except Exception as error:  # recorded with the cell; the sweep goes on
                 results.append(PieceResult(piece, None, format_error(error), started,
                                            time.perf_counter() - start))
@@ -128,8 +128,8 @@ def run_task_remotely(task: Task, threads: str
     back: each piece's error and timing, its rows in as few tables as there are runs of
     pieces with one schema, each column in one chunk (pickling costs per table and per
     chunk: a table, or a chunk, per piece would cost a tiny cell about a millisecond each
-    way), and the worker's library versions. The pieces stay behind: the driver has
-    them."""
+    way), and the worker's record (:func:`sweep.store.worker`). The pieces stay behind:
+    the driver has them."""
     results = run_task(task, threads)
     tables: list[list[pa.Table]] = []
     for result in results:
@@ -142,11 +142,11 @@ def run_task_remotely(task: Task, threads: str
     outcomes = [(0 if r.table is None else r.table.num_rows, r.error, r.started, r.seconds)
                 for r in results]
     return (outcomes, [pa.concat_tables(run).combine_chunks() for run in tables],
-            library_versions())
+            worker())
 
 
 def _unpack(task: Task, outcomes: list[tuple[Any, ...]], tables: list[pa.Table],
-            libraries: dict[str, Any]) -> list[PieceResult]:
+            machine: dict[str, Any]) -> list[PieceResult]:
     """The :class:`PieceResult` of each piece of a task :func:`run_task_remotely` ran."""
     blocks = iter(tables)
     table, offset = None, 0
@@ -158,7 +158,7 @@ def _unpack(task: Task, outcomes: list[tuple[Any, ...]], tables: list[pa.Table],
                 table, offset = next(blocks), 0
             rows_of, offset = table.slice(offset, rows), offset + rows
         results.append(PieceResult(piece, rows_of, error, started, seconds,
-                                   libraries if error is None else {}))
+                                   machine if error is None else {}))
     return results
 
 
@@ -575,8 +575,8 @@ class _Collector:
                                 started=min(p.started for p in parts),
                                 finished=max(p.started + p.seconds for p in parts),
                                 seconds=sum(p.seconds for p in parts),
-                                libraries=next((p.libraries for p in parts if p.libraries),
-                                               library_versions()))
+                                machine=next((p.machine for p in parts if p.machine),
+                                             worker()))
             errors = [p.error for p in parts if p.error is not None]
             if errors:
                 family = get_family(cell.family)

@@ -479,28 +479,33 @@ LIBRARIES = ("numpy", "scipy", "numba", "pandas", "pyarrow", "ray", "networkx")
 
 
 @functools.cache
-def library_versions() -> dict[str, str | None]:
-    """Versions of :data:`LIBRARIES` in this process (``None`` if one is not installed)."""
+def worker() -> dict[str, Any]:
+    """What, on the worker that computes a cell, can change its results bit for bit: the
+    versions of :data:`LIBRARIES` (``None`` for one not installed) and the worker's
+    arithmetic (:func:`sweep.arithmetic.fingerprint`). Cells computed by workers with
+    equal records are bit-identical for the same settings."""
+    from .arithmetic import fingerprint
+
     versions = {}
     for name in LIBRARIES:
         try:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             versions[name] = None
-    return versions
+    return {"libraries": versions, "arithmetic": fingerprint()}
 
 
 def provenance(
     cell: Cell, version: str, commit: str | None, started: float, finished: float,
-    seconds: float, libraries: dict[str, str | None],
+    seconds: float, machine: dict[str, Any],
 ) -> dict[str, Any]:
     """What travels inside a cell's file: its settings (family, version, replicates,
     seed and options, as its id hashes them) and how it was made.
 
-    ``version`` is the package's, ``cell.version`` the family's; ``libraries`` the
-    versions of :data:`LIBRARIES` on the worker that computed it. ``started`` and
-    ``finished`` are the UNIX times its first piece started and its last piece ended;
-    ``seconds`` is the compute time of its pieces, summed.
+    ``version`` is the package's, ``cell.version`` the family's; ``machine`` is
+    :func:`worker` on the worker that computed it. ``started`` and ``finished`` are the
+    UNIX times its first piece started and its last piece ended; ``seconds`` is the
+    compute time of its pieces, summed.
     """
     return {
         # The settings the cell id hashes, as they are (files of before batching hold them
@@ -509,7 +514,7 @@ def provenance(
         "version": version,
         "family": cell.family,
         "family_version": cell.version,
-        "libraries": libraries,
+        **machine,
         "git_commit": commit,
         "started": started,
         "finished": finished,

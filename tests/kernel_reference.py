@@ -6,7 +6,8 @@ covering set of schemes, the analytic oracle's schedule variances, a coordinate 
 continual method (:func:`sweep.continual.simulate.run_coordinate`, with its trace, forced
 priors and given samples, the privacy audit's path), and the online belief kernel of the
 inference family over synthetic rounds. ``tests/test_kernels.py`` compares them with
-``tests/data/kernel_reference.json``.
+``tests/data/kernel_reference.json``, which holds every array exactly with the arithmetic
+that wrote it, by the rule of :mod:`tests.pins`.
 
 Regenerate that file (after a deliberate change of results, with the family's version
 bumped) with::
@@ -16,13 +17,13 @@ bumped) with::
 
 from __future__ import annotations
 
-import hashlib
 import json
-import platform
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .pins import encode, stamp
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "kernel_reference.json"
 
@@ -65,11 +66,6 @@ ORACLE: dict[str, dict[str, Any]] = {
 CONTINUAL = ("non_private", "naive_laplace", "alg2", "alg3", "alg4", "alg5", "alg6")
 CASES = ([f"colme-{name}" for name in COLME] + [f"oracle-{name}" for name in ORACLE]
          + [f"continual-{method}" for method in CONTINUAL] + ["inference-online"])
-
-
-def platform_tag() -> str:
-    """Where bit-identity is expected: math libraries differ in the last bit elsewhere."""
-    return f"{platform.system()}-{platform.machine()}"
 
 
 def _colme(options: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -155,34 +151,9 @@ def outputs(case: str) -> dict[str, np.ndarray]:
     return _online()
 
 
-#: Arrays stored as a digest of their bytes (Algorithm 1's final state: large, and only
-#: ever compared exactly).
-DIGESTED = ("data_sum", "square_sum", "last", "kappa", "pair", "levels", "chi")
-
-
-def digest(array: np.ndarray) -> str:
-    """SHA-256 of an array's bytes in C order."""
-    return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
-
-
-def encode(name: str, array: np.ndarray) -> dict[str, Any]:
-    """An array as JSON: dtype, shape and its values (Python's float repr round-trips) or,
-    for :data:`DIGESTED`, its :func:`digest`."""
-    array = np.asarray(array)
-    stored: dict[str, Any] = {"dtype": array.dtype.str, "shape": list(array.shape)}
-    if name.rpartition("-")[0] in DIGESTED:
-        return {**stored, "sha256": digest(array)}
-    return {**stored, "values": array.ravel().tolist()}
-
-
-def decode(stored: dict[str, Any]) -> np.ndarray:
-    return np.array(stored["values"], dtype=stored["dtype"]).reshape(stored["shape"])
-
-
 def main() -> None:
-    stored = {"platform": platform_tag(),
-              "cases": {case: {key: encode(key, value) for key, value in outputs(case).items()}
-                        for case in CASES}}
+    stored = stamp({"cases": {case: {key: encode(value) for key, value in outputs(case).items()}
+                              for case in CASES}})
     REFERENCE.write_text(json.dumps(stored, indent=None, separators=(",", ":")) + "\n")
     print(f"wrote {len(CASES)} cases to {REFERENCE}")
 

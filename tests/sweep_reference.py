@@ -7,7 +7,7 @@ Regenerate the stored reference values (after a deliberate change of results) wi
     python -m tests.sweep_reference
 
 which runs the grid through the command line into a temporary directory and rewrites
-tests/data/sweep_reference.json.
+tests/data/sweep_reference.json, with the arithmetic that computed it (:mod:`tests.pins`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from .pins import stamp
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = Path(__file__).resolve().parent / "data" / "sweep_reference.json"
@@ -114,7 +116,7 @@ def main() -> None:
         if done.returncode:
             sys.exit(done.stderr)
         stats = statistics(pd.read_parquet(Path(directory) / "results"))
-    REFERENCE.write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n")
+    REFERENCE.write_text(json.dumps(stamp({"cells": stats}), indent=1, sort_keys=True) + "\n")
     print(f"wrote {REFERENCE.relative_to(ROOT)}")
 
 

@@ -25,6 +25,7 @@ from omegaconf import OmegaConf
 from analysis import summaries
 from hydra_plugins.dpsweep._compose import CellComposer
 from hydra_plugins.dpsweep._core import Grid
+from sweep.arithmetic import fingerprint
 from sweep.cli import CONFIG_MODULE
 from sweep.errors import ConfigError, StoreError
 from sweep.execute import choose_executor, execute, run_task, simulate
@@ -174,6 +175,7 @@ def test_a_version_bump_recomputes_that_family_only(
     record = cell_records(files[cells.ids[1]])[cells.ids[1]]
     assert record["family_version"] == get_family("network").version
     assert set(record["libraries"]) >= {"numpy", "scipy", "numba", "pandas", "pyarrow", "ray"}
+    assert record["arithmetic"] == fingerprint()  # the worker's: this process
     # The older network cell stays on disk; the analysis reads the newest version only.
     with pytest.warns(UserWarning, match="1 cell of family network .* older version"):
         summary = summaries(tmp_path)

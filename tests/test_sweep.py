@@ -26,6 +26,7 @@ import pytest
 
 from sweep.store import FAILURES, ResultsStore
 
+from .pins import assert_pinned, same_arithmetic
 from .sweep_reference import GRID, KEYS, REFERENCE, ROOT, run_cli, start_cli, statistics
 
 #: The engine's own test family on the command line (tests/conf/family/minimal.yaml).
@@ -104,13 +105,16 @@ def test_grid_dataset_has_expected_cells_rows_and_columns(regression: Path) -> N
 
 
 def test_grid_matches_stored_reference_values(regression: Path) -> None:
-    # The pipeline is deterministic: the tolerance only absorbs floating-point differences
-    # between platforms' math libraries. Regenerate with `python -m tests.sweep_reference`.
+    """By the rule of tests/pins.py: the last bit on the arithmetic that wrote the values.
+    Regenerate with `python -m tests.sweep_reference`."""
     reference = json.loads(REFERENCE.read_text())
+    exact = same_arithmetic(reference["arithmetic"])
     measured = statistics(_dataset(regression / "two"))
-    assert measured.keys() == reference.keys()
-    for key, stats in reference.items():
-        assert measured[key] == pytest.approx(stats, rel=1e-9, abs=1e-15), key
+    assert measured.keys() == reference["cells"].keys()
+    for key, stats in reference["cells"].items():
+        assert measured[key].keys() == stats.keys(), key
+        for name, value in stats.items():
+            assert_pinned(measured[key][name], value, exact, f"{key} {name}")
 
 
 def test_rerun_computes_nothing(grid: Path) -> None:
