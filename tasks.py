@@ -3,7 +3,7 @@
 Usage::
 
     python3 tasks.py quickstart      # install into .venv, run the quick start, draw it
-    python3 tasks.py test [--quick] [PYTEST_ARGS...]
+    python3 tasks.py test [--quick] [PYTEST_ARGS...]   # on every core (pytest-xdist)
     python3 tasks.py lint
 
 Every subcommand creates ``.venv`` if it is missing and installs the project
@@ -21,6 +21,10 @@ VENV = ROOT / ".venv"
 PY = VENV / "bin" / "python"
 #: Where the quick start draws its figure (PNG and PDF), relative to the repository root.
 QUICKSTART_FIGURE = "figures/quickstart"
+#: The suite on one worker process per core (pytest-xdist), a test file per worker at a
+#: time: a file's tests share its fixtures (a rendered document, a cluster). A later
+#: ``-n 0`` on the command line runs it in one process.
+PARALLEL = ["-n", "auto", "--dist", "loadfile"]
 
 
 def run(cmd: list[str]) -> int:
@@ -72,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         return quickstart()
     if args.task == "test":
         marker = "not slow" if args.quick else "slow or not slow"
-        return run([str(PY), "-m", "pytest", "-m", marker, *extra])
+        return run([str(PY), "-m", "pytest", "-m", marker, *PARALLEL, *extra])
     return run([str(PY), "-m", "ruff", "check", "."])
 
 
