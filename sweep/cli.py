@@ -23,7 +23,7 @@ import textwrap
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError, StoreError
+from .errors import ClusterError, ConfigError, StoreError
 
 if TYPE_CHECKING:
     from .execute import Summary
@@ -126,13 +126,14 @@ def _one_line(error: BaseException) -> str:
 
 @contextlib.contextmanager
 def reported() -> Iterator[None]:
-    """Bad input, failed cells and Ctrl-C end the process with one line (exit 2, 1, 130)."""
+    """Bad input, failed cells, an unreachable cluster and Ctrl-C end the process with one
+    line (exit 2, 1, 1, 130)."""
     try:
         yield
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    except (CellsFailed, StoreError) as error:
+    except (CellsFailed, ClusterError, StoreError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
     except KeyboardInterrupt:

@@ -21,3 +21,11 @@ class FamilyError(ConfigError):
 
     The message names the family and the offending column or option.
     """
+
+
+class ClusterError(RuntimeError):
+    """The Ray cluster ``ray.address`` names cannot be reached, or refuses this driver.
+
+    The message is one line that names the address, the cause and its fix; nothing has
+    been computed or stored.
+    """

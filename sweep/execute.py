@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import contextlib
 import hashlib
 import itertools
 import math
@@ -335,14 +336,26 @@ class RayExecutor:
         self.threads = threads
         self.started = False
         self.workers = 1
+        self.environment = contextlib.ExitStack()
 
     def __enter__(self) -> RayExecutor:
+        try:
+            return self._start()
+        except BaseException:
+            self.environment.close()
+            raise
+
+    def _start(self) -> RayExecutor:
         import logging
 
+        from .cluster import connect, environment
+
+        address = ray_address(self.settings)
+        # Before ray is imported; restored once this process is done with Ray.
+        self.environment.enter_context(environment(address, self.settings.connect_seconds))
         import ray
 
         if not ray.is_initialized():
-            address = ray_address(self.settings)
             runtime_env = dict(self.settings.runtime_env)
             # Token authentication stays on, as Ray sets it; the warning Ray logs about it
             # on every start is silenced through Ray's logger (the README says why).
@@ -353,12 +366,14 @@ class RayExecutor:
                 runtime_env["py_modules"] = [sweep, *runtime_env.get("py_modules", [])]
                 # numba's on-disk cache is per machine; workers rebuild their own.
                 runtime_env.setdefault("excludes", ["__pycache__/"])
-                ray.init(address=address, runtime_env=runtime_env, logging_level="WARNING")
+                connect(address, self.settings.connect_seconds, runtime_env=runtime_env,
+                        logging_level="WARNING")
             else:
                 # "local": a plain ray.init() would join the cluster that the last
                 # `ray start` recorded in Ray's temporary directory. A local instance
                 # records nothing there, so later `ray.init()`s and `ray status` are not
-                # pointed at it. The dashboard, if asked for, listens on 127.0.0.1 only.
+                # pointed at it. Its ports, and the dashboard if asked for, are on
+                # 127.0.0.1 only (sweep.cluster.environment).
                 ray.init(address="local", num_cpus=self.settings.num_cpus,
                          include_dashboard=self.settings.dashboard, dashboard_host="127.0.0.1",
                          runtime_env=runtime_env or None, logging_level="WARNING")
@@ -367,10 +382,11 @@ class RayExecutor:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.started:
-            import ray
+        with self.environment:
+            if self.started:
+                import ray
 
-            ray.shutdown()
+                ray.shutdown()
 
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, list[PieceResult] | str]]:
         import ray
@@ -481,7 +497,7 @@ def choose_executor(execution: Execution, cost: float, families: Iterable[str] =
         size = f", {workers} workers" if execution.executor == "processes" else ""
         return execution.executor, f"executor={execution.executor}{size}{compiling}"
     if cluster:
-        return "ray", "a Ray cluster address is set"
+        return "ray", f"a Ray cluster address is set; about {cost:.2g} CPU-seconds to compute"
     pooled = POOL_SECONDS + cost / workers
     estimate = (f"about {cost:.2g} CPU-seconds to compute: about {pooled:.2g} s on "
                 f"{workers} worker processes against {cost:.2g} s in this process")
@@ -651,6 +667,9 @@ def execute(cells: Plan, execution: Execution, progress: bool = True) -> Summary
                     else SerialExecutor(execution.threads))
         with executor, tqdm(total=todo, unit="cell", desc="sweep", file=sys.stderr,
                             disable=not progress or None) as bar:
+            if name == "ray":  # its size is known once joined
+                print(f"ray: {executor.workers} CPUs, about {cost / executor.workers:.2g} s "
+                      "if every one computes", flush=True)
             missing = collector.expect((c for c, s in zip(cells, states, strict=True) if s),
                                        execution.ray.task_seconds)
             for task, results in executor.map(tasks(missing, execution.ray.task_seconds,

@@ -54,6 +54,9 @@ class RaySettings:
     task_seconds: float = 2.0
     runtime_env: dict[str, Any] = field(default_factory=dict)
     dashboard: bool = False  # a local Ray's dashboard, bound to 127.0.0.1
+    #: Seconds to wait for the cluster ``address`` names to accept this driver before the
+    #: sweep ends with one line saying why (:func:`sweep.cluster.connect`).
+    connect_seconds: float = 5.0
 
 
 @dataclass(frozen=True)
@@ -192,9 +195,10 @@ def execution_of(config: Mapping[str, Any]) -> Execution:
         raise ConfigError(f"ray.dashboard: must be true or false; got {settings.ray.dashboard!r}")
     if not isinstance(settings.dry_run, bool):
         raise ConfigError(f"dry_run: must be true or false; got {settings.dry_run!r}")
-    seconds = settings.ray.task_seconds
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds > 0:
-        raise ConfigError(f"ray.task_seconds: must be a number > 0; got {seconds!r}")
+    for key in ("task_seconds", "connect_seconds"):
+        seconds = getattr(settings.ray, key)
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds > 0:
+            raise ConfigError(f"ray.{key}: must be a number > 0; got {seconds!r}")
     if not isinstance(settings.recompute, bool | Mapping):
         raise ConfigError("recompute: must be true, false or {key: value or [values], ...}; "
                           f"got {settings.recompute!r}")

@@ -17,6 +17,7 @@ Every Ray of this module is started by it, with its files in a temporary directo
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import socket
@@ -34,6 +35,8 @@ import psutil
 import pytest
 from ray._private import ray_constants
 from ray.cluster_utils import Cluster
+
+from sweep.cluster import ONE_MACHINE
 
 from .gated_family import GATE
 from .sweep_reference import ROOT, run_cli, start_cli
@@ -200,14 +203,16 @@ def test_a_sweep_without_an_address_starts_a_ray_of_its_own(
     assert recorded.read_text() == cluster.address  # and the record is left as it was
 
 
-def _commands() -> list[str]:
-    """The shell commands of the document's ``sh`` blocks, in order, comments left out."""
-    lines = []
+def _commands() -> list[list[str]]:
+    """The shell commands of the document's ``sh`` blocks, block by block, comments left
+    out."""
+    blocks = []
     for block in re.findall(r"```sh\n(.*?)```", DOC.read_text(), re.S):
-        for line in block.replace("\\\n", " ").splitlines():
-            if line.strip() and not line.lstrip().startswith("#"):
-                lines.append(line.split(" # ")[0].strip())
-    return lines
+        lines = [line.split(" # ")[0].strip()
+                 for line in block.replace("\\\n", " ").splitlines()
+                 if line.strip() and not line.lstrip().startswith("#")]
+        blocks.append(lines)
+    return blocks
 
 
 def _free_port() -> int:
@@ -216,32 +221,179 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def test_the_documented_cluster_commands_work(tmp_path: Path) -> None:
-    *started, stop = _commands()
-    assert [c.split()[0] for c in started] == [
-        ".venv/bin/ray", "export", ".venv/bin/ray", ".venv/bin/ray", ".venv/bin/python"]
-    # The cluster is stopped by process id (tests.leftovers), not by `ray stop`, which
-    # stops every Ray of the user on this machine.
-    assert stop == ".venv/bin/ray stop"
-    script = "set -e\n" + "\n".join(started)
-    assert "6380" in script
-    script = script.replace("6380", str(_free_port()))
-    script = script.replace(".venv/bin/", f"{Path(sys.executable).parent}/")
+def _listening(processes: list[psutil.Process]) -> set[tuple[str, int]]:
+    """The addresses the processes listen on (TCP)."""
+    pids = {p.pid for p in processes}
+    return {(c.laddr.ip, c.laddr.port) for c in psutil.net_connections("tcp")
+            if c.status == psutil.CONN_LISTEN and c.pid in pids}
+
+
+def _loopback(host: str) -> bool:
+    return ipaddress.ip_address(host.removeprefix("::ffff:")).is_loopback
+
+
+def _tree(pid: int) -> list[psutil.Process]:
+    with suppress(psutil.NoSuchProcess):
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    return []
+
+
+def test_the_documented_cluster_is_private_and_stops_alone(tmp_path: Path) -> None:
+    """The document's commands as written, in one shell: the cluster and the driver of
+    the sweep listen on loopback only, the token is readable by its owner only, the sweep
+    runs on the cluster, and the document's stop ends exactly that cluster."""
+    start, sweep, stop = _commands()
+    assert [c.split()[0] for c in start] == [
+        "export", "export", "(umask", "chmod", "CLUSTER=$(mktemp", "nohup", "echo", "until"]
+    assert [c.split()[0] for c in sweep] == [".venv/bin/python"]
+    assert stop == ['kill "$(cat "$CLUSTER/pid")"']
+    # Pauses where the test looks at the cluster: after the start, during and after the
+    # sweep (the driver's process id), before the stop.
+    here = tmp_path / "pause"
+    script = "\n".join([
+        "set -e", *start, f'echo "$(cat "$CLUSTER/pid")" > {here}.cluster',
+        f"until [ -e {here}.go ]; do sleep 0.2; done",
+        f"{sweep[0]} &", f"echo $! > {here}.driver", "wait $!",
+        f"touch {here}.swept", f"until [ -e {here}.stop ]; do sleep 0.2; done",
+        *stop, 'while kill -0 "$(cat "$CLUSTER/pid")" 2>/dev/null; do sleep 0.2; done'])
+    port = _free_port()
+    script = script.replace("6380", str(port)).replace(
+        ".venv/bin/", f"{Path(sys.executable).parent}/")
     home = tmp_path / "home"
     with tempfile.TemporaryDirectory(prefix="ray-", ignore_cleanup_errors=True) as ray_tmp:
-        # A home of its own, where the document saves the token, and Ray's files
-        # (ray_current_cluster above all) in a directory of its own.
-        env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")},
-               "HOME": str(home), "RAY_TMPDIR": ray_tmp}
-        done = run_cli(["bash", "-c", script], tmp_path, module="tests.leftovers", env=env,
-                       timeout=900)
-        assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+        # A home of its own, where the document saves the token, and Ray's files in a
+        # directory of their own; the test's own Ray settings left out.
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAY_")},
+               "HOME": str(home), "RAY_TMPDIR": ray_tmp, "TMPDIR": ray_tmp}
+        shell = start_cli(["bash", "-c", script], tmp_path, module="tests.leftovers", env=env)
+        seen: set[tuple[str, int]] = set()
+
+        def wait_for(path: Path) -> None:
+            deadline = time.monotonic() + 600
+            while not path.exists():
+                assert shell.poll() is None, shell.communicate()
+                assert time.monotonic() < deadline, f"no {path.name}"
+                time.sleep(0.2)
+
+        wait_for(Path(f"{here}.cluster"))
+        cluster = int(Path(f"{here}.cluster").read_text())
+        seen |= _listening(_tree(cluster))
+        assert ("127.0.0.1", port) in {(h.removeprefix("::ffff:"), p) for h, p in seen}
+        assert (home / ".ray" / "auth_token").stat().st_mode & 0o777 == 0o600
+        Path(f"{here}.go").touch()
+        wait_for(Path(f"{here}.driver"))
+        driver = int(Path(f"{here}.driver").read_text())
+        while not Path(f"{here}.swept").exists():
+            seen |= _listening(_tree(driver) + _tree(cluster))  # its workers too
+            assert shell.poll() is None, shell.communicate()
+            time.sleep(0.5)
+        seen |= _listening(_tree(cluster))
+        Path(f"{here}.stop").touch()
+        out, err = shell.communicate(timeout=300)
+        assert shell.returncode == 0, f"{out}\n{err}"
+        assert len(seen) > 5 and all(_loopback(host) for host, _ in seen), seen
+        assert not psutil.pid_exists(cluster)
         left = [p.pid for p in psutil.process_iter(["cmdline"])
                 if ray_tmp in " ".join(p.info["cmdline"] or [])]
-        assert not left, "processes of the documented cluster outlived it"
-    assert (home / ".ray" / "auth_token").stat().st_size > 0
+        assert not left, "processes of the documented cluster outlived its stop"
+    assert "ray: 2 CPUs" in out
     frame = pd.read_parquet(tmp_path / "results")
     assert frame.cell_id.nunique() == 8  # the quickstart grid, computed on the cluster
+
+
+@pytest.fixture(scope="module")
+def private(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A head with token authentication on loopback, as docs/cluster.md starts one; its
+    address."""
+    cwd = tmp_path_factory.mktemp("private")
+    port = _free_port()
+    env = {**os.environ, "RAY_AUTH_MODE": "token", ONE_MACHINE: "0"}
+    head = subprocess.Popen(
+        [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block",
+         f"--port={port}", "--num-cpus=1", "--include-dashboard=false",
+         "--disable-usage-stats", f"--temp-dir={cwd}"],
+        cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while True:
+        assert head.poll() is None and time.monotonic() < deadline, "the head did not start"
+        with suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            break
+        time.sleep(0.2)
+    yield f"127.0.0.1:{port}"
+    head.terminate()  # it drains and stops its processes
+    head.wait(timeout=120)
+
+
+#: Each way a driver fails to join, and the environment that makes it fail.
+REFUSED = {
+    "missing token": ({"RAY_AUTH_MODE": None, "RAY_AUTH_TOKEN": None},
+                      "the cluster refused this driver's token"),
+    "wrong token": ({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": "0" * 64},
+                    "the cluster refused this driver's token"),
+}
+
+
+def _failing_sweep(address: str, cwd: Path, env: dict[str, str | None],
+                   prefix: tuple[str, ...] = ()) -> tuple[subprocess.CompletedProcess, float]:
+    """A small sweep pointed at ``address``, its output and how long it took."""
+    environment = {k: v for k, v in {**os.environ, "HOME": str(cwd), **env}.items()
+                   if v is not None}
+    environment["PYTHONPATH"] = str(ROOT)
+    started = time.monotonic()
+    done = subprocess.run([*prefix, sys.executable, "-m", "sweep", *SMALL, "family=minimal",
+                           f"ray.address={address}"], cwd=cwd, env=environment,
+                          capture_output=True, text=True, timeout=120)
+    return done, time.monotonic() - started
+
+
+def _one_line(done: subprocess.CompletedProcess, seconds: float, says: str) -> None:
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == [done.stderr.strip()], done.stderr
+    assert says in done.stderr, done.stderr
+    # Ray's own wait is 20 retries a second apart (and far more for an address where
+    # nothing listens), after the seconds a sweep takes to start; ray.connect_seconds
+    # (5 s) bounds this one.
+    assert seconds < 20, seconds
+
+
+@pytest.mark.parametrize("case", REFUSED)
+def test_a_refused_token_ends_the_sweep_in_one_line(private: str, tmp_path: Path,
+                                                    case: str) -> None:
+    env, says = REFUSED[case]
+    done, seconds = _failing_sweep(private, tmp_path, env)
+    _one_line(done, seconds, f"ray.address={private}: {says}")
+    assert "RAY_AUTH_MODE=token" in done.stderr  # the fix
+    assert not list(tmp_path.glob("results/**/*.parquet"))  # nothing computed
+
+
+def test_nothing_listening_ends_the_sweep_in_one_line(tmp_path: Path) -> None:
+    address = f"127.0.0.1:{_free_port()}"
+    done, seconds = _failing_sweep(address, tmp_path, {})
+    _one_line(done, seconds, f"ray.address={address}: nothing listens there")
+
+
+def test_an_unreachable_head_ends_the_sweep_in_one_line(tmp_path: Path) -> None:
+    """In a network namespace of its own whose one route leads to a link where nobody
+    answers: the connection is neither refused nor accepted (a host that drops packets)."""
+    namespace = f"dpsweep-{os.getpid()}"
+    setup = ["ip link set lo up", "ip link add v0 type veth peer name v1",
+             "ip addr add 10.9.0.1/24 dev v0", "ip link set v0 up", "ip link set v1 up",
+             "ip neigh add 10.9.0.2 lladdr 02:00:00:00:00:02 dev v0"]
+    try:
+        made = subprocess.run(["ip", "netns", "add", namespace], capture_output=True)
+    except FileNotFoundError:
+        pytest.skip("needs iproute2 (ip netns) to make an unreachable host")
+    if made.returncode:
+        pytest.skip(f"cannot make a network namespace: {made.stderr.decode().strip()}")
+    try:
+        for command in setup:
+            subprocess.run(["ip", "netns", "exec", namespace, *command.split()], check=True)
+        done, seconds = _failing_sweep("10.9.0.2:6380", tmp_path, {},
+                                       ("ip", "netns", "exec", namespace))
+    finally:
+        subprocess.run(["ip", "netns", "del", namespace], check=False)
+    _one_line(done, seconds, "ray.address=10.9.0.2:6380: no answer within 5 s")
 
 
 def test_a_sweep_beside_the_cluster_tests_is_unharmed(
@@ -252,6 +404,9 @@ def test_a_sweep_beside_the_cluster_tests_is_unharmed(
     assert bystander.driver.poll() is None, bystander.output()
     waiting = bystander.waiting()
     assert len(waiting) == 1 and psutil.pid_exists(waiting[0]), f"waited: {waiting}"
+    # Its Ray of its own (and its driver) listen on loopback only.
+    listening = _listening(_tree(bystander.driver.pid))
+    assert len(listening) > 3 and all(_loopback(host) for host, _ in listening), listening
     bystander.gate.touch()
     bystander.driver.wait(timeout=300)
     out, err = bystander.output()

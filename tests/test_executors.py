@@ -168,7 +168,8 @@ def test_auto_takes_ray_for_a_cluster_the_pool_for_work_and_serial_for_little(
     one = Execution(processes=ProcessSettings(workers=1))
     assert choose_executor(one, 1e6)[0] == "serial"  # one worker gains nothing
     cluster = Execution(ray=RaySettings(address="10.0.0.1:6379"))
-    assert choose_executor(cluster, 0.0) == ("ray", "a Ray cluster address is set")
+    assert choose_executor(cluster, 0.0) == (
+        "ray", "a Ray cluster address is set; about 0 CPU-seconds to compute")
     monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
     assert choose_executor(two, 1e6)[0] == "ray"
     for forced in ("serial", "processes", "ray"):

@@ -311,7 +311,7 @@ def test_executor_auto_runs_small_plans_serially_and_large_ones_on_worker_proces
     name, reason = choose_executor(execution, sum(large.costs))
     assert name == "processes" and "on 2 worker processes" in reason
     monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:6379")  # a cluster: always Ray
-    assert choose_executor(execution, 0.0) == ("ray", "a Ray cluster address is set")
+    assert choose_executor(execution, 0.0)[0] == "ray"
     assert choose_executor(Execution(executor="serial"), 1e6)[0] == "serial"
     with pytest.raises(ConfigError, match=r"^executor: must be one of auto, processes, ray, "):
         plan([{**CELL, "executor": "threads"}])
