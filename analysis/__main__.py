@@ -11,37 +11,29 @@ path does not exist; 4 a directory holds no results; 5 a results file is damaged
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")  # the command writes files; it never opens a window
-
-from .document import DOCUMENTS, command
-from .load import ResultsError, summaries
-from .plot import MissingData, SharedCurve, hint, save
-from .reporting import draw, drawers, not_drawn, report
-from .study import check, from_path, studies, views_of
+from .commands import DOCUMENTS
 
 
 def figure_names() -> list[str]:
     """What ``figure`` draws: the overview (of each family: ``overview_<family>`` in a
     directory of several), and every study's views and paper figures."""
+    from .study import check, studies, views_of
+
     found = studies()
     check(found)
     return ["overview", *(name for study in found for name in views_of(study))]
 
 
-#: The commands whose own parser reads every argument after their name (argparse's
-#: REMAINDER would not take a leading option such as --help).
-DELEGATED = {name: functools.partial(command, name=name) for name in DOCUMENTS}
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] and argv[0] in DELEGATED:
-        return DELEGATED[argv[0]](argv[1:])
+    if argv[:1] and argv[0] in DOCUMENTS:
+        # Its own parser reads every argument after its name (argparse's REMAINDER would
+        # not take a leading option such as --help).
+        from .document import command
+
+        return command(argv[1:], name=argv[0])
     parser = argparse.ArgumentParser(prog="python -m analysis", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("report", help="every figure the results allow, and index.html")
@@ -53,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     fig.add_argument("name", help="a figure of a study, or overview (a wrong name lists them)")
     fig.add_argument("results", nargs="+", help="results directories")
     fig.add_argument("--out", required=True, help="output path without suffix")
-    # Listed for the help; their own parsers read their arguments (DELEGATED).
+    # Listed for the help; their own parsers read their arguments (above).
     for name, document in DOCUMENTS.items():
         sub.add_parser(name, help=f"docs/{document} and its figures from the presets' results")
     for parsed in (rep, fig):
@@ -65,6 +57,17 @@ def main(argv: list[str] | None = None) -> int:
         parsed.add_argument("--study", action="append", default=[], metavar="MODULE:ATTR",
                              help="the study of a family outside the package (repeatable)")
     args = parser.parse_args(argv)
+    # What drawing needs, once the arguments are read: --help and a wrong argument load
+    # none of it.
+    import matplotlib
+
+    matplotlib.use("Agg")  # the command writes files; it never opens a window
+
+    from .load import ResultsError, summaries
+    from .plot import MissingData, SharedCurve, hint, save
+    from .reporting import draw, drawers, not_drawn, report
+    from .study import from_path, studies, views_of
+
     try:
         for spec in args.study:
             from_path(spec)

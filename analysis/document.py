@@ -3,7 +3,8 @@
 ``python -m analysis reproduce ROOT --out docs`` writes ``docs/reproduction.md``,
 ``python -m analysis continual ROOT --out docs`` ``docs/continual.md`` and
 ``python -m analysis decentralized ROOT --out docs`` ``docs/decentralized.md``
-(:data:`DOCUMENTS`). A document's frame (``analysis/templates/<name>``) holds its own
+(:data:`analysis.commands.DOCUMENTS`). A document's frame
+(``analysis/templates/<name>``) holds its own
 prose and names the studies whose sections it shows, ``{{>colme}}``; each section
 (:class:`~analysis.study.Section`) brings its template, the presets it reads (one results
 directory each under ``ROOT``, as ``python -m sweep -m +experiment=<preset>
@@ -54,14 +55,12 @@ from .claims import (
     tally,
     tally_text,
 )
+from .commands import DOCUMENTS
 from .load import MissingData
 from .numbers import duration
 from .plot import save, unclaim
 from .study import Preset, Results, Section, Study, get_study, views_of
 
-#: The documents, by command: the frame template each renders.
-DOCUMENTS: dict[str, str] = {"reproduce": "reproduction.md", "continual": "continual.md",
-                             "decentralized": "decentralized.md"}
 Values = dict[str, Any]
 
 

@@ -71,3 +71,16 @@ def test_exported_names_win_over_submodules_of_the_same_name(tmp_path: Path) -> 
          "import analysis\n"
          "assert analysis.load is load and analysis.report is report\n"
          "print('ok')\n", tmp_path)
+
+
+@pytest.mark.parametrize("arguments", [["--help"], ["figure"], ["report", "--out"]])
+def test_the_command_lines_help_and_errors_import_no_library(
+        tmp_path: Path, arguments: list[str]) -> None:
+    """``python -m analysis --help`` and a wrong argument: the standard library and the
+    names of the commands only (about a minimal argparse program's start-up)."""
+    done, modules = _imported("analysis", arguments, tmp_path)
+    if arguments == ["--help"]:
+        assert done.returncode == 0 and "reproduce" in done.stdout, done.stderr
+    else:
+        assert done.returncode == 2 and done.stderr.startswith("usage:"), done.stderr
+    assert _heavy(modules, (*PLOTTING, "numpy", "pandas", "pyarrow", "yaml", "sweep")) == []

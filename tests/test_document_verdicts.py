@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from analysis.claims import HEADER, Verdict, parse, read_tables
-from analysis.document import DOCUMENTS
+from analysis.commands import DOCUMENTS
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 EVIDENCE = HEADER[4]
