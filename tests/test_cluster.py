@@ -17,6 +17,7 @@ Every Ray of this module is started by it, with its files in a temporary directo
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import re
@@ -261,12 +262,17 @@ def test_the_documented_cluster_is_private_and_stops_alone(tmp_path: Path) -> No
     script = script.replace("6380", str(port)).replace(
         ".venv/bin/", f"{Path(sys.executable).parent}/")
     home = tmp_path / "home"
-    with tempfile.TemporaryDirectory(prefix="ray-", ignore_cleanup_errors=True) as ray_tmp:
+    with (tempfile.TemporaryDirectory(prefix="ray-", ignore_cleanup_errors=True) as ray_tmp,
+          contextlib.ExitStack() as stack):
         # A home of its own, where the document saves the token, and Ray's files in a
         # directory of their own; the test's own Ray settings left out.
         env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAY_")},
                "HOME": str(home), "RAY_TMPDIR": ray_tmp, "TMPDIR": ray_tmp}
         shell = start_cli(["bash", "-c", script], tmp_path, module="tests.leftovers", env=env)
+        # Whatever happens below, the shell ends and takes the cluster with it
+        # (tests.leftovers ends its descendants when terminated).
+        stack.callback(shell.wait, timeout=300)
+        stack.callback(shell.terminate)
         seen: set[tuple[str, int]] = set()
 
         def wait_for(path: Path) -> None:
