@@ -7,7 +7,8 @@ Usage::
     python3 tasks.py lint
 
 Every subcommand creates ``.venv`` if it is missing and installs the project
-(``pip install -e ".[test]"``) into it; set ``DPSWEEP_SKIP_INSTALL=1`` to skip the install.
+(``pip install -e ".[test]"``, printing pip's progress) into it; set
+``DPSWEEP_SKIP_INSTALL=1`` to skip the install.
 """
 
 import argparse
@@ -40,7 +41,9 @@ def ensure_env() -> int:
             return code
     if os.environ.get("DPSWEEP_SKIP_INSTALL") == "1":
         return 0
-    return run([str(PY), "-m", "pip", "install", "-q", "-e", ".[test]"])
+    # pip's own lines (each package as it is collected, downloaded and installed) show
+    # the install's progress: a first install takes minutes.
+    return run([str(PY), "-m", "pip", "install", "-e", ".[test]"])
 
 
 def quickstart() -> int:
