@@ -186,7 +186,7 @@ def main() -> None:
         kind, cells_file, workers, out = args.baseline
         baseline(kind, cells_file, int(workers), out)
         return
-    from sweep.execute import pool_size
+    from sweep.estimate import pool_size
     from sweep.plan import ProcessSettings
 
     workers = pool_size(ProcessSettings())

@@ -70,7 +70,8 @@ def serial(config: dict[str, Any], repeats: int) -> dict[str, float]:
 
 def pooled(config: dict[str, Any], runs: int) -> dict[str, float]:
     """Median seconds of a pool's sweep of ``10 × CPUs`` copies of the cell, per setting."""
-    from sweep.execute import execute, pool_size
+    from sweep.estimate import pool_size
+    from sweep.execute import execute
     from sweep.plan import Execution, ProcessSettings, plan
 
     workers = pool_size(ProcessSettings())

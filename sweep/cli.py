@@ -45,11 +45,15 @@ def run_configs(configs: Iterable[Mapping[str, Any]], progress: bool = True) -> 
     launcher, and jobs of any other Hydra launcher).
     """
     # Imported here, not at the top: a bad key's error and --help never need the engine.
+    import time
+
+    from .estimate import process_age
     from .execute import execute
     from .plan import plan
 
+    started = time.perf_counter() - process_age()  # the command's start-up counts too
     cells, execution = plan(configs)
-    summary = execute(cells, execution, progress=progress)
+    summary = execute(cells, execution, progress=progress, started=started)
     print(summary, flush=True)
     return summary
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
-import hashlib
 import itertools
 import math
 import multiprocessing
@@ -33,13 +32,13 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from .estimate import choose_executor, estimate, pool_size, ray_address, two_digits
 from .family import get_family
 from .plan import (
     Cell,
     Execution,
     Piece,
     Plan,
-    ProcessSettings,
     RaySettings,
     make_cell,
     pieces,
@@ -192,17 +191,6 @@ class SerialExecutor:
 START_METHOD = "fork" if sys.platform == "linux" else "forkserver"
 
 
-def pool_size(settings: ProcessSettings) -> int:
-    """The worker processes of ``executor=processes``: ``processes.workers``, or one per
-    CPU this process may run on."""
-    if settings.workers:
-        return settings.workers
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS has no CPU affinity
-        return os.cpu_count() or 1
-
-
 def _watch_parent(parent: int) -> None:
     """End this worker once its parent is gone: a driver killed outright cannot stop
     its workers, and an idle one would wait for work forever."""
@@ -316,11 +304,6 @@ class ProcessExecutor:
                 broken = False
 
 
-def ray_address(settings: RaySettings) -> str | None:
-    """The cluster to connect to: ``ray.address`` or ``RAY_ADDRESS`` (None: start one)."""
-    return settings.address or os.environ.get("RAY_ADDRESS") or None
-
-
 class RayExecutor:
     """Runs tasks on Ray: a local instance started here, or an existing cluster.
 
@@ -414,96 +397,6 @@ class RayExecutor:
             else:
                 yield task, _unpack(task, *returned)
             del ref  # Ray frees the result once no reference is left
-
-
-#: Seconds a pool of worker processes costs beyond the work it shares out: forking the
-#: workers and the tasks' trips to them and back (0.05 to 0.1 s to the first result on 2
-#: cores), and the share of the cores the driver takes while it stores.
-POOL_SECONDS = 0.3
-#: Seconds of numba compilation the first run of a family pays on an install whose
-#: cache holds none of its kernels (measured on 2 cores, under load: the quick starts
-#: took 5 s longer cold than warm for inference, 7 s for continual, 10 s for
-#: Private-ColME, whose every scheme has kernels of its own; the network family has none).
-COMPILE_SECONDS = 8.0
-
-
-def uncached(families: Iterable[str]) -> list[str]:
-    """The families, of ``families``, none of whose numba kernels is in numba's on-disk
-    cache: their first run on this install compiles them.
-
-    A family's kernels are the functions compiled with ``cache=True`` in the modules of
-    the packages of its class and its base classes. It has run here since its source last
-    changed if numba's cache holds an index (``.nbi``) of one of them at least as recent
-    as the module's source. Read from the file system alone, without importing numba or
-    the family's kernels, so that a dry run stays light (a few milliseconds).
-    """
-    import importlib.util
-
-    cold = []
-    for name in sorted(set(families)):
-        packages = {cls.__module__.rpartition(".")[0] or cls.__module__
-                    for cls in type(get_family(name)).__mro__ if cls is not object}
-        sources = [source for package in packages
-                   for directory in _package_directories(importlib.util.find_spec(package))
-                   for source in sorted(Path(directory).glob("*.py"))
-                   if "cache=True" in source.read_text(encoding="utf-8")]
-        if sources and not any(index.stat().st_mtime >= source.stat().st_mtime
-                               for source in sources
-                               for cache in _numba_cache_directories(source)
-                               for index in cache.glob(f"{source.stem}.*.nbi")):
-            cold.append(name)
-    return cold
-
-
-def _package_directories(spec: Any) -> list[str]:
-    """The directories of a package's modules (none for a plain module or nothing)."""
-    return list(spec.submodule_search_locations or []) if spec is not None else []
-
-
-def _numba_cache_directories(source: Path) -> list[Path]:
-    """Where numba keeps the cache of ``source``'s kernels: ``NUMBA_CACHE_DIR``, laid out
-    as numba's ``_UserProvidedCacheLocator`` lays it out (the source's directory name and
-    the SHA-1 of its absolute path), when it is set; otherwise ``__pycache__`` beside the
-    source (``_InTreeCacheLocator``). numba falls back to a per-user directory where
-    ``__pycache__`` cannot be written; such an install is always seen as cold."""
-    directory = os.path.dirname(os.path.abspath(source))
-    if root := os.environ.get("NUMBA_CACHE_DIR"):
-        digest = hashlib.sha1(directory.encode()).hexdigest()
-        return [Path(os.path.abspath(root)) / f"{os.path.basename(directory)}_{digest}"]
-    return [Path(directory) / "__pycache__"]
-
-
-def choose_executor(execution: Execution, cost: float, families: Iterable[str] = ()
-                    ) -> tuple[str, str]:
-    """The executor ``execution`` asks for, and why; ``cost`` is the CPU-seconds of the
-    cells to compute, ``families`` theirs.
-
-    ``auto`` takes Ray when a cluster address is set (``ray.address`` or
-    ``RAY_ADDRESS``). Otherwise it compares the cells' time in this process, ``cost``,
-    with their time on the pool's worker processes, :data:`POOL_SECONDS` + ``cost`` /
-    workers, and takes the shorter. It never starts a local Ray: that runs the same tasks
-    on the same cores as the pool, after a start-up of seconds rather than a tenth of
-    one. A family's first run compiles its numba kernels (:func:`uncached`): that adds
-    about as much to every executor's time on one machine (each worker compiles what it
-    meets, at the same time as the others), so it is stated, not weighed.
-    """
-    cluster = ray_address(execution.ray)
-    cold = [] if cluster else uncached(families)
-    compiling = (f"; before that, about {COMPILE_SECONDS * len(cold):.2g} s compiling the "
-                 f"numba kernels of {', '.join(cold)}, not yet in numba's cache"
-                 if cold else "")
-    workers = pool_size(execution.processes)
-    if execution.executor != "auto":
-        size = f", {workers} workers" if execution.executor == "processes" else ""
-        return execution.executor, f"executor={execution.executor}{size}{compiling}"
-    if cluster:
-        return "ray", f"a Ray cluster address is set; about {cost:.2g} CPU-seconds to compute"
-    pooled = POOL_SECONDS + cost / workers
-    estimate = (f"about {cost:.2g} CPU-seconds to compute: about {pooled:.2g} s on "
-                f"{workers} worker processes against {cost:.2g} s in this process")
-    if pooled < cost:
-        return "processes", f"{estimate}{compiling}"
-    return "serial", f"{estimate}; executor=processes to use them anyway{compiling}"
 
 
 @dataclass
@@ -632,12 +525,16 @@ def _states(cells: Plan, present: set[str]) -> bytearray:
                      for number, again in zip(cells.numbers, cells.replace, strict=True))
 
 
-def execute(cells: Plan, execution: Execution, progress: bool = True) -> Summary:
+def execute(cells: Plan, execution: Execution, progress: bool = True,
+            started: float | None = None) -> Summary:
     """Compute every cell of ``cells`` not yet in ``execution.results_dir`` (and those
-    ``execution.recompute`` names) and store its rows."""
+    ``execution.recompute`` names) and store its rows; ``started`` is the
+    :func:`time.perf_counter` at which the command started (this call, by default), for
+    the estimate of its time."""
     from tqdm import tqdm
 
     start = time.perf_counter()
+    started = start if started is None else started
     store = ResultsStore(execution.results_dir)
     present = store.scan()
     states = _states(cells, present)
@@ -651,7 +548,8 @@ def execute(cells: Plan, execution: Execution, progress: bool = True) -> Summary
     summary = Summary(str(execution.results_dir), len(cells), skipped=len(cells) - todo,
                       damaged=len(store.damaged), replaced=len(replaced))
     summary.families = sorted({family_directory(family) for family in cells.families})
-    name, reason = choose_executor(execution, cost, cells.families)
+    name, planned, reason = choose_executor(execution, cost, cells.families,
+                                            time.perf_counter() - started)
     summary.executor = f"{name} ({reason})"
     if execution.dry_run:
         summary.estimate = cost
@@ -668,8 +566,10 @@ def execute(cells: Plan, execution: Execution, progress: bool = True) -> Summary
         with executor, tqdm(total=todo, unit="cell", desc="sweep", file=sys.stderr,
                             disable=not progress or None) as bar:
             if name == "ray":  # its size is known once joined
-                print(f"ray: {executor.workers} CPUs, about {cost / executor.workers:.2g} s "
-                      "if every one computes", flush=True)
+                joined = estimate("ray", executor.workers, cost, planned.cold,
+                                  planned.spent, cluster=bool(ray_address(execution.ray)))
+                print(f"ray: {executor.workers} CPUs: about {two_digits(joined.computing)} s "
+                      f"computing{joined.parts()}", flush=True)
             missing = collector.expect((c for c, s in zip(cells, states, strict=True) if s),
                                        execution.ray.task_seconds)
             for task, results in executor.map(tasks(missing, execution.ray.task_seconds,

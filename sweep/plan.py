@@ -76,7 +76,7 @@ class Execution:
     #: process), ``ray`` (a private local Ray, or the cluster ``ray.address`` names), or
     #: ``auto``: Ray when a cluster address is set (``ray.address`` or ``RAY_ADDRESS``);
     #: otherwise ``processes``, unless the missing cells are too few CPU-seconds for a
-    #: pool to gain back its start-up, then ``serial`` (:func:`sweep.execute.choose_executor`).
+    #: pool to gain back its start-up, then ``serial`` (:func:`sweep.estimate.choose_executor`).
     executor: str = "auto"
     dry_run: bool = False  # plan and list the cells, run nothing
     #: Recompute stored cells: ``true`` (all of the sweep's), or the cells matching

@@ -22,9 +22,10 @@ import pandas as pd
 import psutil
 import pytest
 
-import sweep.execute
+import sweep.estimate
 from sweep.errors import ConfigError
-from sweep.execute import WORKER_DIED, Summary, choose_executor, execute
+from sweep.estimate import choose_executor, two_digits
+from sweep.execute import WORKER_DIED, Summary, execute
 from sweep.plan import Execution, ProcessSettings, RaySettings, plan
 from sweep.store import FAILURES, ResultsStore
 
@@ -94,7 +95,9 @@ def test_any_worker_count_and_task_cut_give_the_serial_dataset(
                    processes=ProcessSettings(workers=workers),
                    ray=RaySettings(task_seconds=task_seconds))
     assert (summary.done, summary.failed) == (len(GRID), [])
-    assert summary.executor == f"processes (executor=processes, {workers} workers)"
+    assert summary.executor.startswith(
+        f"processes (executor=processes: about 0.0082 CPU-seconds of cells on {workers} "
+        "worker processes; with about")
     pd.testing.assert_frame_equal(_dataset(tmp_path), _dataset(serial), check_exact=True)
 
 
@@ -155,50 +158,65 @@ def test_auto_takes_ray_for_a_cluster_the_pool_for_work_and_serial_for_little(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
-    monkeypatch.setattr(sweep.execute, "uncached", lambda families: [])
+    monkeypatch.setattr(sweep.estimate, "uncached", lambda families: [])
     two = Execution(processes=ProcessSettings(workers=2))
-    name, reason = choose_executor(two, 30.0)
-    assert name == "processes"
-    pooled = f"{sweep.execute.POOL_SECONDS + 15:.2g}"
-    assert reason == (f"about 30 CPU-seconds to compute: about {pooled} s on 2 worker "
-                      "processes against 30 s in this process")
+    name, planned, reason = choose_executor(two, 30.0, spent=1.0)
+    assert name == "processes" and planned.workers == 2
+    assert planned.total == pytest.approx(1.0 + sweep.estimate.POOL_SECONDS + 15.0)
+    assert reason == ("about 30 CPU-seconds of cells: 15 s on 2 worker processes against 30 s "
+                      f"in this process; with about {two_digits(sweep.estimate.POOL_SECONDS)} "
+                      f"s starting the workers; about {two_digits(planned.total)} s in all")
     assert choose_executor(two, 1e6)[0] == "processes"  # never a local Ray
-    name, reason = choose_executor(two, 0.05)  # the pool would not gain its start-up
+    # The pool would gain back its start-up only if the cells took as long as estimated:
+    # within the estimates' error, this process.
+    close = 4 * sweep.estimate.POOL_SECONDS * 1.1
+    assert (choose_executor(two, close)[0], choose_executor(two, close * 2.5)[0]) == (
+        "serial", "processes")
+    name, planned, reason = choose_executor(two, 0.05, spent=1.0)
     assert name == "serial" and reason.endswith("; executor=processes to use them anyway")
+    assert planned.total == pytest.approx(1.05)
     one = Execution(processes=ProcessSettings(workers=1))
     assert choose_executor(one, 1e6)[0] == "serial"  # one worker gains nothing
     cluster = Execution(ray=RaySettings(address="10.0.0.1:6379"))
-    assert choose_executor(cluster, 0.0) == (
-        "ray", "a Ray cluster address is set; about 0 CPU-seconds to compute")
+    assert choose_executor(cluster, 0.0)[::2] == (
+        "ray", "a Ray cluster address is set: about 0 CPU-seconds of cells")
     monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
     assert choose_executor(two, 1e6)[0] == "ray"
     for forced in ("serial", "processes", "ray"):
         assert choose_executor(Execution(executor=forced), 1.0)[0] == forced
 
 
-def test_auto_states_the_compilation_of_kernels_not_cached_yet(
+def test_auto_weighs_the_compilation_of_kernels_not_cached_yet(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Each worker of a pool compiles what it meets: a cold family costs a pool more than
+    this process, and the estimate says so and counts it."""
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
-    monkeypatch.setattr(sweep.execute, "uncached", lambda families: sorted(families))
+    monkeypatch.setattr(sweep.estimate, "uncached", lambda families: sorted(families))
     two = Execution(processes=ProcessSettings(workers=2))
-    one, both = (f"{n * sweep.execute.COMPILE_SECONDS:.2g}" for n in (1, 2))
-    # It adds about as much to either executor: it does not change the choice.
-    for cost, executor in ((0.05, "serial"), (30.0, "processes")):
-        name, reason = choose_executor(two, cost, ["inference"])
+    compile_ = sweep.estimate.COMPILE_SECONDS
+    for cost, executor in ((0.05, "serial"), (1000.0, "processes")):
+        name, planned, reason = choose_executor(two, cost, ["inference"])
         assert name == executor
-        assert reason.endswith(f"; before that, about {one} s compiling the numba kernels "
-                               "of inference, not yet in numba's cache")
-    name, reason = choose_executor(Execution(executor="serial"), 1.0, ["colme", "continual"])
-    assert reason == (f"executor=serial; before that, about {both} s compiling the numba "
-                      "kernels of colme, continual, not yet in numba's cache")
+        factor = 1.0 if executor == "serial" else sweep.estimate.POOL_COMPILING
+        assert planned.compiling == pytest.approx(compile_ * factor)
+        assert f"about {two_digits(compile_ * factor)} s compiling the numba kernels of " \
+            "inference (not yet in numba's cache)" in reason
+    name, planned, reason = choose_executor(Execution(executor="serial"), 1.0,
+                                            ["colme", "continual"])
+    assert planned.total == pytest.approx(2 * compile_ + 1.0)
+    assert reason == (f"executor=serial: about 1 CPU-seconds of cells; with about "
+                      f"{two_digits(2 * compile_)} s compiling the numba kernels of colme, "
+                      f"continual (not yet in numba's cache); about "
+                      f"{two_digits(2 * compile_ + 1)} s in all")
 
 
 #: Prints which of the families numba's cache leaves to compile, after planning a cell of
 #: each, as the driver does before it chooses; with an argument, first runs a colme cell.
 UNCACHED = """
 import sys
-from sweep.execute import simulate, uncached
+from sweep.estimate import uncached
+from sweep.execute import simulate
 from sweep.plan import make_cell
 cells = [{"family": "colme", "n_agents": 4, "t_max": 20, "replicates": 1},
          {"family": "network", "rounds": 5, "checkpoints": 1, "replicates": 1}]

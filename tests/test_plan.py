@@ -28,7 +28,8 @@ from hydra_plugins.dpsweep._core import Grid
 from sweep.arithmetic import fingerprint
 from sweep.cli import CONFIG_MODULE
 from sweep.errors import ConfigError, StoreError
-from sweep.execute import choose_executor, execute, run_task, simulate
+from sweep.estimate import choose_executor
+from sweep.execute import execute, run_task, simulate
 from sweep.family import get_family
 from sweep.plan import (
     FORMAT_VERSION,
@@ -308,7 +309,7 @@ def test_executor_auto_runs_small_plans_serially_and_large_ones_on_worker_proces
     # Far more time than a pool takes to start: 80 replicates estimated at a second each.
     large, execution = plan([{**CELL, "pause": 1.0, "replicates": 20, "seed": seed,
                               "processes": {"workers": 2}} for seed in range(4)])
-    name, reason = choose_executor(execution, sum(large.costs))
+    name, _, reason = choose_executor(execution, sum(large.costs))
     assert name == "processes" and "on 2 worker processes" in reason
     monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:6379")  # a cluster: always Ray
     assert choose_executor(execution, 0.0)[0] == "ray"
