@@ -275,7 +275,7 @@ def main() -> None:
         sys.exit(SUBCOMMANDS[sys.argv[1]](sys.argv[2:]))
     import hydra
 
-    from .hydra_compat import args_parser
+    from .hydra_compat import args_parser, one_repository_per_listing
 
     # Hydra then raises instead of printing its own multi-line report, so that bad input
     # gets one line naming the key; unexpected errors keep their full traceback.
@@ -285,7 +285,8 @@ def main() -> None:
     # Read as Hydra reads it (-c, --cfg=job, ...): Hydra refuses --cfg with -m with a
     # traceback, and would print one cell's configuration out of a whole grid anyway.
     args = args_parser().parse_args()
-    with reported():
+    listing = args.help or args.hydra_help  # the config groups
+    with reported(), one_repository_per_listing() if listing else contextlib.nullcontext():
         if args.cfg and args.multirun:
             raise ConfigError("--cfg with -m: --cfg shows the configuration of one run (drop "
                               "-m); use dry_run=true to list the cells of a grid")

@@ -102,6 +102,43 @@ def test_args_parser_reads_the_command_line_as_hydra() -> None:
         assert (args.multirun, args.cfg, args.overrides) == (True, "job", ["seed=1,2"])
 
 
+def test_one_repository_serves_a_whole_listing_of_the_groups(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The groups and options --help lists are Hydra's own, from one copy of the config
+    repository instead of one per group."""
+    from hydra import initialize_config_module
+    from hydra._internal import config_repository
+    from hydra.core.global_hydra import GlobalHydra
+
+    from sweep.cli import CONFIG_MODULE
+    from sweep.hydra_compat import one_repository_per_listing
+
+    copies = []
+    made = config_repository.CachingConfigRepository.__init__
+
+    def counted(self, delegate):  # type: ignore[no-untyped-def]
+        copies.append(delegate)
+        made(self, delegate)
+
+    monkeypatch.setattr(config_repository.CachingConfigRepository, "__init__", counted)
+    with pinned("hydra._internal.config_loader_impl.ConfigLoaderImpl."
+                "_parse_overrides_and_create_caching_repo"), \
+            initialize_config_module(config_module=CONFIG_MODULE, version_base="1.3"):
+        hydra = GlobalHydra.instance().hydra
+        assert hydra is not None
+
+        def listing() -> str:
+            return hydra.format_config_groups(lambda group: not group.startswith("hydra"))
+
+        plain = listing()
+        each = len(copies)
+        copies.clear()
+        with one_repository_per_listing():
+            shared = listing()
+        assert shared == plain and "family: colme, continual, decentralized" in plain
+        assert len(copies) == 1 and each > 20  # one copy, against one per group
+
+
 def test_integral_node_converts_integral_floats_only_and_survives_a_copy() -> None:
     @dataclass
     class Schema:
