@@ -199,7 +199,8 @@ def test_paper_figure_draws_its_panel_or_says_what_is_missing() -> None:
     legend = [t.get_text() for t in grid.legend.texts]
     assert legend == ["PM-I, MoM", "PM-I, non-MoM", "PM-II, MoM", "PM-II, non-MoM", "RR",
                       "rRR", "local", "ideal"]
-    with pytest.raises(MissingData, match=r"needs schedule ∈ \{rr, rrr\}"):
+    with pytest.raises(MissingData, match=r"needs cells at schedule = rr and rrr; the results "
+                       "have none at schedule = rrr"):
         FIGURES["fig2_left"].draw(summary[summary.schedule == "rr"])
     with pytest.raises(MissingData, match="experiment=fig4"):
         FIGURES["fig4_left"].draw(summary)

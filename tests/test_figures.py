@@ -197,11 +197,13 @@ def test_not_drawn_names_the_failing_filter_and_the_values_present(
         FIGURES["fig7"].draw(grid_2x2)
     assert error.value.need == OTHER_FAMILY
     # At any size, the sizes are no filter; the schemes the figure needs still are.
-    with pytest.raises(MissingData, match=r"needs mechanism ∈ \{pm1, pm2\}; the results "
-                       "have mechanism = pm1 among the figure's rows"):
+    # Each value is needed: the message names the one missing, never reads as satisfied.
+    with pytest.raises(MissingData, match=r"needs cells at mechanism = pm1 and pm2; the "
+                       "results have none at mechanism = pm2 among the figure's rows"):
         FIGURES["fig2_left"].draw(grid_2x2, paper=False)
-    with pytest.raises(MissingData, match=r"fig4_left: needs noise ∈ \{gaussian, laplace\}; "
-                       "the results have noise = laplace among the figure's rows"):
+    with pytest.raises(MissingData, match=r"fig4_left: needs cells at noise = gaussian and "
+                       "laplace; the results have none at noise = gaussian among the "
+                       "figure's rows"):
         FIGURES["fig4_left"].draw(grid_2x2.assign(noise="laplace"), paper=False)
 
 
