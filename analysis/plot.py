@@ -566,7 +566,8 @@ def curves(
     refs = _references(data, ~chosen, baselines, series, words.references, y, columns)
     own = refs.cell_id.isin(keyed.cell_id)
     refs = pd.concat([refs[own].drop(columns=[k for k in per_cell if k in refs]).merge(
-        keyed, on="cell_id"), _apart(refs[~own], layout)], ignore_index=True)
+        keyed, on="cell_id"), _apart(refs[~own], layout, words.baselines)],
+        ignore_index=True)
     # References in the order of ``baselines``, then a method's own, by source.
     rank = refs.method.map({m: i for i, m in enumerate(baselines)}).fillna(len(baselines))
     refs = refs.iloc[np.argsort(rank.to_numpy(), kind="stable")]
@@ -618,10 +619,13 @@ def _thin_bands(grid: sns.FacetGrid, layout: Layout, lines: pd.DataFrame, y: str
         shown = shown[np.isfinite(shown)]
         if not shown.size or np.median(shown) >= CURVE_WIDTH:
             return ""
-        half = ((lines[f"{y}_high"] - lines[f"{y}_low"]) / 2 / lines[y].abs()).to_numpy(float)
+        half = ((lines[f"{y}_high"] - lines[f"{y}_low"]) / 2).to_numpy(float)
+        # On a log axis a band's width is relative to its value; on a linear one, absolute.
+        if log:
+            half = half / lines[y].abs().to_numpy(float)
     half = half[np.isfinite(half)]
-    return ("Most bands are narrower than their curve's line: half a band is a median "
-            f"{np.median(half):.1%} of the value.")
+    width = f"{np.median(half):.1%} of the value" if log else f"{np.median(half):.2g}"
+    return f"Most bands are narrower than their curve's line: half a band is a median {width}."
 
 
 def _spans_decades(values: pd.Series) -> bool:
@@ -636,12 +640,15 @@ def _spans_decades(values: pd.Series) -> bool:
     return bool((shown[most - 1:] / shown[:shown.size - most + 1]).min() > 10)
 
 
-def _apart(refs: pd.DataFrame, layout: Layout) -> pd.DataFrame:
-    """The rows of a baseline computed in cells that draw no curve (the inference
-    family's pooled baseline is a cell of its own), drawn in every panel whose options
-    they share, as no curve's; none where a panel is a combination of options."""
+def _apart(refs: pd.DataFrame, layout: Layout, baselines: Sequence[str]) -> pd.DataFrame:
+    """The rows of a family's ``baselines`` computed in cells that draw no curve (the
+    inference family's pooled baseline is a cell of its own), drawn in every panel whose
+    options they share, as no curve's; none where a panel is a combination of options.
+    Other methods of such cells (an oracle of a scheme no curve draws) are not drawn."""
     panels = [k for k in (layout.col, layout.row) if k]
-    return refs if all(k in refs and k != "panel" for k in panels) else refs.iloc[:0]
+    if not all(k in refs and k != "panel" for k in panels):
+        return refs.iloc[:0]
+    return refs[refs.method.isin(baselines)]
 
 
 def _extra(rows: pd.DataFrame, extra: Mapping[str, Any]) -> np.ndarray:
