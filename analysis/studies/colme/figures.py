@@ -141,8 +141,11 @@ def _algorithm(summary: pd.DataFrame, view: str, varied: str | None = None) -> p
         raise MissingData(f"{view}: needs simulated rows of Algorithm 1 (family=colme, "
                           "replicates > 0)")
     if varied and rows[varied].nunique() < 2:
+        # A number as the sweep gave it: M = 100, not the 100.0 of a mixed directory.
+        value = rows[varied].iloc[0]
         raise MissingData(f"{view}: needs a sweep over at least two values of {varied}; the "
-                          f"results have {varied} = {rows[varied].iloc[0]}")
+                          f"results have {varied} = "
+                          f"{f'{value:g}' if isinstance(value, float) else value}")
     return summary
 
 
