@@ -4,8 +4,9 @@
 ``python -m analysis continual ROOT --out docs`` and
 ``python -m analysis decentralized ROOT --out docs``.
 
-Exit codes: 0 drawn; 1 the results hold nothing to draw; 2 bad arguments; 3 a results
-path does not exist; 4 a directory holds no results; 5 a results file is damaged.
+Exit codes: 0 drawn; 1 the results hold nothing to draw, or a figure of the report raised
+an error (its traceback is on the report's page); 2 bad arguments; 3 a results path does
+not exist; 4 a directory holds no results; 5 a results file is damaged.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     matplotlib.use("Agg")  # the command writes files; it never opens a window
 
     from .load import ResultsError, summaries
-    from .plot import MissingData, SharedCurve, hint, save
+    from .plot import LayoutError, MissingData, hint, save
     from .reporting import draw, drawers, not_drawn, report
     from .study import from_path, studies, views_of
 
@@ -88,6 +89,11 @@ def main(argv: list[str] | None = None) -> int:
             elif done.skipped:
                 print(f"not drawn: {not_drawn(done, command_line=True)} (--verbose says why)")
             print(f"report: {done.out / 'index.html'}")
+            for name, trace in done.errors.items():
+                print(f"error: {name} raised {trace.strip().splitlines()[-1]} (its traceback: "
+                      f"{done.out / 'index.html'})", file=sys.stderr)
+            if done.errors:
+                return 1
         else:
             summary = summaries(args.results, keep=args.keep)
             available = drawers(summary, paper=not args.any_size, results=args.results,
@@ -101,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             grid = draw(available[args.name], summary)
             print("\n".join(str(p) for p in save(grid, args.out)))
             print(grid.caption)
-    except (MissingData, SharedCurve) as error:
+    except (MissingData, LayoutError) as error:
         print(f"error: {hint(error, command_line=True)}", file=sys.stderr)
         return 1
     except ResultsError as error:

@@ -116,8 +116,13 @@ class Figure:
         for column, values in self.requires.items():
             present = set(rows[column]) if column in rows else set()
             if not values <= present:
-                raise self._missing(_wanted(column, values), _present(rows, column)
-                                    + " among the figure's rows", False)
+                # Each value is needed: the message names those missing, not those held.
+                every = [str(v) for v in sorted(values, key=str)]
+                every = ", ".join(every[:-1]) + f" and {every[-1]}" if len(every) > 1 \
+                    else every[0]
+                raise self._missing(f"cells at {column} = {every}", "none at "
+                                    f"{_wanted(column, values - present)} among the "
+                                    "figure's rows", False)
         return rows
 
     def at_paper(self, rows: pd.DataFrame) -> bool:

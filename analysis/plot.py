@@ -14,10 +14,12 @@ printed under the plot); :func:`save` writes it as PNG and PDF.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import os
 import re
 import textwrap
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +40,20 @@ from sweep.results import option_columns
 
 from .labels import add_scheme, axis, families_of, maths, name, vocabulary
 from .load import ROW_KEYS, MissingData, summary_metrics
+from .vocabulary import Vocabulary
 
 DASHES = ["-", "--", ":", "-."]
+#: The width of a curve's line, in points: thin, so that a narrow band shows beside it.
+CURVE_WIDTH = 1.1
+#: A series' marker, by its colour's place in the figure: two curves that lie on each
+#: other stay apart by their markers, drawn at staggered places (:data:`MARK_EVERY`).
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
+#: The distance between a curve's markers against t, as a fraction of the axes' diagonal.
+MARK_EVERY = 0.16
+#: The line styles of reference curves that the vocabulary gives none, or one another
+#: reference of the figure already has: each kind of reference has its own.
+REFERENCE_DASHES = [(0, (2, 2)), (0, (6, 2)), (0, (1, 1)), (0, (3, 1, 1, 1)),
+                    (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2, 2, 2)), (0, (1, 3))]
 #: The colour of reference curves (their line styles are the vocabulary's ``dashes``).
 GREY = "0.35"
 #: How an extra curve (``curves(extra=...)``) is drawn: thinner, dashed and lighter.
@@ -69,7 +83,17 @@ NOT_OPTIONS = ("cell_id", "n", "scheme", "panel", "family_version", "replicates"
 LABELS = ("scheme", "panel", "error", "metric")
 
 
-class SharedCurve(ValueError):
+class LayoutError(ValueError):
+    """Cells a figure cannot lay out as asked: rows it cannot tell apart, or several
+    families on one axis; the message says which, and ``command_line`` says it in a
+    command-line user's words (:func:`hint`)."""
+
+    def __init__(self, message: str, command_line: str | None = None) -> None:
+        super().__init__(message)
+        self.command_line = command_line or message
+
+
+class SharedCurve(LayoutError):
     """Several cells would be drawn as one curve; ``columns`` are what differs."""
 
     def __init__(self, columns: list[str], mapped: list[str]) -> None:
@@ -78,21 +102,21 @@ class SharedCurve(ValueError):
             super().__init__("several cells share one curve and differ in no column the "
                              "results store (an option such as checkpoints): draw their "
                              "directories separately")
-            self.command_line = str(self)
             return
         differ = f"several cells share one curve: they differ in {', '.join(columns)}"
         them = "it" if len(columns) == 1 else "them"
-        super().__init__(
-            f"{differ}; map {them} to hue, style, col or row (now "
-            f"{', '.join(mapped) or 'nothing'}) or average explicitly with aggregate=")
         # The command line maps nothing and averages over seeds only; of cells that differ
         # in their replicates or family version alone, --keep newest reads one.
-        self.command_line = (
+        command_line = (
             f"{differ}; --keep newest (the default) reads one of them" if set(columns) <= {
                 "replicates", "family_version"} else
             f"{differ}; the figure draws a curve per cell: give it results in which "
             f"{' and '.join(columns)} take{'s' if them == 'it' else ''} one value (a "
             "results_dir= per value)")
+        super().__init__(
+            f"{differ}; map {them} to hue, style, col or row (now "
+            f"{', '.join(mapped) or 'nothing'}) or average explicitly with aggregate=",
+            command_line)
 
 
 def hint(error: Exception, command_line: bool = False) -> str:
@@ -173,10 +197,11 @@ def arrange(lines: pd.DataFrame, x: str, given: Layout = Layout(),
     """Map what varies among the cells of ``lines`` to the roles ``given`` leaves open.
 
     Numeric options (ε, M, t_max, ...) and the family's ``facets`` become panels: the
-    first a panel column, the rest panel rows. The other options are the scheme: the
-    one with fewest values (at most four) sets the line style when two or more vary, the
-    rest are named together as the colour (a ``scheme`` column, :func:`add_scheme`).
-    More than :data:`MAX_SERIES` series in a panel move parts of the scheme to the rows.
+    first a panel column, the rest panel rows. The other options are the scheme, named
+    together as the colour (a ``scheme`` column, :func:`add_scheme`: one colour per
+    series); the one with fewest values (at most four) also sets the line style when two
+    or more vary. More than :data:`MAX_SERIES` series in a panel move parts of the
+    scheme to the rows.
     """
     words = vocabulary(families_of(lines))
     taken = set(given.keys)
@@ -189,6 +214,7 @@ def arrange(lines: pd.DataFrame, x: str, given: Layout = Layout(),
         series.insert(0, "method")  # several algorithms (e.g. MVUE and OL) are drawn
     hue, style = given.hue, given.style
     if hue is None:
+        ordered = list(series)
         if style is None and len(series) > 1:
             fewest = min((c for c in series if lines[c].nunique() <= len(DASHES)),
                          key=lambda c: lines[c].nunique(), default=None)
@@ -201,7 +227,10 @@ def arrange(lines: pd.DataFrame, x: str, given: Layout = Layout(),
             numeric.append(series.pop(int(np.argmin(counts))))
             counts = [lines[c].nunique() for c in series]
         hue = "scheme"
-        lines = add_scheme(lines, parts=series)
+        # The colour names the style's part too: each colour is one series, and a
+        # reference drawn in a curve's colour says whose it is.
+        lines = add_scheme(lines, parts=[c for c in ordered if c in series or (
+            c == style and given.style is None)])
     elif hue == "scheme" and "scheme" not in lines:
         lines = add_scheme(lines, parts=parts)
     col, row = given.col, given.row
@@ -311,22 +340,73 @@ def _reference_label(method: str, source: str, series: Sequence[str],
     return label if source == "analytic" else f"{label} ({name('source', source, families)})"
 
 
+def _fixed_colour(value: object, words: Vocabulary) -> object | None:
+    """The vocabulary's colour of a curve's value: of the value (``pm1``, ``am``), of the
+    value it names in the paper's words (``AM (Alg. 1)``, as a scheme names it), or of the
+    longest start of a scheme that has one (``MVUE, Signal DP`` takes MVUE's); None if
+    none has one."""
+    named = {label: words.colours[code] for labels in words.names.values()
+             for code, label in labels.items() if code in words.colours}
+    parts = str(value).split(", ")
+    for end in range(len(parts), 0, -1):
+        start = ", ".join(parts[:end])
+        for colours in (words.colours, named):
+            if start in colours:
+                return colours[start]
+    return None
+
+
 def _colours(values: Sequence[object], families: list[str] | None) -> dict[object, object]:
     """A colour per curve: the vocabulary's fixed colour of its value (a method keeps one
-    colour across its family's figures), the others the colour-blind palette's colours not
-    already taken, in order, so that curves drawn together have distinct hues."""
-    fixed = vocabulary(families).colours
-    taken = {v: fixed[str(v)] for v in values if str(v) in fixed}
+    colour in every figure of its family: :func:`_fixed_colour`); a value without one
+    takes the colour-blind palette's colour its name hashes to, or the next one no curve
+    of the figure has, so that it keeps its colour from figure to figure while curves
+    drawn together keep distinct hues."""
+    words = vocabulary(families)
+    taken = {v: c for v in values if (c := _fixed_colour(v, words)) is not None}
     used = {mcolors.to_hex(c) for c in taken.values()}
-    free = [c for c in sns.color_palette("colorblind", 10) if mcolors.to_hex(c) not in used]
-    free += sns.color_palette("dark", max(len(values) - len(free), 0))
-    rest = iter(free)
-    return {v: taken[v] if v in taken else next(rest) for v in values}
+    palette = [*sns.color_palette("colorblind", 10), *sns.color_palette("dark", 10)]
+    colours = dict(taken)
+    for value in values:
+        if value in colours:
+            continue
+        start = zlib.crc32(str(value).encode())
+        free = [palette[(start + i) % len(palette)] for i in range(len(palette))]
+        colour = next((c for c in free if mcolors.to_hex(c) not in used), free[0])
+        used.add(mcolors.to_hex(colour))
+        colours[value] = colour
+    return {v: colours[v] for v in values}
 
 
-def _reference_dashes(method: str, source: str, families: list[str] | None) -> object:
+def _kind(method: str, source: str, series: Sequence[str]) -> tuple[str, str]:
+    """The kind of a reference row: a baseline is one kind per method (and source); a
+    drawn method's own reference (its bound) one kind per source, whichever method it
+    belongs to ('' for the method)."""
+    return ("" if method in series else method, source)
+
+
+def _reference_dashes(refs: pd.DataFrame, series: Sequence[str], families: list[str] | None
+                      ) -> dict[tuple[str, str], tuple[object, str]]:
+    """The line style and label of each kind of reference of a figure (:func:`_kind`):
+    the vocabulary's style of its method (of its source, for a drawn method's own), then
+    of its source, unless another kind of the figure has it already; else the first of
+    :data:`REFERENCE_DASHES` no kind has, so that no two kinds share one."""
     dashes = vocabulary(families).dashes
-    return dashes.get(method, dashes.get(source, (0, (2, 2))))
+    kinds = {_kind(m, s, series): _reference_label(m, s, series, families)
+             for m, s in refs[["method", "source"]].drop_duplicates().itertuples(index=False)}
+    found: dict[tuple[str, str], object] = {}
+    # A kind's own style first (a baseline's by its method, a bound by its source): a
+    # baseline given as a bound (Sec. 5's lower bound) takes "bound"'s only if it is free.
+    for choose in (lambda m, s: dashes.get(m or s), lambda m, s: dashes.get(s)):
+        for method, source in kinds:
+            own = choose(method, source)
+            if (method, source) not in found and own is not None and own not in found.values():
+                found[method, source] = own
+    spare = (d for d in REFERENCE_DASHES if d not in found.values())
+    for kind in kinds:
+        if kind not in found:
+            found[kind] = next(spare, REFERENCE_DASHES[0])
+    return {kind: (found[kind], label) for kind, label in kinds.items()}
 
 
 def _interval(frame: pd.DataFrame, y: str) -> str:
@@ -376,6 +456,17 @@ def caption(lines: pd.DataFrame, x: str, y: str, counts: pd.DataFrame,
     return text + (f". {extra}" if extra else ".")
 
 
+def metric_of(summary: pd.DataFrame) -> str:
+    """The metric a figure of ``summary`` draws by default: its family's main one if the
+    rows hold it, else the first metric they hold."""
+    held = [m for m in summary.attrs.get("metrics") or summary_metrics(summary)
+            if summary[m].notna().any()]
+    if not held:
+        raise MissingData("the rows hold no metric")
+    main = vocabulary(families_of(summary)).metric
+    return main if main in held else held[0]
+
+
 def curves(
     summary: pd.DataFrame,
     *,
@@ -392,7 +483,7 @@ def curves(
     aggregate: str | Sequence[str] = (),
     at: str | int | None = "final",
     band: bool = True,
-    log: tuple[bool, bool] = (True, True),
+    log: tuple[bool, bool | None] = (True, True),
     xlim: tuple[float, float] | None = None,
     ylim: tuple[float, float] | None = None,
     ylabel: str | None = None,
@@ -413,24 +504,36 @@ def curves(
     filled by :func:`arrange` from what varies (``parts`` names the scheme). Cells that
     still share a curve raise :class:`SharedCurve` unless they differ only in the
     columns of ``aggregate`` (e.g. ``"seed"``), over which the curve is averaged and
-    the caption says so. ``baselines`` (default: the family's), and the rows of the
-    drawn methods from the family's reference sources (a bound), are drawn per cell, as
-    reference lines. Bands: the summary's interval, as bands against t and error bars
-    against an option. ``xlim`` zooms in x, and y with it to what is drawn there unless
-    ``ylim`` is given. ``ylabel``, ``title`` and ``note`` (appended to the caption) say
-    what a derived quantity is; ``sharey`` is seaborn's. Cells whose columns equal every
-    value of ``extra`` are extras, drawn thinner, dashed and lighter, their legend entry
-    marked "(``extra_label``)".
+    the caption says so. ``baselines`` (default: the family's, then every other method
+    the rows hold), and the rows of the drawn methods from the family's reference
+    sources (a bound), are drawn per cell, as reference lines. Bands: the summary's
+    interval, as bands against t and error bars against an option. ``log`` says which
+    axes are logarithmic; None for y: where most values span decades
+    (:func:`_spans_decades`). ``xlim`` zooms in x, and y with it to what is drawn there
+    unless ``ylim`` is given. ``ylabel``, ``title`` and ``note`` (appended to the
+    caption) say what a derived quantity is; ``sharey`` is seaborn's. Cells whose columns
+    equal every value of ``extra`` are extras, drawn thinner, dashed and lighter, their
+    legend entry marked "(``extra_label``)". A summary of several families raises
+    :class:`LayoutError`: select one (``summaries(results, family=...)``).
     """
     families = families_of(summary)
+    if families and len(families) > 1:
+        # Families measure different things (an MSE, a TVD, a rate): one y axis cannot
+        # hold them, and drawing the one whose metric is chosen would drop the others.
+        raise LayoutError(
+            f"curves: the summary holds {len(families)} families ({', '.join(families)}), "
+            "which measure different things: draw one at a time, e.g. "
+            f"curves(summaries(results, family={families[0]!r}))")
     words = vocabulary(families)
     aggregate = [aggregate] if isinstance(aggregate, str) else list(aggregate)
-    if y is None:
-        held = [m for m in summary.attrs.get("metrics") or summary_metrics(summary)
-                if summary[m].notna().any()]
-        y = words.metric if words.metric in held else held[0]
+    y = y or metric_of(summary)
     series = tuple(series or words.curves or summary.method.unique())
-    baselines = tuple(words.baselines if baselines is None else baselines)
+    if baselines is None:
+        # Every baseline the cells hold is drawn: the family's, then the other methods'
+        # rows (a cell's oracle for its own scheme, an algorithm's oracle).
+        others = [m for m in pd.unique(summary.method) if m not in (*series, *words.baselines)]
+        baselines = (*words.baselines, *others)
+    baselines = tuple(baselines)
     data = _at(summary, at) if x != "t" else summary
     # A family's reference rows (its bounds) are references, never series of their own.
     chosen = data.method.isin(series) & (~data.source.isin(words.references) if source is None
@@ -446,7 +549,7 @@ def curves(
     unmapped = [c for c in summary.attrs.get("index", ())
                 if c not in (*ROW_KEYS, *layout.keys) and lines[c].nunique() > 1]
     if unmapped:
-        raise ValueError(f"the rows also vary by {', '.join(unmapped)}: map it to hue, "
+        raise LayoutError(f"the rows also vary by {', '.join(unmapped)}: map it to hue, "
                          "style, col or row")
     panels = math.prod(lines[k].nunique() for k in (layout.col, layout.row) if k)
     if panels > MAX_PANELS:
@@ -461,7 +564,10 @@ def curves(
     per_cell = [k for k in layout.keys if within[k] <= 1]
     keyed = lines.drop_duplicates("cell_id")[["cell_id", *per_cell]]
     refs = _references(data, ~chosen, baselines, series, words.references, y, columns)
-    refs = refs.drop(columns=[k for k in per_cell if k in refs]).merge(keyed, on="cell_id")
+    own = refs.cell_id.isin(keyed.cell_id)
+    refs = pd.concat([refs[own].drop(columns=[k for k in per_cell if k in refs]).merge(
+        keyed, on="cell_id"), _apart(refs[~own], layout, words.baselines)],
+        ignore_index=True)
     # References in the order of ``baselines``, then a method's own, by source.
     rank = refs.method.map({m: i for i, m in enumerate(baselines)}).fillna(len(baselines))
     refs = refs.iloc[np.argsort(rank.to_numpy(), kind="stable")]
@@ -473,7 +579,8 @@ def curves(
         refs = _pool(refs, [*layout.keys, x, "method", "source"], y)
     grid = _draw(lines, refs, layout, x, y, series, band, families, height, sharey,
                  extra_label)
-    grid.set(xscale="log" if log[0] else "linear", yscale="log" if log[1] else "linear")
+    logy = _spans_decades(pd.concat([lines[y], refs[y]])) if log[1] is None else log[1]
+    grid.set(xscale="log" if log[0] else "linear", yscale="log" if logy else "linear")
     if x != "t" and log[0]:
         # An option's values as plain ticks (0.25, 0.5, 1), not powers of ten.
         values = _distinct(lines, x)
@@ -486,9 +593,62 @@ def curves(
     if ylim:
         grid.set(ylim=ylim)
     else:
-        cut = _fit_y(grid, layout, lines, refs, x, y, xlim, log[1], sharey)
+        cut = _fit_y(grid, layout, lines, refs, x, y, xlim, logy, sharey)
+    if band and x == "t":
+        cut = f"{cut} {_thin_bands(grid, layout, lines, y, logy)}".strip()
     grid.set_axis_labels(axis(x, families), ylabel or axis(y, families))
     return finish(grid, f"{text} {cut}" if cut else text, title)
+
+
+def _thin_bands(grid: sns.FacetGrid, layout: Layout, lines: pd.DataFrame, y: str,
+                log: bool) -> str:
+    """The caption's sentence on bands most of which are narrower than the curves' lines
+    (then they do not show, however drawn): how wide they are; '' if most show."""
+    if f"{y}_low" not in lines:
+        return ""
+    heights = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for ax, where in _panels(grid, layout):
+            panel = _select(lines, where)
+            scale = np.log10 if log else np.asarray
+            low, high = scale(np.array(ax.get_ylim(), float))
+            points = ax.get_position().height * grid.figure.get_figheight() * 72
+            heights.append((scale(panel[f"{y}_high"].to_numpy(float))
+                            - scale(panel[f"{y}_low"].to_numpy(float))) / (high - low) * points)
+        shown = np.concatenate(heights) if heights else np.array([])
+        shown = shown[np.isfinite(shown)]
+        if not shown.size or np.median(shown) >= CURVE_WIDTH:
+            return ""
+        half = ((lines[f"{y}_high"] - lines[f"{y}_low"]) / 2).to_numpy(float)
+        # On a log axis a band's width is relative to its value; on a linear one, absolute.
+        if log:
+            half = half / lines[y].abs().to_numpy(float)
+    half = half[np.isfinite(half)]
+    width = f"{np.median(half):.1%} of the value" if log else f"{np.median(half):.2g}"
+    return f"Most bands are narrower than their curve's line: half a band is a median {width}."
+
+
+def _spans_decades(values: pd.Series) -> bool:
+    """Whether no factor of ten holds three quarters of the positive ``values``: a log
+    axis then shows them. Where one does, a log axis would give a decade to most curves
+    and the rest of its height to a few (a belief that converges to 10⁻²⁰⁰), which a
+    linear one draws at 0."""
+    shown = np.sort(values[values > 0].to_numpy(float))
+    if not shown.size:
+        return False
+    most = math.ceil(0.75 * shown.size)
+    return bool((shown[most - 1:] / shown[:shown.size - most + 1]).min() > 10)
+
+
+def _apart(refs: pd.DataFrame, layout: Layout, baselines: Sequence[str]) -> pd.DataFrame:
+    """The rows of a family's ``baselines`` computed in cells that draw no curve (the
+    inference family's pooled baseline is a cell of its own), drawn in every panel whose
+    options they share, as no curve's; none where a panel is a combination of options.
+    Other methods of such cells (an oracle of a scheme no curve draws) are not drawn."""
+    panels = [k for k in (layout.col, layout.row) if k]
+    if not all(k in refs and k != "panel" for k in panels):
+        return refs.iloc[:0]
+    return refs[refs.method.isin(baselines)]
 
 
 def _extra(rows: pd.DataFrame, extra: Mapping[str, Any]) -> np.ndarray:
@@ -604,12 +764,27 @@ def _draw(lines: pd.DataFrame, refs: pd.DataFrame, layout: Layout, x: str, y: st
     colours = _colours(hue_order, families)
     styles = ({v: DASHES[i % len(DASHES)] for i, v in enumerate(_distinct(lines, layout.style))}
               if layout.style else {None: "-"})
+    # One curve alone needs no marker against t; points against an option always have one.
+    several = len(hue_order) * len(styles) > 1
+    markers = {v: MARKERS[i % len(MARKERS)] if several or x != "t" else None
+               for i, v in enumerate(hue_order)}
+    # Where the curves' markers start, staggered so that curves that lie on each other
+    # show each its own.
+    starts = {key: MARK_EVERY * i / (len(hue_order) * len(styles))
+              for i, key in enumerate(itertools.product(hue_order, styles))}
+    dashes = _reference_dashes(refs, series, families)
+    # Where each colour has one line style (the style names a part of the scheme), the
+    # legend shows each colour in its style, and no style apart.
+    own_style: dict[object, object] = {}
+    if layout.hue and layout.style:
+        pairs = lines[[layout.hue, layout.style]].drop_duplicates()
+        if not pairs[layout.hue].duplicated().any():
+            own_style = {h: styles[v] for h, v in pairs.itertuples(index=False)}
     order = {"col_order": _distinct(lines, layout.col) if layout.col else None,
              "row_order": (lines.attrs.get("panel_order") if layout.row == "panel"
                            else _distinct(lines, layout.row) if layout.row else None)}
     grid = sns.FacetGrid(lines, col=layout.col, row=layout.row, height=height, aspect=1.3,
                          sharex=True, sharey=sharey, **order)
-    marker = None if x == "t" else "o"
     for ax, where in _panels(grid, layout):
         panel = _select(lines, where)
         keys = [k for k in (layout.hue, layout.style) if k]
@@ -619,8 +794,11 @@ def _draw(lines: pd.DataFrame, refs: pd.DataFrame, layout: Layout, x: str, y: st
             curve = curve.sort_values(x)
             colour = colours[key.get(layout.hue)]
             label = ", ".join(_label(k, v, families) for k, v in key.items())
-            look = {"ls": styles[key.get(layout.style)], "lw": 1.4}
-            ax.plot(curve[x], curve[y], color=colour, marker=marker, ms=4, label=label,
+            look = {"ls": styles[key.get(layout.style)], "lw": CURVE_WIDTH,
+                    "marker": markers[key.get(layout.hue)], "ms": 4,
+                    "markevery": None if x != "t" else (
+                        starts[key.get(layout.hue), key.get(layout.style)], MARK_EVERY)}
+            ax.plot(curve[x], curve[y], color=colour, label=label,
                     **{**look, **(EXTRA_STYLE if curve.extra_curve.all() else {})})
             if band and f"{y}_low" in curve:
                 if x == "t":
@@ -632,61 +810,67 @@ def _draw(lines: pd.DataFrame, refs: pd.DataFrame, layout: Layout, x: str, y: st
                     ax.errorbar(curve[x], curve[y], yerr=[curve[y] - curve[f"{y}_low"],
                                                           curve[f"{y}_high"] - curve[y]],
                                 color=colour, ls="none", capsize=2, lw=1)
-        _draw_references(ax, _select(refs, where), layout, x, y, colours, series, families)
+        _draw_references(ax, _select(refs, where), layout, x, y, colours, dashes, series)
         title = " | ".join(_label(k, v, families) for k, v in reversed(where.items()))
         ax.set_title(title)
     extras = set(lines.loc[lines.extra_curve, layout.hue]) if layout.hue else set()
-    _legend(grid, layout, colours, styles, refs, series, families, extras, extra_label)
+    _legend(grid, layout, colours, markers, styles, own_style, dashes, families, extras,
+            extra_label)
     return grid
 
 
 def _draw_references(ax: plt.Axes, refs: pd.DataFrame, layout: Layout, x: str, y: str,
-                     colours: dict[object, object], series: Sequence[str],
-                     families: list[str] | None) -> None:
-    """Each kind of reference once per distinct curve in the panel: grey when every
-    curve of the panel shares it, else in the colour of the curve it belongs to."""
+                     colours: dict[object, object],
+                     dashes: dict[tuple[str, str], tuple[object, str]],
+                     series: Sequence[str]) -> None:
+    """Each kind of reference (:func:`_kind`) once per distinct curve in the panel, in
+    its style (``dashes``): grey when every curve of the panel shares it, else in the
+    colour of the curve it belongs to."""
     keys = [k for k in (layout.hue, layout.style) if k]
-    # A baseline is one kind per method; a drawn method's own reference (its bound) is
-    # one kind per source, whichever method it belongs to.
     owner = refs.method.where(~refs.method.isin(series), "")
-    for (_, source), kind in refs.groupby([owner, refs.source], sort=False):
-        method = kind.method.iloc[0]
+    for kind, rows in refs.groupby([owner, refs.source], sort=False):
+        dash, label = dashes[kind]
         distinct: dict[tuple[bytes, bytes], list[object]] = {}
-        for key, curve in (kind.groupby(keys, sort=False, observed=True) if keys else [((), kind)]):
+        for key, curve in (rows.groupby(keys, sort=False, observed=True, dropna=False)
+                           if keys else [((), rows)]):
             curve = curve.sort_values(x).drop_duplicates(x)
             values = (curve[x].to_numpy(float).tobytes(), curve[y].to_numpy(float).tobytes())
             hue = key[0] if isinstance(key, tuple) and layout.hue else (
                 key if layout.hue else None)
             distinct.setdefault(values, []).append(hue)
         for (xs, ys), hues in distinct.items():
-            colour = GREY if len(distinct) == 1 or len(set(hues)) > 1 else colours[hues[0]]
+            # A baseline of cells of its own (:func:`_apart`) is no curve's: grey.
+            colour = GREY if len(distinct) == 1 or len(set(hues)) > 1 or \
+                hues[0] not in colours else colours[hues[0]]
             ax.plot(np.frombuffer(xs), np.frombuffer(ys), color=colour, lw=1.1,
-                    ls=_reference_dashes(method, source, families), zorder=1.5,
-                    label=_reference_label(method, source, series, families))
+                    ls=dash, zorder=1.5, label=label)
 
 
 def _legend(grid: sns.FacetGrid, layout: Layout, colours: dict[object, object],
-            styles: dict[object, object], refs: pd.DataFrame, series: Sequence[str],
-            families: list[str] | None, extras: set[object], extra_label: str) -> None:
-    """One entry per colour, per line style and per kind of reference, beside the panels,
-    in as many columns as keep it no taller than the figure; a colour of extras only
-    (``extras``) drawn and marked as one."""
+            markers: dict[object, str | None], styles: dict[object, object],
+            own_style: dict[object, object],
+            dashes: dict[tuple[str, str], tuple[object, str]], families: list[str] | None,
+            extras: set[object], extra_label: str) -> None:
+    """One entry per colour (with its marker), per line style and per kind of reference,
+    beside the panels, in as many columns as keep it no taller than the figure; a colour
+    of extras only (``extras``) drawn and marked as one. Where each colour has one line
+    style (``own_style``), its entry shows it, and the styles have none of their own."""
     entries: dict[str, Line2D] = {}
     if layout.hue:
         for value, colour in colours.items():
             label = _label(layout.hue, value, families)
+            marked = {"marker": markers[value], "ms": 4, "ls": own_style.get(value, "-")}
             if value in extras:
-                entries[f"{label} ({extra_label})"] = Line2D([], [], color=colour,
-                                                             **EXTRA_STYLE)
+                entries[f"{label} ({extra_label})"] = Line2D(
+                    [], [], color=colour, **{**marked, **EXTRA_STYLE})
             else:
-                entries[label] = Line2D([], [], color=colour, lw=1.6)
-    if layout.style and len(styles) > 1:
-        for value, dashes in styles.items():
+                entries[label] = Line2D([], [], color=colour, lw=1.6, **marked)
+    if layout.style and len(styles) > 1 and not own_style:
+        for value, style in styles.items():
             entries[_label(layout.style, value, families)] = Line2D([], [], color="0.2",
-                                                                    ls=dashes, lw=1.4)
-    for method, source in refs[["method", "source"]].drop_duplicates().itertuples(index=False):
-        entries[_reference_label(method, source, series, families)] = Line2D(
-            [], [], color=GREY, ls=_reference_dashes(method, source, families), lw=1.1)
+                                                                    ls=style, lw=1.4)
+    for dash, label in dashes.values():
+        entries[label] = Line2D([], [], color=GREY, ls=dash, lw=1.1)
     if not entries:
         return
     per_column = max(4, int(grid.figure.get_figheight() * LEGEND_ROWS_PER_INCH))
@@ -846,6 +1030,6 @@ def save(grid: sns.FacetGrid | plt.Figure, path: str | os.PathLike[str],
     return written
 
 
-__all__ = ["Layout", "LogTicks", "MissingData", "SharedCurve", "arrange", "caption", "curves",
-           "derived", "dress", "finish", "hint", "save", "suptitle", "unclaim", "unclaimed",
-           "varying"]
+__all__ = ["Layout", "LayoutError", "LogTicks", "MissingData", "SharedCurve", "arrange",
+           "caption", "curves", "derived", "dress", "finish", "hint", "metric_of", "save",
+           "suptitle", "unclaim", "unclaimed", "varying"]

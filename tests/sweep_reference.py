@@ -72,19 +72,51 @@ def run_cli(arguments: list[str], cwd: Path, module: str = "sweep", path: Sequen
 
 
 class Page(html.parser.HTMLParser):
-    """The tags and image sources of a report's ``index.html``."""
+    """The tags and image sources of a report's ``index.html``; its sections' headings
+    (``headings``: section id -> text) and tables (``tables``: (section id, the table's
+    last class) -> rows of cell texts, the header first)."""
 
     def __init__(self, path: Path) -> None:
         super().__init__()
         self.images: list[str] = []
         self.tags: list[str] = []
+        self.headings: dict[str, str] = {}
+        self.tables: dict[tuple[str, str], list[list[str]]] = {}
         self.root = path.parent
+        self._section = ""
+        self._table: list[list[str]] | None = None
+        self._text: list[str] | None = None
         self.feed(path.read_text(encoding="utf-8"))
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append(tag)
+        given = dict(attrs)
         if tag == "img":
-            self.images.append(dict(attrs)["src"] or "")
+            self.images.append(given["src"] or "")
+        elif tag == "section":
+            self._section = given.get("id") or ""
+        elif tag == "table":
+            self._table = self.tables[self._section, (given.get("class") or "").split()[-1]] = []
+        elif tag == "tr" and self._table is not None:
+            self._table.append([])
+        elif tag in ("td", "th", "h2"):
+            self._text = []
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._table is not None and self._text is not None:
+            self._table[-1].append("".join(self._text).strip())
+        elif tag == "h2" and self._text is not None:
+            self.headings[self._section] = "".join(self._text).strip()
+        elif tag == "table":
+            self._table = None
+        elif tag == "section":
+            self._section = ""
+        if tag in ("td", "th", "h2"):
+            self._text = None
 
     def check_images(self) -> None:
         """Every image the page shows is a PNG next to it, with its PDF."""

@@ -199,7 +199,8 @@ def test_paper_figure_draws_its_panel_or_says_what_is_missing() -> None:
     legend = [t.get_text() for t in grid.legend.texts]
     assert legend == ["PM-I, MoM", "PM-I, non-MoM", "PM-II, MoM", "PM-II, non-MoM", "RR",
                       "rRR", "local", "ideal"]
-    with pytest.raises(MissingData, match=r"needs schedule ∈ \{rr, rrr\}"):
+    with pytest.raises(MissingData, match=r"needs cells at schedule = rr and rrr; the results "
+                       "have none at schedule = rrr"):
         FIGURES["fig2_left"].draw(summary[summary.schedule == "rr"])
     with pytest.raises(MissingData, match="experiment=fig4"):
         FIGURES["fig4_left"].draw(summary)
@@ -262,13 +263,17 @@ def test_views_draw_what_they_promise() -> None:
     grid = privacy_utility(summary[summary.n_agents == 200])
     ax = grid.axes.flat[0]
     assert ax.get_xlabel() == "privacy level ε" and ax.get_xscale() == "log"
-    assert [t.get_text() for t in grid.legend.texts] == ["PM-I", "PM-II", "local", "ideal"]
+    # Every baseline the cells hold: the oracle of each cell's own scheme too.
+    assert [t.get_text() for t in grid.legend.texts] == ["PM-I", "PM-II", "local", "ideal",
+                                                         "oracle"]
     lines = _data_lines(ax, "PM-I", "PM-II")
     assert len(lines) == 2 and all(np.allclose(x, [0.5, 1.0]) for x, _ in lines)
     # MSE at t_max = 1000: 1.1/t for PM-I, 1.5 times that for PM-II, whatever ε.
     assert sorted(y[0] for _, y in lines) == pytest.approx([1.1e-3, 1.65e-3])
     [(_, ideal)] = _data_lines(ax, "ideal")
     np.testing.assert_allclose(ideal, 0.5 / 1000)
+    [(_, oracle)] = _data_lines(ax, "oracle")
+    np.testing.assert_allclose(oracle, 0.8 / 1000)
 
     grid = class_errors(summary)
     assert grid.axes.shape == (2, 2)  # ε by M

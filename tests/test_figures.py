@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -197,11 +198,13 @@ def test_not_drawn_names_the_failing_filter_and_the_values_present(
         FIGURES["fig7"].draw(grid_2x2)
     assert error.value.need == OTHER_FAMILY
     # At any size, the sizes are no filter; the schemes the figure needs still are.
-    with pytest.raises(MissingData, match=r"needs mechanism ∈ \{pm1, pm2\}; the results "
-                       "have mechanism = pm1 among the figure's rows"):
+    # Each value is needed: the message names the one missing, never reads as satisfied.
+    with pytest.raises(MissingData, match=r"needs cells at mechanism = pm1 and pm2; the "
+                       "results have none at mechanism = pm2 among the figure's rows"):
         FIGURES["fig2_left"].draw(grid_2x2, paper=False)
-    with pytest.raises(MissingData, match=r"fig4_left: needs noise ∈ \{gaussian, laplace\}; "
-                       "the results have noise = laplace among the figure's rows"):
+    with pytest.raises(MissingData, match=r"fig4_left: needs cells at noise = gaussian and "
+                       "laplace; the results have none at noise = gaussian among the "
+                       "figure's rows"):
         FIGURES["fig4_left"].draw(grid_2x2.assign(noise="laplace"), paper=False)
 
 
@@ -322,3 +325,70 @@ def test_a_wrong_results_path_gets_its_own_message_and_exit_code(
         assert done.returncode == code
         [line] = done.stderr.splitlines()
         assert message in line and "results" in line and "rerun" not in line
+
+
+def _legend_colours(grid: sns.FacetGrid) -> dict[str, tuple[str, str]]:
+    """The legend's entries of coloured lines: label -> (colour, marker)."""
+    return {text.get_text(): (matplotlib.colors.to_hex(line.get_color()), line.get_marker())
+            for text, line in zip(grid.legend.texts, grid.legend.legend_handles, strict=True)
+            if matplotlib.colors.to_hex(line.get_color()) not in ("#595959", "#333333")}
+
+
+def test_a_scheme_keeps_its_colour_and_every_baseline_is_drawn() -> None:
+    """The overview and privacy_utility of one sweep give a scheme the same colour, its
+    vocabulary's; each series has its own colour and marker (two that lie on each other
+    stay apart), and the oracle the cells hold is drawn as a reference."""
+    from analysis.reporting import overview
+    from analysis.studies.colme import SCHEME_COLOURS
+
+    summary = pd.concat([_sweep(agents=(6,), mechanism=m, weights=w).assign(
+        cell_id=lambda s, m=m, w=w: s.cell_id + m + w)
+        for m, w in itertools.product(("pm1", "pm2"), ("last", "mom"))])
+    summary.attrs = _sweep(agents=(6,)).attrs
+    first, second = overview(summary), privacy_utility(summary)
+    schemes = {f"{m}, {w}": matplotlib.colors.to_hex(c)
+               for (m, w), c in SCHEME_COLOURS.items() if w != "wMoM"}
+    for grid in (first, second):
+        entries = _legend_colours(grid)
+        assert {label: colour for label, (colour, _) in entries.items()} == schemes
+        assert len({marker for _, marker in entries.values()}) == 4
+        assert "oracle" in [t.get_text() for t in grid.legend.texts]
+    # Markers against t sit at staggered places: two curves on each other show both.
+    starts = {line.get_markevery() for line in first.axes.flat[0].lines
+              if line.get_marker() not in ("None", None, "")}
+    assert len(starts) == 4
+    assert first.figure.get_suptitle() == "Every colme cell: average mean squared error " \
+                                          "against t"
+    plt.close("all")
+
+
+def test_each_kind_of_reference_has_its_own_line_style() -> None:
+    """Baselines the vocabulary gives no style (decentralized's local and ideal means, its
+    oracles) each get one of their own; a vocabulary's style goes to one kind only."""
+    refs = pd.DataFrame({"method": ["local", "ideal", "c_colme_oracle", "b_colme_oracle",
+                                    "c_colme"],
+                         "source": ["simulated"] * 4 + ["bound"]})
+    dashes = plot._reference_dashes(refs, ("c_colme",), ["decentralized"])
+    assert len(dashes) == 5
+    assert len({str(dash) for dash, _ in dashes.values()}) == 5
+    # A bound of a drawn method keeps the shared vocabulary's style for bounds.
+    assert dashes["", "bound"][0] == (0, (5, 1, 1, 1))
+
+
+def test_bands_narrower_than_the_lines_are_said(grid_2x2: pd.DataFrame) -> None:
+    narrow = grid_2x2.assign(mse_low=grid_2x2.mse * (1 - 1e-4),
+                             mse_high=grid_2x2.mse * (1 + 1e-4))
+    assert "Most bands are narrower than their curve's line: half a band is a median " \
+           "0.0% of the value." in curves(narrow).caption
+    wide = grid_2x2.assign(mse_low=grid_2x2.mse / 3, mse_high=grid_2x2.mse * 3)
+    assert "narrower" not in curves(wide).caption
+    plt.close("all")
+
+
+def test_a_log_axis_only_where_the_values_span_decades() -> None:
+    """Most values within a factor of ten (six beliefs near 0.5, one falling to 10⁻²⁰⁰):
+    linear, which draws the fall at 0; values spread over decades: logarithmic."""
+    beliefs = pd.Series([0.4, 0.5, 0.45, 0.6, 0.55, 0.5, 0.48, 0.1, 1e-50, 1e-200])
+    assert not plot._spans_decades(beliefs)
+    assert plot._spans_decades(pd.Series(np.logspace(-6, 0, 20)))
+    assert not plot._spans_decades(pd.Series([0.0, -1.0]))

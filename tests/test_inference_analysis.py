@@ -264,6 +264,12 @@ def test_report_views(tvd: pd.DataFrame, runtime_dir: Path) -> None:
     assert views["inference_tvd"](Source(tvd)).caption
     with pytest.raises(MissingData, match="provenance"):
         views["inference_runtime"](Source(tvd))  # no results directory to read it from
+    # Fig. 14.2 times the runtime preset's cells (resampled data): cells of the data as
+    # they are (the quickstart's, with no dataset.patients) are none of them.
+    assert tvd["dataset.patients"].isna().all()
+    with pytest.raises(MissingData, match=r"timed_runs: needs cells with dataset\.patients "
+                       "set"):
+        STUDY.figures["inference_fig14_2"](Source(tvd))
 
 
 def test_the_section_draws_every_figure_it_shows() -> None:

@@ -5,18 +5,26 @@ that fails its checks is called damaged."""
 
 from __future__ import annotations
 
+import math
+import numbers
+import re
 import shutil
 import warnings
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from matplotlib.colors import to_hex
+from matplotlib.lines import Line2D
 
-from analysis import load, summaries, summarize
-from analysis.load import DamagedResults
+from analysis import curves, load, reporting, summaries, summarize
+from analysis.__main__ import main
+from analysis.load import DamagedResults, MissingData
+from analysis.plot import LayoutError
 from sweep.plan import Cell
 from sweep.results import PROPORTION, Metric, ResultSchema, cell_table
 from sweep.store import ResultsStore
@@ -149,9 +157,9 @@ def test_only_a_file_that_fails_its_checks_is_damaged(mixed: Path, tmp_path: Pat
     assert done.returncode == 5 and "error: damaged results file" in done.stderr
 
 
-#: The four families' quick starts, smaller: every family, and the columns two families
-#: give different types (prior: colme's text, continual's number; sensitivity: network's
-#: number, inference's text).
+#: The five families' quick starts (decentralized: its reference preset), smaller: every
+#: family, and the columns two families give different types (prior: colme's text,
+#: continual's number; sensitivity: network's number, inference's text).
 QUICK_STARTS = {
     "colme": ["+experiment=quickstart", "n_agents=10", "t_max=500", "checkpoints=5"],
     "network": ["+experiment=network_quickstart", "graph.n_nodes=30", "graph.radius=0.4",
@@ -159,10 +167,15 @@ QUICK_STARTS = {
     "continual": ["+experiment=continual_quickstart", "n_users=300", "t_max=3000",
                   "checkpoints=5"],
     "inference": ["+experiment=inference_quickstart"],
+    "decentralized": ["+experiment=decentralized_reference", "graph.n_nodes=100,200",
+                      "t_max=200", "checkpoints=10"],
 }
+#: The greys of reference lines and line-style entries: no series' colour.
+GREYS = ("#595959", "#333333", "#000000")
 #: A figure of each family's own that the quick starts draw.
 OWN_FIGURES = {"colme": "privacy_utility", "network": "network_error_vs_epsilon",
-               "continual": "continual_error_vs_t", "inference": "inference_tvd"}
+               "continual": "continual_error_vs_t", "inference": "inference_tvd",
+               "decentralized": "decentralized_outside"}
 #: The columns whose types differ between the quick starts' files, with the type of each
 #: family's values (network's sensitivity, a number, is missing in its quick start).
 CONFLICTS = {"prior": {"colme": str, "continual": float},
@@ -171,7 +184,7 @@ CONFLICTS = {"prior": {"colme": str, "continual": float},
 
 @pytest.fixture(scope="module")
 def quick_starts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The working directory where the four quick starts ran into the default results/."""
+    """The working directory where the five quick starts ran into the default results/."""
     cwd = tmp_path_factory.mktemp("quick_starts")
     for arguments in QUICK_STARTS.values():
         done = run_cli(["-m", *arguments, "replicates=2", "executor=serial"], cwd)
@@ -180,7 +193,7 @@ def quick_starts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.slow
-def test_the_report_of_the_four_quick_starts_draws_every_family(quick_starts: Path) -> None:
+def test_the_report_of_the_quick_starts_draws_every_family(quick_starts: Path) -> None:
     done = run_cli(["report", "results", "--out", "report"], quick_starts, module="analysis")
     assert done.returncode == 0, done.stderr
     assert "error" not in done.stderr
@@ -188,7 +201,12 @@ def test_the_report_of_the_four_quick_starts_draws_every_family(quick_starts: Pa
              if line.startswith("drew ")}
     for family, figure in OWN_FIGURES.items():
         assert {f"overview_{family}", figure} <= drawn, done.stdout
-    Page(quick_starts / "report" / "index.html").check_images()
+    page = Page(quick_starts / "report" / "index.html")
+    page.check_images()
+    # Its sections and its summed-up metrics, not a dump of every row: a page a browser
+    # opens at once (758 KB before, for the full-size quick starts).
+    assert (quick_starts / "report" / "index.html").stat().st_size < 100_000
+    assert {f"family-{family}" for family in QUICK_STARTS} <= set(page.headings)
     final = pd.read_csv(quick_starts / "report" / "final.csv")
     assert set(final.family) == set(QUICK_STARTS)
     # One figure: an overview is of one family.
@@ -227,3 +245,162 @@ def test_load_and_summaries_give_every_family_its_metrics(quick_starts: Path) ->
         for family, kind in types.items():
             held = rows.loc[rows.family == family, column].dropna()
             assert set(map(type, held)) <= {kind} and (len(held) or family == "network")
+
+
+def _says(text: str, value: object) -> bool:
+    """Whether the page's ``text`` gives ``value``: an integer as one (never ``1000.0``),
+    another number to its sixth significant digit (never ``0.009000000000000001``),
+    anything else as it is."""
+    if isinstance(value, bool | np.bool_):
+        return text == str(bool(value))
+    if isinstance(value, numbers.Real):
+        if float(value).is_integer():
+            return text == str(int(value))
+        return len(text) <= 12 and math.isclose(float(text), float(value), rel_tol=1e-5)
+    return text == str(value)
+
+
+def _options_of(results: Path, family: str) -> tuple[dict[str, list], dict[str, object]]:
+    """What the family's section must show, from its folder read by plain pandas: the
+    cell-constant columns (the options, and what the family derives from them) that vary
+    among its cells, with their values in order ("not set" last where some cells lack
+    it), and those fixed, with their value; columns none of its cells set left out."""
+    plain = pd.read_parquet(results / family)
+    roles = load(results / family)
+    cells = plain.drop_duplicates("cell_id")
+    constant = [c for c in plain.columns if c not in {
+        *roles.attrs["index"], *roles.attrs["metrics"], "cell_id", "family",
+        "family_version"} and cells[c].notna().any()]
+    varied, fixed = {}, {}
+    for column in constant:
+        values = sorted(pd.unique(cells[column].dropna()),
+                        key=lambda v: (isinstance(v, str), v))
+        if len(values) + cells[column].isna().any() > 1:
+            varied[column] = [*values, *(["not set"] if cells[column].isna().any() else [])]
+        else:
+            fixed[column] = values[0]
+    return varied, fixed
+
+
+@pytest.mark.slow
+def test_the_reports_sections_give_each_familys_own_options_and_metrics(
+        quick_starts: Path) -> None:
+    """Each family's section: its version; the options its cells vary, with their values,
+    and those they fix, with their value, as its own files hold them (not another
+    family's value, not NaN, integers as integers); its metrics at the last checkpoint as
+    the range over its cells."""
+    done = run_cli(["report", "results", "--out", "report"], quick_starts, module="analysis")
+    assert done.returncode == 0, done.stderr
+    page = Page(quick_starts / "report" / "index.html")
+    results = quick_starts / "results"
+    for family in QUICK_STARTS:
+        section = f"family-{family}"
+        plain = pd.read_parquet(results / family)
+        versions = ", ".join(map(str, sorted(plain.family_version.unique())))
+        assert page.headings[section].startswith(family), page.headings[section]
+        assert page.headings[section].endswith(f"version {versions}")
+        varied, fixed = _options_of(results, family)
+        swept = dict(page.tables[section, "swept"][1:])
+        shown = dict(page.tables[section, "fixed"][1:])
+        assert set(swept) == set(varied) and set(shown) == set(fixed), family
+        for column, value in fixed.items():
+            assert _says(shown[column], value), (family, column, shown[column], value)
+        for column, values in varied.items():
+            texts = swept[column].split(", ")
+            assert len(texts) == len(values), (family, column, texts, values)
+            assert all(_says(t, v) for t, v in zip(texts, values, strict=True)), (
+                family, column, texts, values)
+        # The family's metrics only, each the range over its cells (and its own index's
+        # values, e.g. states) at their last t.
+        [header, *rows] = page.tables[section, "metrics"]
+        summary = summaries(results / family)
+        last = summary[summary.t == summary.groupby("cell_id").t.transform("max")]
+        held = [m for m in summary.attrs["metrics"] if last[m].notna().any()]
+        assert header == ["method", "source", "cells", *held]
+        assert len(rows) == len(last.groupby(["method", "source"], observed=True))
+        for row in rows:
+            # "Algorithm 1 (colme)": the method in the paper's words, then its name.
+            method = row[0][row[0].rindex("(") + 1:-1] if row[0].endswith(")") else row[0]
+            of = last[(last.method == method) & (last.source == row[1])]
+            assert row[2] == str(of.cell_id.nunique()) != "0", (family, row)
+            for metric, text in zip(held, row[3:], strict=True):
+                values = of[metric].dropna()
+                assert (text == "") == values.empty, (family, row, metric)
+                if text:
+                    low, high = (float(x) for x in (text.split(" – ") * 2)[:2])
+                    assert math.isclose(low, values.min(), rel_tol=5e-3, abs_tol=1e-300)
+                    assert math.isclose(high, values.max(), rel_tol=5e-3, abs_tol=1e-300)
+    # No NaN, no integer printed as a float, anywhere (a text value holds what it holds).
+    for text in (value for table in page.tables.values() for row in table for cell in row
+                 for value in cell.split(", ")):
+        assert text.lower() != "nan" and not re.fullmatch(r"-?\d+\.0", text), text
+
+
+def test_curves_of_several_families_refuse_naming_them(mixed: Path) -> None:
+    """Families measure different things: one axis of several would draw one family and
+    drop the others silently. A family of them draws."""
+    with pytest.raises(LayoutError, match=r"^curves: the summary holds 2 families \(a, b\), "
+                       r"which measure different things: draw one at a time, e\.g\. "
+                       r"curves\(summaries\(results, family='a'\)\)$"):
+        curves(summaries(mixed))
+    grid = curves(summaries(mixed, family="b"), style="node")
+    assert grid.axes.shape == (1, 2)  # ε = 0.5 and 1
+    plt.close("all")
+
+
+def test_a_figure_that_raises_is_an_error_with_its_traceback(
+        mixed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A fault of the analysis is no reason the results cannot be drawn: the report lists
+    it with its traceback, draws the other figures, and the command says so and exits
+    with code 1."""
+    drawn = reporting.overview
+
+    def faulty(summary: pd.DataFrame, aggregate: tuple[str, ...] = ()) -> object:
+        if (summary.family == "b").any():
+            return {}["a bug"]
+        return drawn(summary, aggregate)
+
+    monkeypatch.setattr(reporting, "overview", faulty)
+    done = reporting.report(mixed, tmp_path / "report")
+    assert set(done.drawn) == {"overview_a"} and not done.skipped
+    trace = done.errors["overview_b"]
+    assert trace.startswith("Traceback") and "in faulty" in trace
+    assert trace.strip().endswith("KeyError: 'a bug'")
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert ("<details><summary><b>overview_b</b>: KeyError: &#x27;a bug&#x27;</summary>"
+            "<pre>Traceback") in page
+    assert "cannot show" not in page and "1 figure raised an error" in page
+    assert main(["report", str(mixed), "--out", str(tmp_path / "cli")]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == (f"error: overview_b raised KeyError: 'a bug' (its traceback: "
+                    f"{tmp_path / 'cli' / 'index.html'})")
+    assert not plt.get_fignums()  # the figure given up is closed
+
+
+@pytest.mark.slow
+def test_a_series_has_one_colour_in_every_figure_of_the_report(quick_starts: Path) -> None:
+    """Every legend entry of a coloured line (a method, a scheme) has the same colour in
+    each figure of its family that names it (before: the overview's palette by order,
+    the views' the vocabulary's)."""
+    results = quick_starts / "results"
+    summary = summaries(results)
+    seen: dict[tuple[str | None, str], set[str]] = {}
+    named = 0
+    for family, found in reporting.family_drawers(summary, results=results).items():
+        for figure, drawer in found.items():
+            try:
+                grid = reporting.draw(drawer, summary)
+            except (MissingData, LayoutError):
+                continue
+            legends = [grid.legend] if getattr(grid, "legend", None) else []
+            for legend in [*legends, *grid.figure.legends]:
+                for text, handle in zip(legend.texts, legend.legend_handles, strict=True):
+                    if isinstance(handle, Line2D) and to_hex(handle.get_color()) not in GREYS:
+                        seen.setdefault((family, text.get_text()), set()).add(
+                            f"{to_hex(handle.get_color())} in {figure}")
+            plt.close("all")
+    for (family, label), colours in seen.items():
+        assert len({c.split()[0] for c in colours}) == 1, (family, label, colours)
+        named += len(colours) > 1
+    assert named >= 10  # the check compares: labels drawn in several figures

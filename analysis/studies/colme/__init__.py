@@ -25,12 +25,15 @@ VARIANCE_COLOURS = {
 
 def _colours() -> dict[str, str]:
     """Every label a figure of the family gives a scheme (``PM-I, non-MoM`` in Fig. 2,
-    ``PM-I`` in Fig. 4, ``non-MoM, known variance`` in Fig. 3), with its fixed colour."""
+    ``PM-I`` in Fig. 4, ``non-MoM, known variance`` in Fig. 3, ``MoM`` in the overview),
+    with its fixed colour."""
     colours = {f"{m}, {w}": c for (m, w), c in SCHEME_COLOURS.items()}
     colours.update({m: SCHEME_COLOURS[m, "non-MoM"] for m in ("PM-I", "PM-II")})
     colours.update(VARIANCE_COLOURS)
     colours.update({f"non-MoM, {v}": c for v, c in VARIANCE_COLOURS.items()})
     colours["MoM, known variance"] = SCHEME_COLOURS["PM-I", "MoM"]
+    # The weights alone (a figure whose line style is the mechanism): PM-I's, as in Fig. 3.
+    colours.update({w: SCHEME_COLOURS["PM-I", w] for w in ("non-MoM", "MoM", "wMoM")})
     return colours
 
 

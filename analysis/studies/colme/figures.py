@@ -25,10 +25,14 @@ PAPER = {"class_means": "0.2,0.4,0.8", "sigma": 0.5, "distribution": "uniform",
 SIZES = ("n_agents", "t_max")
 #: A figure of the paper: its scenario and sizes required unless drawn at any size.
 Paper = functools.partial(Figure, parameters=PAPER, sizes=SIZES)
+#: The baselines the paper draws beside Algorithm 1 (Figs 2 (left), 3 and 4 (left)); the
+#: oracle has figures of its own.
+PAPER_BASELINES = ("local", "ideal")
 
 
 def _fig2_left(rows: pd.DataFrame) -> sns.FacetGrid:
     return curves(rows, hue="scheme", style="schedule", parts=("mechanism", "weights"),
+                  baselines=PAPER_BASELINES,
                   title="Fig. 2 (left): Algorithm 1 simulated, Gaussian noise, ε = 1")
 
 
@@ -51,6 +55,7 @@ def _fig3(xlim: tuple[float, float] | None) -> Callable[[pd.DataFrame], sns.Face
         # The grid is a product; the paper shows MoM with known variance only.
         rows = rows[(rows.weights == "last") | (rows.variance == "known")]
         return curves(rows, hue="scheme", parts=("weights", "variance"), xlim=xlim,
+                      baselines=PAPER_BASELINES,
                       title="Fig. 3: Algorithm 1 with estimated variances, PM-I, RR"
                             + ("" if xlim is None else f", t ≤ {xlim[1]:g}"))
     return draw
@@ -73,6 +78,7 @@ def _fig3_forms(xlim: tuple[float, float] | None) -> Callable[[pd.DataFrame], sn
             for v, p in zip(rows.variance.astype(str), rows.prior.astype(str), strict=True)])
         zoom = "" if xlim is None else f", {xlim[0]:g} ≤ t ≤ {xlim[1]:g}"
         return curves(rows, hue="scheme", col="inferred_form", xlim=xlim,
+                      baselines=PAPER_BASELINES,
                       title="Fig. 3, Sch-Var-2 under three readings of eq. (16): PM-I, "
                             f"non-MoM, RR{zoom}")
     return draw
@@ -80,6 +86,7 @@ def _fig3_forms(xlim: tuple[float, float] | None) -> Callable[[pd.DataFrame], sn
 
 def _fig4_left(rows: pd.DataFrame) -> sns.FacetGrid:
     return curves(rows, hue="scheme", style="noise", parts=("mechanism",),
+                  baselines=PAPER_BASELINES,
                   title="Fig. 4 (left): Algorithm 1 simulated, Gaussian and Laplace noise, "
                         "non-MoM, RR")
 
@@ -134,8 +141,11 @@ def _algorithm(summary: pd.DataFrame, view: str, varied: str | None = None) -> p
         raise MissingData(f"{view}: needs simulated rows of Algorithm 1 (family=colme, "
                           "replicates > 0)")
     if varied and rows[varied].nunique() < 2:
+        # A number as the sweep gave it: M = 100, not the 100.0 of a mixed directory.
+        value = rows[varied].iloc[0]
         raise MissingData(f"{view}: needs a sweep over at least two values of {varied}; the "
-                          f"results have {varied} = {rows[varied].iloc[0]}")
+                          f"results have {varied} = "
+                          f"{f'{value:g}' if isinstance(value, float) else value}")
     return summary
 
 
@@ -146,6 +156,7 @@ def privacy_utility(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
     rows = _algorithm(summary, "privacy_utility", "epsilon")
     return curves(rows, x="epsilon", y="mse", series=("colme",), source="simulated",
                   aggregate=aggregate, ylabel="MSE at t = t_max",
+                  title="Algorithm 1's MSE at t = t_max against the privacy level ε",
                   note="Each point is a cell's MSE at its last checkpoint t = t_max.")
 
 
@@ -192,7 +203,8 @@ def time_to_target(summary: pd.DataFrame, target: float | None = None,
         note += f" {never} it within t_max and {'are' if missing > 1 else 'is'} not drawn."
     return curves(cells, x="n_agents", y="t_target", at=None, series=("colme",),
                   source="simulated", aggregate=aggregate,
-                  ylabel=f"first t with MSE ≤ {target:.3g}", note=note)
+                  ylabel=f"first t with MSE ≤ {target:.3g}", note=note,
+                  title=f"First t at which Algorithm 1's MSE reaches {target:.3g}, against M")
 
 
 def class_errors(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
@@ -209,7 +221,9 @@ def class_errors(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
                      ignore_index=True)
     long = derived(long, rows, "rate", "proportion")
     return curves(long, y="rate", style="error", series=("colme",), baselines=(),
-                  aggregate=aggregate, log=(True, False), ylabel="rate over ordered pairs")
+                  aggregate=aggregate, log=(True, False), ylabel="rate over ordered pairs",
+                  title="Algorithm 1's class estimates: false-exclusion and false-inclusion "
+                        "rates against t")
 
 
 def ratio(summary: pd.DataFrame, reference: str = "ideal",
@@ -235,6 +249,7 @@ def ratio(summary: pd.DataFrame, reference: str = "ideal",
         merged[f"ratio{column}"] = merged[f"mse{column}"] / merged.mse_reference
     grid = curves(derived(merged, rows, "ratio"), y="ratio", series=("colme",), baselines=(),
                   aggregate=aggregate, ylabel=f"MSE / MSE of the {reference} (analytic)",
+                  title=f"Algorithm 1's MSE over the analytic {reference}'s, against t",
                   note=f"Each curve is divided by the analytic {reference} of its own cell; "
                        "the horizontal line marks 1.")
     for ax in grid.axes.flat:

@@ -177,7 +177,9 @@ def error_vs_time(rows: pd.DataFrame, methods: Sequence[str] | None = None,
         rows = rows[rows.method.isin([*methods, "lower_bound"])]
     frame = statistics(rows)
     return curves(frame, y="abs_error", source="simulated", hue="method", col="statistic",
-                  series=tuple(methods or ()), title=title, height=height,
+                  series=tuple(methods or ()), height=height,
+                  title=title or "Error against t: its mean and its (1 − δ) quantile over "
+                                 "replicates",
                   note=f"{BOUND_NOTE}. {_band_note(frame.attrs['coverage'])}.")
 
 
@@ -192,7 +194,9 @@ def error_vs_option(rows: pd.DataFrame, x: str, title: str | None = None) -> sns
                           f"have {present}")
     frame = statistics(rows)
     return curves(frame, x=x, y="abs_error", source="simulated", hue="method",
-                  col="statistic", ylabel="error at t = T", title=title,
+                  col="statistic", ylabel="error at t = T",
+                  title=title or f"Error at T against {axis(x, FAMILY)}: its mean and its "
+                                 "(1 − δ) quantile over replicates",
                   note=f"Each point is a cell's error at its last checkpoint T. {BOUND_NOTE}. "
                        f"{_band_note(frame.attrs['coverage'])}.")
 

@@ -184,7 +184,8 @@ def reference_figure(rows: pd.DataFrame, reference: pd.DataFrame | None = None,
             f"with Student-t 95% bands{reference_runs}. {_alone(rows)} Curves end where "
             "every agent is "
             f"within 0.1 in every run (the log axis stops at {FLOOR:g}).")
-    return finish(grid, text, title)
+    return finish(grid, text, title or "Agents outside the accuracy against t: the "
+                  f"estimates, their oracles, the local and the ideal means (N = {n_nodes:,})")
 
 
 def degree_figure(rows: pd.DataFrame, title: str | None = None) -> sns.FacetGrid:
@@ -220,7 +221,8 @@ def degree_figure(rows: pd.DataFrame, title: str | None = None) -> sns.FacetGrid
             f"degree r of the random regular graph (N = {n_nodes:,}); solid: the estimate, "
             f"mean over {runs_text(runs)} with Student-t 95% bands; dotted: its "
             "oracle (the true same-class neighbours); grey: each cell's local mean.")
-    return finish(grid, text, title)
+    return finish(grid, text, title or "Agents outside the accuracy against t, per degree r "
+                  f"of the graph (N = {n_nodes:,})")
 
 
 def private_figure(rows: pd.DataFrame, title: str | None = None) -> sns.FacetGrid:
@@ -269,4 +271,5 @@ def private_figure(rows: pd.DataFrame, title: str | None = None) -> sns.FacetGri
             "with Student-t 95% bars; dotted, the private oracle (the releases of the true "
             "same-class neighbours); grey dashed, each cell's local mean (no privacy needed: "
             "an agent's own samples).")
-    return finish(grid, text, title)
+    return finish(grid, text, title or f"Private C-ColME: MSE at t = {number(t_max)} "
+                  "against ε, per degree r")

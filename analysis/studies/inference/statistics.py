@@ -622,6 +622,13 @@ def timed_runs(summary: pd.DataFrame, repeats: int = REPEATS) -> pd.DataFrame:
 
     rows = family_rows(summary, "timed_runs")
     cells = per_cell(rows[rows.source == "simulated"])
+    # The runtime preset's cells resample the data to a number of time points; cells of
+    # the data as they are (the quickstart's) have none to time by.
+    if "dataset.patients" in cells:
+        cells = cells[cells["dataset.patients"].notna()]
+    if "dataset.patients" not in cells or cells.empty:
+        raise MissingData("timed_runs: needs cells with dataset.patients set (ACTG 175 "
+                          "resampled: +experiment=inference_runtime)")
     found = []
     for _, cell in cells.iterrows():
         options = {"graph": {"kind": "complete", "n_nodes": int(cell["graph.n_nodes"])},

@@ -163,6 +163,7 @@ def error_vs_epsilon(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
                   hue="method", style="metric", col="privacy", row="panel",
                   aggregate=aggregate, sharey=False,
                   ylabel=f"error at t = T\n{ERROR_UNITS}",
+                  title="Cost of privacy and total error at the last round T against ε",
                   note="Each point is a cell's error at its last round T.")
 
 
@@ -183,7 +184,8 @@ def error_vs_round(summary: pd.DataFrame, aggregate: str | Sequence[str] = ()
     long = long.sort_values(["signal_mean", "epsilon"], kind="stable")
     grid = curves(long, y="error", source="simulated", baselines=(), hue="method",
                   style="metric", col="privacy", row="panel", aggregate=aggregate,
-                  sharey="row", ylabel=f"error\n{ERROR_UNITS}")
+                  sharey="row", ylabel=f"error\n{ERROR_UNITS}",
+                  title="Total error and cost of privacy against the round t")
     for ax in grid.axes[-1]:
         ax.set_xlabel(axis("t").replace("time", "round"))
     return grid
