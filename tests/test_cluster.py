@@ -21,6 +21,7 @@ import contextlib
 import ipaddress
 import os
 import re
+import secrets
 import socket
 import subprocess
 import sys
@@ -314,15 +315,21 @@ def private(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     address."""
     cwd = tmp_path_factory.mktemp("private")
     port = _free_port()
-    env = {**os.environ, "RAY_AUTH_MODE": "token", ONE_MACHINE: "0"}
-    head = subprocess.Popen(
-        [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block",
-         f"--port={port}", "--num-cpus=1", "--include-dashboard=false",
-         "--disable-usage-stats", f"--temp-dir={cwd}"],
-        cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The head's token is its own (no one's ~/.ray/auth_token): the drivers below hold
+    # none or another.
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
+           ONE_MACHINE: "0"}
+    log = cwd / "ray.log"
+    with log.open("wb") as sink:
+        head = subprocess.Popen(
+            [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block",
+             f"--port={port}", "--num-cpus=1", "--include-dashboard=false",
+             "--disable-usage-stats", f"--temp-dir={cwd}"],
+            cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
     while True:
-        assert head.poll() is None and time.monotonic() < deadline, "the head did not start"
+        assert head.poll() is None and time.monotonic() < deadline, (
+            f"the head did not start:\n{log.read_text(errors='replace')[-3000:]}")
         with suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
             break
         time.sleep(0.2)
