@@ -37,6 +37,10 @@ CLUSTER_SECONDS = 5.0
 #: Seconds of numba compilation the first run of a family pays on an install whose cache
 #: holds none of its kernels.
 COMPILE_SECONDS = 8.0
+#: Seconds the first cell of a family takes beyond its work when its kernels are cached:
+#: importing them and loading them from numba's cache (0.7 to 1.8 s, on 2 cores). Each
+#: worker of a pool pays it, all at once.
+LOAD_SECONDS = 1.2
 #: How much longer the workers of a pool take to compile the same kernels than one
 #: process does: each worker compiles those of the cells it meets, all at once, on cores
 #: the driver shares.
@@ -83,8 +87,8 @@ def process_age() -> float:
 @dataclass(frozen=True)
 class Estimate:
     """The seconds of a command, by part: already spent (``spent``), starting the
-    executor, compiling the kernels not yet cached (those of ``cold``), and the cells'
-    ``cost`` CPU-seconds shared out over ``workers``."""
+    executor, compiling the kernels not yet cached (those of ``cold``), loading those
+    cached, and the cells' ``cost`` CPU-seconds shared out over ``workers``."""
 
     executor: str
     workers: int
@@ -92,6 +96,7 @@ class Estimate:
     spent: float
     starting: float
     compiling: float
+    loading: float
     cold: tuple[str, ...]
 
     @property
@@ -100,7 +105,7 @@ class Estimate:
 
     @property
     def total(self) -> float:
-        return self.spent + self.starting + self.compiling + self.computing
+        return self.spent + self.starting + self.compiling + self.loading + self.computing
 
     def parts(self) -> str:
         """What the estimate adds to the cells' time, and its total."""
@@ -108,6 +113,8 @@ class Estimate:
         if self.compiling:
             extra.append(f"{two_digits(self.compiling)} s compiling the numba kernels of "
                          f"{', '.join(self.cold)} (not yet in numba's cache)")
+        if self.loading:
+            extra.append(f"{two_digits(self.loading)} s loading cached kernels")
         if self.starting:
             extra.append(f"{two_digits(self.starting)} s starting the "
                          + ("workers" if self.executor == "processes" else "Ray"))
@@ -116,16 +123,18 @@ class Estimate:
 
 
 def estimate(executor: str, workers: int, cost: float, cold: Iterable[str], spent: float,
-             cluster: bool = False) -> Estimate:
+             cluster: bool = False, warm: int = 0) -> Estimate:
     """The :class:`Estimate` of computing ``cost`` CPU-seconds of cells on ``executor``
     with ``workers`` (a cluster's CPUs, once known), the families of ``cold`` compiling
-    their kernels first, ``spent`` seconds after the command started."""
+    their kernels first and ``warm`` others loading them, ``spent`` seconds after the
+    command started."""
     cold = tuple(cold)
     workers = 1 if executor == "serial" else workers
     starting = {"serial": 0.0, "processes": POOL_SECONDS}.get(
         executor, CLUSTER_SECONDS if cluster else RAY_SECONDS)
     compiling = COMPILE_SECONDS * len(cold) * (1.0 if workers == 1 else POOL_COMPILING)
-    return Estimate(executor, workers, cost, spent, starting, compiling, cold)
+    return Estimate(executor, workers, cost, spent, starting, compiling, LOAD_SECONDS * warm,
+                    cold)
 
 
 def uncached(families: Iterable[str]) -> list[str]:
@@ -186,19 +195,21 @@ def choose_executor(execution: Execution, cost: float, families: Iterable[str] =
     longer start.
     """
     cluster = ray_address(execution.ray)
+    families = set(families)
     cold = [] if cluster else uncached(families)
+    warm = len(families) - len(cold)
     workers = pool_size(execution.processes)
     cells = f"about {two_digits(cost)} CPU-seconds of cells"
     if execution.executor != "auto":
         name = execution.executor
-        chosen = estimate(name, workers, cost, cold, spent, cluster=bool(cluster))
+        chosen = estimate(name, workers, cost, cold, spent, cluster=bool(cluster), warm=warm)
         size = (f" on {workers} worker processes" if name == "processes" else
                 " on the cluster's CPUs" if name == "ray" else "")
         return name, chosen, f"executor={name}: {cells}{size}{chosen.parts()}"
     if cluster:
-        chosen = estimate("ray", 1, cost, cold, spent, cluster=True)
+        chosen = estimate("ray", 1, cost, cold, spent, cluster=True, warm=warm)
         return "ray", chosen, f"a Ray cluster address is set: {cells}"
-    serial, pool = (estimate(name, workers, cost, cold, spent)
+    serial, pool = (estimate(name, workers, cost, cold, spent, warm=warm)
                     for name in ("serial", "processes"))
     low = cost / ERROR
     gain = low - low / workers - ERROR * (pool.starting + pool.compiling - serial.compiling)

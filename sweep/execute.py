@@ -567,7 +567,8 @@ def execute(cells: Plan, execution: Execution, progress: bool = True,
                             disable=not progress or None) as bar:
             if name == "ray":  # its size is known once joined
                 joined = estimate("ray", executor.workers, cost, planned.cold,
-                                  planned.spent, cluster=bool(ray_address(execution.ray)))
+                                  planned.spent, cluster=bool(ray_address(execution.ray)),
+                                  warm=len(cells.families) - len(planned.cold))
                 print(f"ray: {executor.workers} CPUs: about {two_digits(joined.computing)} s "
                       f"computing{joined.parts()}", flush=True)
             missing = collector.expect((c for c, s in zip(cells, states, strict=True) if s),

@@ -361,8 +361,9 @@ def pieces(cell: Cell, task_seconds: float) -> list[Piece]:
 
 
 #: Seconds the engine spends on a piece besides the family's work (building and
-#: storing its table), so that tasks of tiny cells are not planned far too large.
-PIECE_SECONDS = 1e-3
+#: storing its table), so that tasks of tiny cells are not planned far too large: the
+#: smallest cells of every family take 8 to 15 ms (benchmarks/bench_estimates.py).
+PIECE_SECONDS = 1e-2
 
 
 def tasks(cells: Iterable[Cell], task_seconds: float, workers: int,

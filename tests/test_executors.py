@@ -96,7 +96,7 @@ def test_any_worker_count_and_task_cut_give_the_serial_dataset(
                    ray=RaySettings(task_seconds=task_seconds))
     assert (summary.done, summary.failed) == (len(GRID), [])
     assert summary.executor.startswith(
-        f"processes (executor=processes: about 0.0082 CPU-seconds of cells on {workers} "
+        f"processes (executor=processes: about 0.08 CPU-seconds of cells on {workers} "
         "worker processes; with about")
     pd.testing.assert_frame_equal(_dataset(tmp_path), _dataset(serial), check_exact=True)
 
@@ -209,6 +209,23 @@ def test_auto_weighs_the_compilation_of_kernels_not_cached_yet(
                       f"{two_digits(2 * compile_)} s compiling the numba kernels of colme, "
                       f"continual (not yet in numba's cache); about "
                       f"{two_digits(2 * compile_ + 1)} s in all")
+
+
+def test_the_estimate_counts_loading_the_kernels_of_families_already_cached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A family's first cell loads its kernels from numba's cache, in this process or in
+    every worker at once: once per family, and not for a family still to compile."""
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setattr(sweep.estimate, "uncached", lambda families: ["colme"])
+    load = sweep.estimate.LOAD_SECONDS
+    for executor in ("serial", "processes"):
+        execution = Execution(executor=executor, processes=ProcessSettings(workers=2))
+        _, planned, reason = choose_executor(execution, 1.0, ["colme", "continual", "network"])
+        assert planned.loading == pytest.approx(2 * load)
+        assert f"{two_digits(2 * load)} s loading cached kernels" in reason
+        assert planned.total == pytest.approx(planned.starting + planned.compiling + 2 * load
+                                              + planned.computing)
 
 
 #: Prints which of the families numba's cache leaves to compile, after planning a cell of

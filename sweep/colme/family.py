@@ -18,11 +18,13 @@ from ..results import Metric, ResultSchema
 from .config import ColmeConfig
 from .simulate import check_baselines, columns
 
-# Agent-steps per second of one core, and the cost of one checkpoint's M² class-error
-# count in agent-steps; rough figures from benchmarks/bench_colme.py, used only to size
-# tasks (results never depend on them).
-_AGENT_STEPS_PER_SECOND = 2.5e7
-_CHECKPOINT_PAIR_COST = 4.0
+# Agent-steps per second of one core (PM-I, round robin, variance known), and the cost
+# of one checkpoint's M² class-error count in agent-steps. PM-II, the restarting schedule
+# and an unknown variance each about double an agent-step. Measured with
+# benchmarks/bench_estimates.py on the presets (warm numba cache, 2 cores: within a factor
+# 2 on each); used to size tasks and to estimate a command's time, never in a result.
+_AGENT_STEPS_PER_SECOND = 2e7
+_CHECKPOINT_PAIR_COST = 0.5
 _TABLE_SECONDS = 2e-3
 
 
@@ -74,11 +76,9 @@ class ColmeFamily:
 
     def cost(self, prepared: ColmeCell) -> float:
         config = prepared.config
-        steps = config.n_agents * config.t_max
-        if config.variance != "known":
-            steps *= 1.5
-        if config.mechanism == "pm2":
-            steps *= 2.0
+        doublings = sum((config.variance != "known", config.mechanism == "pm2",
+                         config.schedule == "rrr"))
+        steps = config.n_agents * config.t_max * 2.0**doublings
         checkpoints = len(config.checkpoint_times()) * config.n_agents**2
         return (steps + _CHECKPOINT_PAIR_COST * checkpoints) / _AGENT_STEPS_PER_SECOND + (
             _TABLE_SECONDS

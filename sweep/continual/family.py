@@ -48,9 +48,14 @@ METRICS = {"abs_error": Metric(), "error": Metric(), "max_count": Metric(),
            "within_bound": Metric(PROPORTION), "level": Metric(), "median": Metric()}
 #: The methods with levels ℓ = 0..L (exponential withhold-release).
 LEVELLED = ("alg4", "alg5", "alg6")
-# Seconds per stream element, for the arrivals and for each coordinate's pass
-# (benchmarks/bench_continual.py: 2e7 to 7e7 elements a second); used only to size tasks.
-_ELEMENT_SECONDS = 3e-8
+# Seconds per stream element and coordinate pass (the arrivals count as one), by arrival
+# order: the orders that revisit users at random reach the per-user arrays out of cache.
+# Measured with benchmarks/bench_estimates.py on the presets (warm numba cache, 2 cores);
+# used to size tasks and to estimate a command's time.
+_ELEMENT_SECONDS = {"contiguous": 2.2e-8, "round_robin": 3.1e-8, "uniform": 3.7e-8,
+                    "staggered": 4e-8, "few_heavy": 4e-8, "zipf": 1e-7, "one_heavy": 1.3e-7}
+#: How much longer a method takes than the plain stream above (Alg. 6's two estimators).
+_METHOD_FACTOR = {"alg6": 1.4}
 
 
 @dataclass(frozen=True)
@@ -107,7 +112,8 @@ class ContinualFamily:
 
     def cost(self, prepared: ContinualCell) -> float:
         config = prepared.config
-        return config.t_max * (config.dimension + 1) * _ELEMENT_SECONDS + 1e-3
+        element = _ELEMENT_SECONDS[config.order.kind] * _METHOD_FACTOR.get(config.method, 1.0)
+        return config.t_max * (config.dimension + 1) * element + 1e-3
 
     def has_analytic(self, prepared: ContinualCell) -> bool:
         return False

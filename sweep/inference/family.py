@@ -58,12 +58,13 @@ METRICS = {
 # iteration), an agent-state-round of online learning (draws and compiled kernel), a
 # centre's score evaluation of Rizk et al. per iteration (amortized over a block of
 # replicates), a centre's rounds of a Cox trial online (one batched partial likelihood),
-# and the Sec. 2 toy's one decision.
+# and the Sec. 2 toy's one decision (its draws and test: 1.8e-4 s in inference_fig2,
+# benchmarks/bench_estimates.py).
 _MULTIPLY_SECONDS = 2e-9
 _ONLINE_SECONDS = 2e-7
 _SCORE_SECONDS = 2e-5
 _BATCH_SECONDS = 5e-4
-_DECISION_SECONDS = 5e-5
+_DECISION_SECONDS = 1.8e-4
 
 @dataclass(frozen=True)
 class InferenceCell:

@@ -36,8 +36,12 @@ if TYPE_CHECKING:
 
 METRICS = ("total_error", "cost_of_privacy", "cost_of_decentralization")
 # Seconds per node and round of one replicate (two sparse products, the draws and
-# norms), from benchmarks/bench_network.py; used only to size tasks.
-_NODE_ROUND_SECONDS = 1.2e-7
+# norms); with edge failures (Appendix C.1), per round and per kept edge of building that
+# round's weights. Measured with benchmarks/bench_estimates.py on the presets (warm
+# numba cache, 2 cores); used to size tasks and to estimate a command's time.
+_NODE_ROUND_SECONDS = 1e-7
+_FAILURES_ROUND_SECONDS = 2e-4
+_KEPT_EDGE_SECONDS = 7e-8
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,12 @@ class NetworkFamily:
                 "beta_star": network.beta_star, "max_weight": network.max_weight}
 
     def cost(self, prepared: NetworkCell) -> float:
-        return prepared.network.n * prepared.config.rounds * _NODE_ROUND_SECONDS + 2e-3
+        network, config = prepared.network, prepared.config
+        per_round = network.n * _NODE_ROUND_SECONDS
+        if config.edge_keep is not None:
+            per_round += _FAILURES_ROUND_SECONDS + network.n_edges * config.edge_keep * (
+                _KEPT_EDGE_SECONDS)
+        return config.rounds * per_round + 2e-3
 
     def has_analytic(self, prepared: NetworkCell) -> bool:
         references = prepared.config.references
