@@ -27,9 +27,9 @@ from typing import Any
 from .family import get_family
 from .plan import Execution, ProcessSettings, RaySettings
 
-#: Seconds a pool of worker processes adds to a command: forking the workers (each then
-#: loads from numba's cache the kernels of what it runs), and their shutdown.
-POOL_SECONDS = 2.0
+#: Seconds a pool of worker processes adds to a command: forking the workers and their
+#: shutdown (each worker's loading of the kernels is :data:`LOAD_SECONDS`).
+POOL_SECONDS = 0.5
 #: Seconds a local Ray adds to a command: its start and its shutdown.
 RAY_SECONDS = 10.0
 #: Seconds joining a cluster adds to a command: connecting, and shipping this package.

@@ -19,8 +19,9 @@ from .config import ColmeConfig
 from .simulate import check_baselines, columns
 
 # Agent-steps per second of one core (PM-I, round robin, variance known), and the cost
-# of one checkpoint's M² class-error count in agent-steps. PM-II, the restarting schedule
-# and an unknown variance each about double an agent-step. Measured with
+# of one checkpoint's M² class-error count in agent-steps. The restarting schedule and an
+# unknown variance each about double an agent-step (the variance not on the scenario's
+# streams), PM-II adds half. Measured with
 # benchmarks/bench_estimates.py on the presets (warm numba cache, 2 cores: within a factor
 # 2 on each); used to size tasks and to estimate a command's time, never in a result.
 _AGENT_STEPS_PER_SECOND = 2e7
@@ -76,9 +77,10 @@ class ColmeFamily:
 
     def cost(self, prepared: ColmeCell) -> float:
         config = prepared.config
-        doublings = sum((config.variance != "known", config.mechanism == "pm2",
-                         config.schedule == "rrr"))
-        steps = config.n_agents * config.t_max * 2.0**doublings
+        steps = config.n_agents * config.t_max * (
+            (2.0 if config.variance != "known" and config.stream == "cell" else 1.0)
+            * (1.5 if config.mechanism == "pm2" else 1.0)
+            * (2.0 if config.schedule == "rrr" else 1.0))
         checkpoints = len(config.checkpoint_times()) * config.n_agents**2
         return (steps + _CHECKPOINT_PAIR_COST * checkpoints) / _AGENT_STEPS_PER_SECOND + (
             _TABLE_SECONDS
