@@ -88,7 +88,9 @@ def process_age() -> float:
 class Estimate:
     """The seconds of a command, by part: already spent (``spent``), starting the
     executor, compiling the kernels not yet cached (those of ``cold``), loading those
-    cached, and the cells' ``cost`` CPU-seconds shared out over ``workers``."""
+    cached, the work the cells share (``shared``: each process that needs it does it
+    once, the workers at once), and the cells' ``cost`` CPU-seconds shared out over
+    ``workers``."""
 
     executor: str
     workers: int
@@ -97,6 +99,7 @@ class Estimate:
     starting: float
     compiling: float
     loading: float
+    shared: float
     cold: tuple[str, ...]
 
     @property
@@ -105,7 +108,8 @@ class Estimate:
 
     @property
     def total(self) -> float:
-        return self.spent + self.starting + self.compiling + self.loading + self.computing
+        return (self.spent + self.starting + self.compiling + self.loading + self.shared
+                + self.computing)
 
     def parts(self) -> str:
         """What the estimate adds to the cells' time, and its total."""
@@ -115,6 +119,8 @@ class Estimate:
                          f"{', '.join(self.cold)} (not yet in numba's cache)")
         if self.loading:
             extra.append(f"{two_digits(self.loading)} s loading cached kernels")
+        if self.shared:
+            extra.append(f"{two_digits(self.shared)} s of work the cells share")
         if self.starting:
             extra.append(f"{two_digits(self.starting)} s starting the "
                          + ("workers" if self.executor == "processes" else "Ray"))
@@ -123,18 +129,18 @@ class Estimate:
 
 
 def estimate(executor: str, workers: int, cost: float, cold: Iterable[str], spent: float,
-             cluster: bool = False, warm: int = 0) -> Estimate:
+             cluster: bool = False, warm: int = 0, shared: float = 0.0) -> Estimate:
     """The :class:`Estimate` of computing ``cost`` CPU-seconds of cells on ``executor``
     with ``workers`` (a cluster's CPUs, once known), the families of ``cold`` compiling
-    their kernels first and ``warm`` others loading them, ``spent`` seconds after the
-    command started."""
+    their kernels first and ``warm`` others loading them, after ``shared`` seconds of
+    work the cells share, ``spent`` seconds after the command started."""
     cold = tuple(cold)
     workers = 1 if executor == "serial" else workers
     starting = {"serial": 0.0, "processes": POOL_SECONDS}.get(
         executor, CLUSTER_SECONDS if cluster else RAY_SECONDS)
     compiling = COMPILE_SECONDS * len(cold) * (1.0 if workers == 1 else POOL_COMPILING)
     return Estimate(executor, workers, cost, spent, starting, compiling, LOAD_SECONDS * warm,
-                    cold)
+                    shared, cold)
 
 
 def uncached(families: Iterable[str]) -> list[str]:
@@ -182,10 +188,12 @@ def _numba_cache_directories(source: Path) -> list[Path]:
 
 
 def choose_executor(execution: Execution, cost: float, families: Iterable[str] = (),
-                    spent: float = 0.0) -> tuple[str, Estimate, str]:
+                    spent: float = 0.0, shared: float = 0.0) -> tuple[str, Estimate, str]:
     """The executor ``execution`` asks for, its :class:`Estimate`, and why, in words
     that end with the estimate; ``cost`` is the CPU-seconds of the cells to compute,
-    ``families`` theirs, ``spent`` the seconds since the command started.
+    ``families`` theirs, ``spent`` the seconds since the command started, ``shared``
+    the seconds of the work they share (the same on every executor: the workers of a
+    pool each do it, at once).
 
     ``auto`` takes Ray when a cluster address is set (``ray.address`` or
     ``RAY_ADDRESS``). Otherwise it takes the pool of worker processes only if the pool
@@ -202,14 +210,14 @@ def choose_executor(execution: Execution, cost: float, families: Iterable[str] =
     cells = f"about {two_digits(cost)} CPU-seconds of cells"
     if execution.executor != "auto":
         name = execution.executor
-        chosen = estimate(name, workers, cost, cold, spent, cluster=bool(cluster), warm=warm)
+        chosen = estimate(name, workers, cost, cold, spent, bool(cluster), warm, shared)
         size = (f" on {workers} worker processes" if name == "processes" else
                 " on the cluster's CPUs" if name == "ray" else "")
         return name, chosen, f"executor={name}: {cells}{size}{chosen.parts()}"
     if cluster:
-        chosen = estimate("ray", 1, cost, cold, spent, cluster=True, warm=warm)
+        chosen = estimate("ray", 1, cost, cold, spent, True, warm, shared)
         return "ray", chosen, f"a Ray cluster address is set: {cells}"
-    serial, pool = (estimate(name, workers, cost, cold, spent, warm=warm)
+    serial, pool = (estimate(name, workers, cost, cold, spent, False, warm, shared)
                     for name in ("serial", "processes"))
     low = cost / ERROR
     gain = low - low / workers - ERROR * (pool.starting + pool.compiling - serial.compiling)

@@ -544,12 +544,14 @@ def execute(cells: Plan, execution: Execution, progress: bool = True,
         states = _states(cells, present)
     replaced = {f"{n:016x}" for n, s in zip(cells.numbers, states, strict=True) if s == 2}
     cost = sum(c for c, s in zip(cells.costs, states, strict=True) if s)
+    shared = sum(seconds for seconds, needing in cells.shared.values()
+                 if any(states[i] for i in needing))
     todo = len(states) - states.count(0)
     summary = Summary(str(execution.results_dir), len(cells), skipped=len(cells) - todo,
                       damaged=len(store.damaged), replaced=len(replaced))
     summary.families = sorted({family_directory(family) for family in cells.families})
     name, planned, reason = choose_executor(execution, cost, cells.families,
-                                            time.perf_counter() - started)
+                                            time.perf_counter() - started, shared)
     summary.executor = f"{name} ({reason})"
     if execution.dry_run:
         summary.estimate = cost
@@ -567,8 +569,8 @@ def execute(cells: Plan, execution: Execution, progress: bool = True,
                             disable=not progress or None) as bar:
             if name == "ray":  # its size is known once joined
                 joined = estimate("ray", executor.workers, cost, planned.cold,
-                                  planned.spent, cluster=bool(ray_address(execution.ray)),
-                                  warm=len(cells.families) - len(planned.cold))
+                                  planned.spent, bool(ray_address(execution.ray)),
+                                  len(cells.families) - len(planned.cold), shared)
                 print(f"ray: {executor.workers} CPUs: about {two_digits(joined.computing)} s "
                       f"computing{joined.parts()}", flush=True)
             missing = collector.expect((c for c, s in zip(cells, states, strict=True) if s),

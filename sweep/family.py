@@ -63,7 +63,13 @@ class Family(Protocol):
         on every row."""
 
     def cost(self, prepared: Any) -> float:
-        """Estimated seconds to simulate one replicate, for sizing tasks."""
+        """Estimated seconds to simulate one replicate, for sizing tasks.
+
+        A family may also define ``shared(prepared) -> Mapping[Hashable, float]``: work a
+        process does once and keeps for every cell that needs it (a graph's
+        eigendecomposition), by key, and its seconds; the planner counts each key once,
+        not once per cell (:func:`shared_work`).
+        """
 
     def has_analytic(self, prepared: Any) -> bool:
         """Whether the table has rows that do not depend on replicates."""
@@ -82,6 +88,13 @@ class Family(Protocol):
         of the whole cell. Columns: exactly the index and metrics of :attr:`schema`, as a
         DataFrame or a mapping of column arrays; the engine adds the constant columns.
         """
+
+
+def shared_work(family: Family, prepared: Any) -> Mapping[Any, float]:
+    """The work, by key, and its seconds, that a process does once for all the cells
+    that need it (the family's optional ``shared``; none by default)."""
+    shared = getattr(family, "shared", None)
+    return shared(prepared) if shared is not None else {}
 
 
 @functools.cache

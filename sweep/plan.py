@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ConfigError
-from .family import Family, get_family
+from .family import Family, get_family, shared_work
 from .results import EXECUTION_KEYS, option_columns
 from .threads import THREADS
 
@@ -255,7 +255,8 @@ class Plan:
 
     def __init__(self, configs: Iterable[Mapping[str, Any]], new: bytearray,
                  ids: array.array, costs: array.array, replace: bytearray,
-                 swept: list[str], families: set[str]) -> None:
+                 swept: list[str], families: set[str],
+                 shared: Mapping[Any, tuple[float, array.array]] | None = None) -> None:
         self.configs = configs
         self.new = new  # per configuration: 1 if its cell is not an earlier one's
         self.numbers = ids  # the cells' ids as integers (16 hex digits = 64 bits)
@@ -263,6 +264,9 @@ class Plan:
         self.replace = replace  # per cell: 1 if ``recompute`` names it
         self.swept = swept  # the columns that vary over the cells (dry runs only)
         self.families = families
+        # Work a process does once for the cells that need it (sweep.family.shared_work):
+        # its seconds and the positions of those cells.
+        self.shared = dict(shared or {})
 
     def __len__(self) -> int:
         return len(self.numbers)
@@ -306,6 +310,7 @@ def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[Plan, Execution]:
     ids, costs = array.array("Q"), array.array("d")
     seen: set[int] = set()
     families: set[str] = set()
+    shared: dict[Any, tuple[float, array.array]] = {}
     values: dict[str, set[Any]] = {}
     execution: Execution | None = None
     first: dict[str, Any] = {}
@@ -325,12 +330,14 @@ def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[Plan, Execution]:
         ids.append(number)
         costs.append(cell.cost)
         families.add(cell.family)
+        for key, seconds in shared_work(get_family(cell.family), cell.prepared).items():
+            shared.setdefault(key, (seconds, array.array("Q")))[1].append(len(ids) - 1)
         replace.append(_recompute(execution.recompute, cell))
         if execution.dry_run:
             for key, value in cell.listed().items():
                 values.setdefault(key, set()).add(_hashable(value))
     swept = [key for key, seen_values in values.items() if len(seen_values) > 1]
-    plan = Plan(configs, new, ids, costs, replace, swept, families)
+    plan = Plan(configs, new, ids, costs, replace, swept, families, shared)
     return plan, execution or Execution()
 
 

@@ -228,6 +228,34 @@ def test_the_estimate_counts_loading_the_kernels_of_families_already_cached(
                                               + planned.computing)
 
 
+def test_work_the_cells_share_counts_once_and_only_while_a_cell_needs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The exact reference under Network DP needs the graph's eigendecomposition, which a
+    process computes once for every cell on that graph: the estimate counts it once,
+    not for a cell under Signal DP, and not once the cells that need it are stored."""
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    graph = {"kind": "ring", "n_nodes": 31}
+    cells = [{"family": "network", "replicates": 2, "rounds": 5, "checkpoints": 2,
+              "graph": graph, "privacy": privacy, "epsilon": epsilon}
+             for privacy in ("network", "signal") for epsilon in (0.5, 1.0)]
+    planned, _ = plan(cells)
+    [(seconds, needing)] = planned.shared.values()
+    assert list(needing) == [0, 1] and seconds > 0
+    monkeypatch.setattr(sweep.estimate, "LOAD_SECONDS", 0.0)
+
+    def estimated(configs: list[dict[str, Any]]) -> str:
+        summary = execute(plan(configs)[0], Execution(results_dir=str(tmp_path), dry_run=True,
+                                                      executor="serial"), progress=False)
+        return summary.executor
+
+    shared = f"{two_digits(seconds)} s of work the cells share"
+    assert shared in estimated(cells)
+    assert shared not in estimated(cells[2:])  # Signal DP: the eigenvalues alone
+    _run(tmp_path, cells[:2], executor="serial")
+    assert shared not in estimated(cells)  # its cells are stored
+
+
 #: Prints which of the families numba's cache leaves to compile, after planning a cell of
 #: each, as the driver does before it chooses; with an argument, first runs a colme cell.
 UNCACHED = """
