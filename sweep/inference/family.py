@@ -53,16 +53,17 @@ METRICS = {
     "reject": Metric(PROPORTION), "statistic": Metric(), "p_value": Metric(),
     "belief": Metric(), "critical_epsilon": Metric(),
 }
-# Seconds per replicate, used only to size tasks (benchmarks/bench_inference.py, one
-# core): a multiply-add of the MLE algorithms' block (n² per agent-state-round column and
-# iteration), an agent-state-round of online learning (draws and compiled kernel), a
-# centre's score evaluation of Rizk et al. per iteration (amortized over a block of
-# replicates), a centre's rounds of a Cox trial online (one batched partial likelihood),
-# and the Sec. 2 toy's one decision (its draws and test: 1.8e-4 s in inference_fig2,
-# benchmarks/bench_estimates.py).
+# Seconds per replicate, to size tasks and estimate a command's time
+# (benchmarks/bench_inference.py, one core; the toy's decision and Rizk et al.'s score
+# from the presets, benchmarks/bench_estimates.py): a multiply-add of the MLE
+# algorithms' block (n² per agent-state-round column and iteration), an
+# agent-state-round of online learning (draws and compiled kernel), a centre's score
+# evaluation of Rizk et al. per iteration (amortized over a block of replicates), a
+# centre's rounds of a Cox trial online (one batched partial likelihood), and the Sec. 2
+# toy's one decision (its draws and test).
 _MULTIPLY_SECONDS = 2e-9
 _ONLINE_SECONDS = 2e-7
-_SCORE_SECONDS = 2e-5
+_SCORE_SECONDS = 1.2e-5
 _BATCH_SECONDS = 5e-4
 _DECISION_SECONDS = 1.8e-4
 
