@@ -22,6 +22,7 @@ import ipaddress
 import os
 import re
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -310,10 +311,12 @@ def test_the_documented_cluster_is_private_and_stops_alone(tmp_path: Path) -> No
 
 
 @pytest.fixture(scope="module")
-def private(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def private() -> Iterator[str]:
     """A head with token authentication on loopback, as docs/cluster.md starts one; its
     address."""
-    cwd = tmp_path_factory.mktemp("private")
+    # A short directory: Ray's socket paths below it must fit AF_UNIX's 107 bytes, which
+    # pytest's base directory (pytest-NN/popen-gwN/...) can exceed.
+    cwd = Path(tempfile.mkdtemp(prefix="ray-"))
     port = _free_port()
     # The head's token is its own (no one's ~/.ray/auth_token): the drivers below hold
     # none or another.
@@ -336,6 +339,7 @@ def private(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield f"127.0.0.1:{port}"
     head.terminate()  # it drains and stops its processes
     head.wait(timeout=120)
+    shutil.rmtree(cwd, ignore_errors=True)
 
 
 #: Each way a driver fails to join, and the environment that makes it fail.
