@@ -27,12 +27,13 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from dataclasses import replace as with_fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from .estimate import choose_executor, estimate, pool_size, ray_address, two_digits
+from .estimate import choose_executor, pool_size, ray_address, two_digits
 from .family import get_family
 from .plan import (
     Cell,
@@ -568,9 +569,7 @@ def execute(cells: Plan, execution: Execution, progress: bool = True,
         with executor, tqdm(total=todo, unit="cell", desc="sweep", file=sys.stderr,
                             disable=not progress or None) as bar:
             if name == "ray":  # its size is known once joined
-                joined = estimate("ray", executor.workers, cost, planned.cold,
-                                  planned.spent, bool(ray_address(execution.ray)),
-                                  len(cells.families) - len(planned.cold), shared)
+                joined = with_fields(planned, workers=executor.workers)
                 print(f"ray: {executor.workers} CPUs: about {two_digits(joined.computing)} s "
                       f"computing{joined.parts()}", flush=True)
             missing = collector.expect((c for c, s in zip(cells, states, strict=True) if s),
