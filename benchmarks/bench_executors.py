@@ -49,7 +49,8 @@ from bench_sweep import TINY, overrides
 
 #: About 0.25 s of compute per cell on one core of the 2-core machine.
 MEDIUM: dict[str, Any] = {"n_agents": 100, "t_max": 50_000, "replicates": 4,
-                          "checkpoints": 10, "baselines": []}
+                          "checkpoints": 10, "baselines": [],
+                          "allow_large_delta": True}  # δ = 1e-6 > 1/(M t_max)
 WORKLOADS: dict[str, list[str]] = {
     "quickstart": ["+experiment=quickstart"],
     "fig2_left": ["+experiment=fig2_left"],

@@ -87,9 +87,13 @@ def data_key(config: Any, names: Sequence[str], **extra: Any) -> tuple[int, int]
 #: ``file``, a file's path: its content's sha256 in the identity (the cell is the file's
 #: content wherever it lies), the path as the column;
 #: ``rows``, which rows a cell gives (``method``, ``checkpoints``): in the identity only,
-#: as the rows carry it (the ``method`` and ``t`` columns).
-SCENARIO, READING, FILE, ROWS = "scenario", "reading", "file", "rows"
-OPTION_KINDS = (SCENARIO, READING, FILE, ROWS)
+#: as the rows carry it (the ``method`` and ``t`` columns);
+#: ``permit``, an acknowledgement that lets a run through a check that refuses it
+#: otherwise (a privacy guarantee weaker than the options suggest, on purpose): it
+#: changes no result, so it is in neither the identity nor the columns, and setting it
+#: changes no cell id (``allow_large_delta``, ``allow_pm2_unsplit``: :func:`check_delta`).
+SCENARIO, READING, FILE, ROWS, PERMIT = "scenario", "reading", "file", "rows", "permit"
+OPTION_KINDS = (SCENARIO, READING, FILE, ROWS, PERMIT)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,8 +179,9 @@ class Description:
     def identity(self) -> dict[str, Any]:
         """Every option that can change a result, JSON-serializable: hashed into the cell
         id (nested groups as dicts). Every option is in it except one added to a version's
-        results (``since``) and at its default; a ``file`` option as its file's sha256
-        (read here, on the machine that plans)."""
+        results (``since``) and at its default, and the ``permit`` ones (they change no
+        result); a ``file`` option as its file's sha256 (read here, on the machine that
+        plans)."""
         return self._identity(self.config, "")
 
     def _identity(self, config: Any, prefix: str) -> dict[str, Any]:
@@ -185,6 +190,8 @@ class Description:
             value, declared = getattr(config, f.name), declaration(f)
             if dataclasses.is_dataclass(value):
                 identity[f.name] = self._identity(value, f"{prefix}{f.name}.")
+            elif declared.kind == PERMIT:
+                continue
             elif declared.since is None or value != f.default:
                 identity[f.name] = (file_digest(value, prefix + f.name)
                                     if declared.kind == FILE and value is not None else value)
@@ -193,8 +200,8 @@ class Description:
     @functools.cached_property
     def columns(self) -> dict[str, Any]:
         """The options as result columns: flat names (``group.key``), scalar values; every
-        option except the ``rows`` ones, whose values the rows carry; a tuple as
-        comma-separated text, its numbers written exactly (``repr``)."""
+        option except the ``rows`` ones, whose values the rows carry, and the ``permit``
+        ones; a tuple as comma-separated text, its numbers written exactly (``repr``)."""
         return dict(self._columns(self.config, ""))
 
     def _columns(self, config: Any, prefix: str) -> Iterator[tuple[str, Any]]:
@@ -202,7 +209,7 @@ class Description:
             value = getattr(config, f.name)
             if dataclasses.is_dataclass(value):
                 yield from self._columns(value, f"{prefix}{f.name}.")
-            elif declaration(f).kind != ROWS:
+            elif declaration(f).kind not in (ROWS, PERMIT):
                 yield prefix + f.name, (",".join(map(_text, value))
                                         if isinstance(value, tuple) else value)
 
@@ -338,6 +345,91 @@ def plain_options(cls: type, options: Mapping[str, Any], prefix: str = "") -> di
                 _integral(value))
         plain[key] = value
     return plain
+
+
+#: The largest δ that protects anyone: a run that is (ε, δ)-DP with a larger δ may
+#: publish a protected unit's data outright with probability δ (:func:`check_delta`).
+DELTA_CAP = 0.1
+
+
+def check_delta(name: str, delta: float, units: int | None, count: str, unit: str,
+                permit: str, permitted: bool, spent: int = 1, why: str = "") -> None:
+    """Refuse (naming ``name``) a δ that gives no meaningful protection, unless the
+    ``permit`` option (``permitted``) says that the run means it.
+
+    The run's δ (``spent`` × δ when the run spends δ ``spent`` times, ``why`` saying
+    why: PM-II without its split) must be at most 0.1 and at most 1/n, n = ``units`` the
+    units the run protects (``count`` spells it: ``n_agents × t_max``; None: not known,
+    the 0.1 rule only). The mechanism that publishes each of n units in the clear with
+    probability δ is (0, δ)-DP: with δ >= 1/n it publishes one of them on average.
+    """
+    if permitted:
+        return
+    cap = DELTA_CAP if units is None else min(DELTA_CAP, 1.0 / units)
+    if spent * delta <= cap:
+        return
+    run = f" (the run's δ is {spent} × {name}{why})" if spent > 1 else ""
+    if cap == DELTA_CAP:
+        bound = f"at most {cap / spent:.3g}{run}: a δ above 0.1 protects no one"
+    else:
+        of = f"({spent} × {count})" if spent > 1 else (
+            f"({count})" if " " in count else count)
+        bound = (f"at most {cap / spent:.3g} = 1/{of}{run}: the run protects "
+                 f"{units:,} {unit}s, and a δ above 1/n lets an (ε, δ)-DP run publish one "
+                 "outright")
+    fail(name, f"{bound}; or set {permit}=true to run this weaker guarantee on purpose",
+         delta)
+
+
+def check_split(prefix: str, split: bool, permitted: bool, t_max: int, epsilon: float,
+                delta: float, gaussian: bool) -> None:
+    """Refuse PM-II without its split (``{prefix}pm2_split=false``: every p-sum calibrated
+    to the whole (ε, δ) while a sample enters up to ⌊log2 t_max⌋ + 1 of them) unless
+    ``{prefix}allow_pm2_unsplit`` (``permitted``) says that the run means it."""
+    if split or permitted:
+        return
+    levels = t_max.bit_length()  # ⌊log2 t_max⌋ + 1
+    run = (f"({levels}ε, {levels}δ) = ({levels * epsilon:g}, {levels * delta:g})"
+           if gaussian else f"({levels}ε = {levels * epsilon:g})")
+    fail(f"{prefix}pm2_split", f"true with {prefix}mechanism=pm2: false calibrates every "
+         f"p-sum to the whole (ε, δ), and a sample enters up to ⌊log2 t_max⌋ + 1 = "
+         f"{levels} of them, so the run is only {run}-DP; or set {prefix}allow_pm2_unsplit"
+         "=true to run this weaker guarantee on purpose", split)
+
+
+#: How far below the largest finite number of its dtype a run's values stay:
+#: :func:`magnitude_limit` keeps every sum and square under finfo(dtype).max / HEADROOM.
+#: The factor also covers a sum's few extra terms and the draws beyond :data:`TAIL`.
+HEADROOM = 2.0**20
+#: Standard deviations that bound a run's Gaussian and Laplace draws in the arithmetic
+#: checks: a Gaussian draw beyond 12σ has probability 4e-33; a Laplace draw beyond 12σ
+#: has 4e-8, beyond 12·HEADROOM·σ none a float can tell from 0.
+TAIL = 12.0
+#: ln(finfo(float64).max / HEADROOM): the largest exponent of a value exp(x) (a log-normal
+#: signal) that the checks allow.
+LOG_LIMIT = math.log(float(np.finfo(np.float64).max) / HEADROOM)
+
+
+def magnitude_limit(values: float, dtype: Any = np.float64) -> float:
+    """The largest magnitude M of the values of a run (samples, noises, means) whose
+    arithmetic stays finite: any sum of ``values`` of them (at most values·M) within
+    finfo(``dtype``).max / HEADROOM, and the square of such a sum (the metrics' squared
+    errors, the variance estimates' sums of squares, in float64) within
+    finfo(float64).max / HEADROOM. ``values`` is the run's count of draws (agents ×
+    steps): no kernel sums more."""
+    top = float(np.finfo(dtype).max) / HEADROOM
+    wide = math.sqrt(float(np.finfo(np.float64).max) / HEADROOM)
+    return min(top, wide) / max(values, 1)
+
+
+def check_magnitude(name: str, value: Any, size: float, limit: float, allowed: str,
+                    values: float, dtype: Any = np.float64) -> None:
+    """Refuse (naming ``name``) an option whose part ``size`` of a run's largest value
+    exceeds ``limit`` (:func:`magnitude_limit` of the run's ``values``), NaN or infinite
+    included; ``allowed`` words the option's range."""
+    if not size <= limit:
+        fail(name, f"{allowed} (the sums and squares of a run's {values:,.0f} values in "
+             f"{np.dtype(dtype).name} must stay finite)", value)
 
 
 def check_checkpoints(checkpoints: int | tuple[int, ...], last: int, name: str) -> None:

@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from .errors import FamilyError
-from .options import ROWS, declaration
+from .options import PERMIT, ROWS, declaration
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -127,8 +127,8 @@ _ARROW_TYPES = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.
 @functools.cache
 def option_columns(options: type) -> dict[str, pa.DataType | None]:
     """The result columns an option dataclass gives (nested groups joined with '.'): every
-    option but the ``rows`` ones (:func:`sweep.options.describe`), with the Arrow type of
-    each where its annotation says (``X | None`` counts as X).
+    option but the ``rows`` and ``permit`` ones (:func:`sweep.options.describe`), with the
+    Arrow type of each where its annotation says (``X | None`` counts as X).
 
     A missing value (an option that does not apply) is stored with that type, so that a
     directory's files agree on their columns' types whatever each cell left out.
@@ -137,7 +137,7 @@ def option_columns(options: type) -> dict[str, pa.DataType | None]:
     columns: dict[str, pa.DataType | None] = {}
     for f in dataclasses.fields(options):
         hint = hints[f.name]
-        if declaration(f).kind == ROWS:
+        if declaration(f).kind in (ROWS, PERMIT):
             continue
         if dataclasses.is_dataclass(hint):
             columns.update({f"{f.name}.{n}": t for n, t in option_columns(hint).items()})

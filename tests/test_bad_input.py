@@ -9,10 +9,13 @@ in its own empty directory.
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pandas as pd
 import pytest
+import yaml
 
 from .sweep_reference import run_cli
 
@@ -142,6 +145,42 @@ BAD = [
     (["family=continual", "max_sample=8"], "max_sample"),
     (["-m", "family=continual", "method=alg2,alg9"], "method"),
     (["-m", "+experiment=continual_quickstart", "epsilon=1,0"], "epsilon"),
+    # Honest privacy settings (issue 36): a weaker guarantee than the options suggest needs
+    # its acknowledgement; colme at t_max = 10 unless a case sets it (n = 200 × 10).
+    (["mechanism=pm2", "pm2_split=false"], "pm2_split"),  # (4ε, 4δ)-DP only
+    (["mechanism=pm2", "pm2_split=false", "noise=laplace"], "pm2_split"),
+    (["n_agents=200", "t_max=30000"], "delta"),  # the paper's δ = 1e-6 > 1/(6e6)
+    (["delta=0.2"], "delta"),  # above 0.1
+    (["delta=0.001"], "delta"),  # above 1/(n_agents × t_max) = 5e-4
+    # Without the split the run's δ is 4δ = 8e-4 > 5e-4, though δ = 2e-4 is not.
+    (["mechanism=pm2", "pm2_split=false", "allow_pm2_unsplit=true", "delta=2e-4"], "delta"),
+    (["allow_large_delta=perhaps"], "allow_large_delta"),
+    (["allow_pm2_unsplit=yes please"], "allow_pm2_unsplit"),
+    (["family=network"], "delta"),  # the paper's δ = 0.01 > 1/969
+    (["family=network", "signal=gaussian", "noise=gaussian"], "delta"),
+    (["family=decentralized", "samples=bernoulli", "privacy.mechanism=pm1", "t_max=2000"],
+     "privacy.delta"),  # 1e-6 > 1/(10,000 × 2,000)
+    (["family=decentralized", "samples=bernoulli", "privacy.mechanism=pm2",
+      "privacy.pm2_split=false"], "privacy.pm2_split"),
+    (["family=decentralized", "privacy.allow_large_delta=x"], "privacy.allow_large_delta"),
+    # Values whose run would overflow the kernels' arithmetic (float64; decentralized's
+    # float32 by default).
+    (["class_means=[0,1e200,2]"], "class_means"), (["sigma=1e300"], "sigma"),
+    (["epsilon=1e-300"], "epsilon"), (["variance=shared", "sigma=1e100"], "sigma"),
+    (["family=decentralized", "sigma=1e308"], "sigma"),
+    (["family=decentralized", "class_means=[0,1e39]"], "class_means"),
+    (["family=decentralized", "precision=float64", "class_means=[0,1e300]"], "class_means"),
+    (["family=decentralized", "accuracy=1e39"], "accuracy"),
+    (["family=decentralized", "samples=bernoulli", "privacy.mechanism=pm1",
+      "privacy.epsilon=1e-30"], "privacy.epsilon"),
+    (["family=network", "allow_large_delta=true", "signal_mean=1000"], "signal_mean"),
+    (["family=network", "allow_large_delta=true", "signal_sigma=50"], "signal_sigma"),
+    (["family=network", "signal=gaussian", "signal_mean=1e300"], "signal_mean"),
+    (["family=network", "signal=gaussian", "signal_sigma=1e300"], "signal_sigma"),
+    (["family=network", "signal=gaussian", "sensitivity=1e300"], "sensitivity"),
+    (["family=network", "allow_large_delta=true", "epsilon=1e-300"], "epsilon"),
+    (["family=continual", "noise_scale=1e308"], "noise_scale"),
+    (["family=continual", "method=alg2", "epsilon=1e-150"], "epsilon"),
 ]
 
 
@@ -167,3 +206,60 @@ def test_every_key_rejects_bad_values_in_one_line_before_any_work(tmp_path: Path
         problems = list(pool.map(_check, BAD, [tmp_path / str(i) for i in range(len(BAD))]))
     assert [p for p in problems if p] == []
     assert len(BAD) >= 60
+
+
+# (arguments, the acknowledgements that let them run, the keys the errors name without
+# them, in order): small runs whose guarantee is weaker than their options suggest.
+ACKNOWLEDGED = [
+    (["n_agents=5", "t_max=100", "checkpoints=2", "mechanism=pm2", "pm2_split=false",
+      "delta=0.05"], ["allow_pm2_unsplit=true", "allow_large_delta=true"],
+     ["pm2_split", "delta"]),  # 1/n = 2e-3; the run's δ = 7 × 0.05
+    (["family=network", "graph=ring", "graph.n_nodes=20", "graph.weights=lazy_metropolis",
+      "rounds=5", "checkpoints=2", "delta=0.08"], ["allow_large_delta=true"],
+     ["delta"]),  # 1/n = 0.05
+    (["family=decentralized", "graph.n_nodes=20", "graph.degree=4", "t_max=50",
+      "checkpoints=2", "samples=bernoulli", "privacy.mechanism=pm2",
+      "privacy.pm2_split=false", "privacy.delta=0.01"],
+     ["privacy.allow_pm2_unsplit=true", "privacy.allow_large_delta=true"],
+     ["privacy.pm2_split", "privacy.delta"]),  # 1/n = 1e-3
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("arguments", "permits", "keys"), ACKNOWLEDGED,
+                         ids=["colme", "network", "decentralized"])
+def test_an_acknowledged_weaker_guarantee_runs_and_keeps_its_cell(
+        arguments: list[str], permits: list[str], keys: list[str], tmp_path: Path) -> None:
+    """Each acknowledgement missing, the run is refused in one line naming the key it
+    permits, and nothing is written; with all of them it runs, and its cell (id, columns)
+    is the cell the options give without them: an acknowledgement changes no result."""
+    from sweep.plan import make_cell
+
+    for given in range(len(permits)):
+        directory = tmp_path / str(given)
+        directory.mkdir()
+        done = run_cli(["replicates=1", "executor=serial", *arguments, *permits[:given]],
+                       directory)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(f"error: {keys[given]}: ") and (
+            done.stderr.count("\n") == 1), done.stderr
+        assert permits[given] in done.stderr  # it names its acknowledgement
+        assert not any(directory.iterdir())
+    done = run_cli(["replicates=1", "executor=serial", "results_dir=results", *arguments,
+                    *permits], tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = pd.read_parquet(tmp_path / "results")
+    assert len(rows) and not [c for c in rows.columns if "allow_" in c]
+    options: dict = {"replicates": 1}
+    for argument in [*arguments, *permits]:
+        key, _, value = argument.partition("=")
+        if key == "graph":  # a config group's choice: the group's kind
+            key = "graph.kind"
+        *groups, name = key.split(".")
+        target = options
+        for group in groups:
+            target = target.setdefault(group, {})
+        target[name] = yaml.safe_load(value)
+    cell = make_cell(options)
+    assert set(rows.cell_id) == {cell.cell_id}
+    assert "allow_" not in json.dumps(cell.settings)

@@ -112,7 +112,7 @@ def test_help_header_names_every_family_and_preset(tmp_path: Path) -> None:
     (["t_max=1.5"], "error: t_max: must be an integer; got 1.5"),
     (["t_max=abc"], "error: t_max: must be an integer; got abc"),
     (["epsilonn=1"], "error: epsilonn: unknown option; did you mean epsilon? keys of family "
-                     "colme: baselines, checkpoints, "),
+                     "colme: allow_large_delta, allow_pm2_unsplit, baselines, checkpoints, "),
     (["-m", "family=network", "graph.n_nodez=3,4"],
      "error: graph.n_nodez: unknown option; did you mean graph.n_nodes? keys of graph: "
      "graph.attachments, "),

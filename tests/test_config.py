@@ -12,7 +12,7 @@ from sweep.continual.config import ORDERS, OrderConfig
 from sweep.decentralized.config import GraphOptions
 from sweep.execute import simulate
 from sweep.inference.config import DATASETS, MODELS, DatasetConfig, ModelConfig
-from sweep.options import FILE, declarations, describe, option, readings
+from sweep.options import FILE, PERMIT, declarations, describe, option, readings
 from sweep.plan import make_cell
 
 from .sweep_reference import SMALL
@@ -128,11 +128,19 @@ def test_options_added_later_enter_the_identity_only_when_set():
 
 def test_every_option_is_a_column_except_the_rows_options():
     """The columns hold every option, a nested group's as ``group.key`` and a tuple as
-    exact text, whatever its version; ``checkpoints`` (kind ``rows``) is the t column."""
+    exact text, whatever its version; ``checkpoints`` (kind ``rows``) is the t column,
+    and the acknowledgements (kind ``permit``) are in neither the columns nor the
+    identity."""
     config = ColmeConfig(class_means=(0.1, 1 / 3), n_classes=2)
     columns = describe(config).columns
-    names = set(declarations(ColmeConfig)) - {"checkpoints"}
+    permits = {name for name, d in declarations(ColmeConfig).items() if d.kind == PERMIT}
+    assert permits == {"allow_large_delta", "allow_pm2_unsplit"}
+    names = set(declarations(ColmeConfig)) - {"checkpoints"} - permits
     assert set(columns) == names
+    acknowledged = ColmeConfig(class_means=(0.1, 1 / 3), n_classes=2,
+                               allow_large_delta=True, allow_pm2_unsplit=True)
+    assert describe(acknowledged).identity == describe(config).identity
+    assert not permits & set(describe(config).identity)
     assert columns["class_means"] == "0.1,0.3333333333333333"
     assert [float(v) for v in columns["class_means"].split(",")] == [0.1, 1 / 3]
     assert columns["decision.refresh"] == "on_query" and columns["welch_dof"] == "paper"

@@ -141,6 +141,10 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("iterations 0", {"iterations": 0}, "iterations"),
     ("pi_2 1", {"pi_2": 1}, "pi_2"),
     ("sigma 0", model("gaussian", sigma=0), "model.sigma"),
+    # Log-likelihoods (bound_x + max|θ|)²/(2σ²) that would overflow float64 (issue 36).
+    ("sigma 1e-200", model("gaussian", sigma=1e-200), "model.sigma"),
+    ("states 1e200", model("gaussian", states=[0, 1e200]), "model.states"),
+    ("bound_x 1e200", model("gaussian", bound_x=1e200), "model.bound_x"),
     ("samples 0", model("bernoulli", samples=0), "model.samples"),
     ("rate -1", {**model("bernoulli", rate=-1), "method": "private_ol"}, "model.rate"),
     ("bound_theta 0", model(bound_theta=0), "model.bound_theta"),

@@ -197,7 +197,8 @@ def test_alg5_matrix_under_signal_dp_matches_its_covariance_recursion() -> None:
 
 
 def test_graphs_and_their_statistics() -> None:
-    spec = make_cell({"family": "network", "replicates": 1}).prepared
+    # The paper's δ = 0.01 on its 969 agents: above 1/n, acknowledged.
+    spec = make_cell({"family": "network", "replicates": 1, "allow_large_delta": True}).prepared
     assert spec.network.n_edges == 13_236  # the paper's German-households graph (seed 0)
     network = spec.network
     matrix = network.matrix().toarray()
@@ -218,7 +219,8 @@ def test_cell_identity_is_the_declared_one(tmp_path) -> None:
     """Version 3's identity is :func:`sweep.options.describe`'s: the graph group nested,
     the options added to version 2 only when set; the random streams derive from it, so
     they are pinned here."""
-    cell = make_cell({"family": "network", "replicates": 20})
+    # The acknowledgement of the paper's δ changes neither the identity nor the streams.
+    cell = make_cell({"family": "network", "replicates": 20, "allow_large_delta": True})
     assert cell.stream == (2818417643, 1496031028)  # computed by version 3
     ring = make_cell({"family": "network", "replicates": 3, "seed": 7, "method": "ol",
                       "privacy": "network", "rounds": 30, "checkpoints": [1, 7, 30],
@@ -268,7 +270,8 @@ def test_edge_list_files_and_disconnected_graphs(tmp_path) -> None:
 
 def test_a_mixed_sweep_shares_one_results_directory(tmp_path) -> None:
     done = run_cli(["-m", "family=colme,network", "epsilon=0.5,1", "replicates=2",
-                    "checkpoints=5", "executor=serial", "results_dir=results"], tmp_path)
+                    "checkpoints=5", "executor=serial", "results_dir=results",
+                    "allow_large_delta=true"], tmp_path)  # both papers' δ, above 1/n
     assert done.returncode == 0, done.stderr
     assert "4 cells: 4 done" in done.stdout
     frame = load(tmp_path / "results")
@@ -301,7 +304,7 @@ def test_readings_split_cells_only_where_they_apply() -> None:
     """A reading that does not apply to a cell (Rizk et al.'s scale for MVUE, the network
     scale under Signal DP or for Rizk et al., the floor for Gaussian signals) is reset to
     its default and does not split cells; one that applies makes a new cell."""
-    base = {"family": "network", "replicates": 2}
+    base = {"family": "network", "replicates": 2, "allow_large_delta": True}
     default = make_cell(base)
     assert not {"rizk_scale", "network_scale", "signal_floor"} & set(
         default.settings["options"])
@@ -359,11 +362,13 @@ def test_online_target_with_a_floor_is_the_censored_mean() -> None:
     μ = 1, σ = 1, s_min = e (c = 1, α = 0): 1 + φ(0) = 1 + 1/√(2π) = 1.39894; Monte Carlo
     agrees; without a floor the target is μ."""
     config = NetworkConfig.from_options(signal_mean=1.0, signal_sigma=1.0,
-                                        signal_floor=math.e, method="ol")
+                                        signal_floor=math.e, method="ol",
+                                        allow_large_delta=True)
     assert statistic_mean(config) == pytest.approx(1 + 1 / math.sqrt(2 * math.pi), rel=1e-12)
     draws = np.log(np.maximum(np.random.default_rng(3).lognormal(1.0, 1.0, 400_000), math.e))
     assert_close_mean(draws, statistic_mean(config))
-    assert statistic_mean(NetworkConfig.from_options(signal_mean=1.0, method="ol")) == 1.0
+    assert statistic_mean(NetworkConfig.from_options(signal_mean=1.0, method="ol",
+                                                     allow_large_delta=True)) == 1.0
 
 
 def test_floor_clips_the_signals() -> None:

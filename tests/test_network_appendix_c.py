@@ -129,12 +129,13 @@ def test_heterogeneous_network_dp_pays_each_agent_its_own_budget() -> None:
 
 def test_budgets_options_and_their_cap() -> None:
     """A cap applies only with budgets; neither budgets nor edges keep the references."""
-    default = NetworkConfig.from_options()
+    paper = {"allow_large_delta": True}  # the paper's δ = 0.01 on its 969 agents
+    default = NetworkConfig.from_options(**paper)
     assert default.references == ("bound", "exact") and default.budget_cap is None
-    central = NetworkConfig.from_options(budgets="centralized")
+    central = NetworkConfig.from_options(budgets="centralized", **paper)
     assert central.budget_cap == 10.0 and central.references == ()
-    assert NetworkConfig.from_options(budget_cap=3.0).budget_cap is None
-    dynamic_config = NetworkConfig.from_options(edge_keep=0.5)
+    assert NetworkConfig.from_options(budget_cap=3.0, **paper).budget_cap is None
+    dynamic_config = NetworkConfig.from_options(edge_keep=0.5, **paper)
     assert dynamic_config.edge_keep == 0.5 and dynamic_config.references == ()
 
 

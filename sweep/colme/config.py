@@ -15,15 +15,22 @@ from typing import Any
 
 import numpy as np
 
+from ..components.calibration import mean_release_std, variance_release_std
 from ..errors import ConfigError
 from ..options import (
+    PERMIT,
     READING,
     ROWS,
+    TAIL,
     check_checkpoints,
+    check_delta,
+    check_magnitude,
+    check_split,
     checkpoint_times,
     choice,
     fail,
     integer,
+    magnitude_limit,
     option,
     plain_options,
     real,
@@ -52,6 +59,8 @@ ORACLE_EQ21S = ("exact", "printed")
 #: stream of the scenario shared by the cells that differ only in :data:`ESTIMATES`
 #: (``scenario``: common random numbers, so that their runs pair).
 STREAMS = ("cell", "scenario")
+#: The half-width L of each data family's support, in units of σ (:func:`data_bound`).
+DATA_BOUNDS = {"uniform": math.sqrt(3.0), "triangular": math.sqrt(6.0), "two_point": 1.0}
 #: The options that choose how σ_b² is estimated and tested. Under RR with known
 #: variances or Sch-Var-2 they draw no random numbers: every query draws one p-sum noise
 #: whatever they are, so cells that differ only in them use one stream identically.
@@ -84,6 +93,22 @@ class ColmeConfig:
 
     Attributes mirror the option names. ``pm2_split`` divides PM-II's (ε, δ) by
     ⌊log2 t_max⌋ + 1 so that PM-I and PM-II give the same overall privacy (Sec. VII).
+
+    Honest privacy settings (:meth:`check_guarantee`, when a cell is prepared to run):
+    a run whose guarantee is weaker than its options suggest is refused unless an
+    acknowledgement (an option of kind ``permit``: in neither the cell's identity nor
+    its columns, so that setting it changes no cell id and no stored row) says that it is
+    meant. ``pm2_split=false`` with PM-II calibrates each p-sum to the whole (ε, δ) while
+    a sample enters up to ⌊log2 t_max⌋ + 1 of them: the run is only
+    ((⌊log2 t_max⌋ + 1)ε, (⌊log2 t_max⌋ + 1)δ)-DP by basic composition; it needs
+    ``allow_pm2_unsplit=true``. (Refused rather than recorded: the effective (ε, δ) as
+    new result columns would change every stored row; the rows' ``epsilon``, ``delta``,
+    ``t_max`` and ``pm2_split`` give it.) Where δ counts (Gaussian noise, a mechanism),
+    the run's δ must be at most 0.1 and at most 1/n for its n = ``n_agents`` × ``t_max``
+    protected samples, unless ``allow_large_delta=true``: the paper's δ = 10⁻⁶ exceeds
+    1/n at M = 200, t_max = 3·10⁴ (the presets that keep it say so).
+    :meth:`validate` also refuses class means, σ and ε whose sums and squares over a run
+    would overflow float64 (:func:`sweep.options.magnitude_limit`).
     ``checkpoints`` is either a count of log-spaced times (t = 1 and t_max included) or an
     explicit increasing list of times. ``variance`` chooses how σ_b² is obtained: ``known``,
     ``shared`` (Sch-Var-1, Sec. V-A), ``inferred`` (Sch-Var-2, Sec. V-B) or
@@ -120,6 +145,9 @@ class ColmeConfig:
     noise: str = "gaussian"
     mechanism: str = option("pm1", group="mechanism")
     pm2_split: bool = True
+    # Acknowledgements (``permit``): they let a weaker guarantee run, and change no result.
+    allow_large_delta: bool = option(False, kind=PERMIT)
+    allow_pm2_unsplit: bool = option(False, kind=PERMIT)
     weights: str = "last"
     schedule: str = "rr"
     class_estimator: str = "test"
@@ -185,6 +213,9 @@ class ColmeConfig:
         choice("mechanism", self.mechanism, MECHANISMS)
         if not isinstance(self.pm2_split, bool | np.bool_):
             fail("pm2_split", "true or false", self.pm2_split)
+        for name in ("allow_large_delta", "allow_pm2_unsplit"):
+            if not isinstance(getattr(self, name), bool | np.bool_):
+                fail(name, "true or false", getattr(self, name))
         choice("variance", self.variance, VARIANCES)
         choice("prior", self.prior, PRIORS)
         choice("inferred_form", self.inferred_form, INFERRED_FORMS)
@@ -221,6 +252,66 @@ class ColmeConfig:
         choice("class_estimator", self.class_estimator, CLASS_ESTIMATORS)
         self.decision.validate()
         check_checkpoints(self.checkpoints, self.t_max, "t_max")
+        self.check_arithmetic()
+
+    def check_arithmetic(self) -> None:
+        """Refuse class means, σ and ε whose run would overflow float64: a sample is
+        within |μ| + L of 0 and a p-sum's noise within :data:`~sweep.options.TAIL` of its
+        scale σ_DP (Sch-Var-1's variance noise too), and each of the three parts must be
+        at most a third of :func:`~sweep.options.magnitude_limit` of the run's
+        ``n_agents`` × ``t_max`` values (every sum of them, and its square, stays finite)."""
+        values = self.n_agents * self.t_max
+        limit = magnitude_limit(values) / 3.0
+        largest = max(abs(m) for m in self.class_means)
+        check_magnitude("class_means", list(self.class_means), largest, limit,
+                        f"numbers of magnitude at most {limit:.3g}", values)
+        factor = DATA_BOUNDS[self.distribution]
+        check_magnitude("sigma", self.sigma, factor * self.sigma, limit,
+                        f"at most {limit / factor:.3g}", values)
+        if self.variance == "shared":
+            # Sch-Var-1 releases sample variances: values up to (2L)².
+            check_magnitude("sigma", self.sigma, (2.0 * factor * self.sigma) ** 2, limit,
+                            f"at most {math.sqrt(limit) / (2.0 * factor):.3g} with "
+                            "variance=shared (its releases are sums of squares)", values)
+        if self.mechanism == "none":
+            return
+        # Every noise scale is inversely proportional to ε: TAIL × the scale at ε = 1.
+        unit = TAIL * max(self.noise_scales(1.0))
+        check_magnitude("epsilon", self.epsilon, unit / self.epsilon, limit,
+                        f"at least {unit / limit:.3g}, the noise's scale being "
+                        f"{unit / TAIL:.3g}/ε", values)
+
+    def noise_scales(self, epsilon: float | None = None) -> tuple[float, float]:
+        """σ_DP of a p-sum's noise (Lemma 1 or 2) and σ_2,DP of a partial sample
+        variance's (Lemma 3, 0 unless ``variance=shared``), at the overall ``epsilon``
+        (default: the configured one); both 0 without a mechanism."""
+        if self.mechanism == "none":
+            return 0.0, 0.0
+        config = self if epsilon is None else dataclasses.replace(self, epsilon=epsilon)
+        release_epsilon, release_delta = config.release_budget()
+        bound = data_bound(self.distribution, self.sigma)
+        variance = (variance_release_std(self.noise, bound, release_epsilon, release_delta)
+                    if self.variance == "shared" else 0.0)
+        return mean_release_std(self.noise, bound, release_epsilon, release_delta), variance
+
+    def check_guarantee(self) -> None:
+        """Refuse a run whose privacy guarantee is weaker than its options suggest, unless
+        its acknowledgement says that it is meant (see the class): PM-II without its split
+        (``allow_pm2_unsplit``), a δ above min(0.1, 1/n) for the run's n = n_agents ×
+        t_max samples (``allow_large_delta``; the run's δ, ⌊log2 t_max⌋ + 1 times δ
+        without the split). A configuration may describe such a run (an audit, a stored
+        cell's scenario); the family refuses to run it (:meth:`ColmeFamily.prepare`)."""
+        if self.mechanism == "none":
+            return
+        levels = self.t_max.bit_length()  # ⌊log2 t_max⌋ + 1
+        unsplit = self.mechanism == "pm2" and not self.pm2_split
+        check_split("", not unsplit, bool(self.allow_pm2_unsplit), self.t_max,
+                    self.epsilon, self.delta, self.noise == "gaussian")
+        if self.noise == "gaussian":  # Laplace noise is pure ε-DP: δ unused
+            check_delta("delta", self.delta, self.n_agents * self.t_max,
+                        "n_agents × t_max", "sample", "allow_large_delta",
+                        bool(self.allow_large_delta), levels if unsplit else 1,
+                        ", pm2_split=false" if unsplit else "")
 
     def normalized(self, oracle: bool) -> ColmeConfig:
         """This configuration with the readings that do not apply at their defaults, so
@@ -267,6 +358,15 @@ class ColmeConfig:
     def checkpoint_times(self) -> np.ndarray:
         """Times at which metrics are recorded (see :func:`sweep.options.checkpoint_times`)."""
         return checkpoint_times(self.checkpoints, self.t_max)
+
+
+def data_bound(distribution: str, sigma: float) -> float:
+    """Half-width L of the support of a data family with standard deviation σ.
+
+    ``uniform``: L = σ√3 (Sec. VII); ``triangular`` (symmetric): L = σ√6;
+    ``two_point`` (μ ± σ with probability 1/2 each): L = σ.
+    """
+    return DATA_BOUNDS[distribution] * sigma
 
 
 # Integer codes of the choices, as the compiled kernels see them: the index in the

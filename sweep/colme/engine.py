@@ -12,7 +12,7 @@ from scipy.special import ndtri
 
 from . import config as codes
 from .config import ColmeConfig
-from .kernel import N_METRICS, Constants, Scheme, State, compile_scheme
+from .kernel import N_METRICS, Audit, Constants, Scheme, State, compile_scheme, no_audit
 from .privacy import data_bound, sigma_dp, variance_sigma_dp
 from .statistic import new_pair_state
 from .variance import welch_bounds
@@ -65,12 +65,17 @@ def scheme_of(config: ColmeConfig) -> Scheme:
 
 
 def run_replicate(
-    config: ColmeConfig, seed: np.random.SeedSequence
+    config: ColmeConfig, seed: np.random.SeedSequence, audit: Audit | None = None,
+    noiseless: bool = False,
 ) -> tuple[np.ndarray, State]:
     """Simulate one replicate; return its metrics at each checkpoint and its final state.
 
     The metrics array has shape (n_checkpoints, 5) with the columns of
     :mod:`sweep.colme.kernel` (MSE, FALSE_EXCLUSION, FALSE_INCLUSION, LOCAL_MSE, IDEAL_MSE).
+
+    For the privacy audit only: ``audit`` hands in data or releases and records what is
+    sent (:class:`~sweep.colme.kernel.Audit`); ``noiseless`` runs the same replicate with
+    every noise drawn as usual but of scale 0, the releases then being exact.
     """
     rng = np.random.Generator(np.random.PCG64(seed))
     times = config.checkpoint_times()
@@ -89,14 +94,15 @@ def run_replicate(
         pair=pair,
         levels=levels,
         chi=np.ones((n, n), dtype=np.uint8),
+        audit=no_audit() if audit is None else audit,
     )
     theta0 = config.decision.theta0
     constants = Constants(
         means=np.asarray(config.class_means, dtype=np.float64),
         sigma2=float(config.sigma) ** 2,
         bound=data_bound(config.distribution, config.sigma),
-        sigma_dp=sigma_dp(config),
-        sigma_variance=variance_sigma_dp(config),
+        sigma_dp=0.0 if noiseless else sigma_dp(config),
+        sigma_variance=0.0 if noiseless else variance_sigma_dp(config),
         theta0=theta0,
     )
     kernels = compile_scheme(scheme_of(config))

@@ -60,6 +60,7 @@ class ColmeFamily:
         options = dict(options)
         baselines = check_baselines(options.pop("baselines", ColmeOptions.baselines))
         config = ColmeConfig.from_options(**options).normalized("oracle" in baselines)
+        config.check_guarantee()  # a weaker guarantee than the options say runs if allowed
         cell = ColmeCell(config, baselines)
         if replicates == 0 and not self.has_analytic(cell):
             raise ConfigError("replicates: must be >= 1 unless analytic baselines are requested")

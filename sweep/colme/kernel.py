@@ -76,6 +76,31 @@ def own_variance(data_sum: float, square_sum: float, t: int, sigma2: float,
     return max(square_sum - data_sum * data_sum / t, 0.0) / ((t - 1.0) * t)
 
 
+class Audit(NamedTuple):
+    """What the privacy audit hands a replicate and reads back, indexed [t - 1, a]
+    (receiver a, its query at time t); zero-size arrays in a sweep.
+
+    The audit couples two runs on neighbouring data (``data``) by handing the second
+    the releases of the first (``given``), and compares everything an observer sees
+    (``released``, ``queried``): see :func:`sweep.colme.engine.run_replicate`.
+    """
+
+    # X_a^(t): where finite, in place of the draw (which is still made); where NaN, the
+    # draw is written there
+    data: np.ndarray
+    given: np.ndarray  # the release a receives at t where finite, in place of b's own
+    # out, where a queried someone at t (the rest left as given): the release it
+    # received, and whom it queried
+    released: np.ndarray
+    queried: np.ndarray
+
+
+def no_audit() -> Audit:
+    """The zero-size :class:`Audit` of a sweep's replicates."""
+    empty = np.zeros((0, 0))
+    return Audit(empty, empty, empty, np.zeros((0, 0), dtype=np.int64))
+
+
 class State(NamedTuple):
     """Algorithm 1's state of one replicate, in arrays indexed [a] (agent a) or [a, b]
     (receiver a, sender b); the kernels of :func:`compile_scheme` update it in place."""
@@ -88,6 +113,7 @@ class State(NamedTuple):
     pair: np.ndarray  # T_{b→a}, Var[T_{b→a}] and their sums, see :mod:`sweep.colme.statistic`
     levels: np.ndarray  # PM-II's live p-sums per level
     chi: np.ndarray  # χ_a(b) of the last test made on b's answer (``on_query``)
+    audit: Audit
 
 
 class Constants(NamedTuple):
@@ -207,6 +233,9 @@ def compile_scheme(scheme: Scheme) -> Kernels:
         labels, data_sum, square_sum = state.labels, state.data_sum, state.square_sum
         last, kappa, pair, levels, chi = (state.last, state.kappa, state.pair, state.levels,
                                           state.chi)
+        data, given, released_at, queried = state.audit
+        # Zero-size in a sweep, where these branches are never taken.
+        handed, handing, recording = data.size > 0, given.size > 0, released_at.size > 0
         means, sigma2, sigma_dp = constants.means, constants.sigma2, constants.sigma_dp
         n_agents = data_sum.size
         sigma2_dp = sigma_dp * sigma_dp
@@ -237,6 +266,11 @@ def compile_scheme(scheme: Scheme) -> Kernels:
             # Lines 5-6: receive.
             for a in range(n_agents):
                 x = draw_datum(rng, distribution, means[labels[a]], constants.bound)
+                if handed:
+                    if math.isnan(data[t - 1, a]):
+                        data[t - 1, a] = x
+                    else:
+                        x = data[t - 1, a]
                 data_sum[a] += x
                 if variance != KNOWN:
                     square_sum[a] += x * x
@@ -260,7 +294,11 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                     if variance == SHARED:
                         fresh_variance = draw_std(rng, kind, constants.sigma_variance)
                 query = Query(a, b, k, t, data_sum[b], square_sum[b], fresh, fresh_variance)
-                released = release(pair, levels, query, sigma2_dp, mechanism, weights)
+                released = release(pair, levels, query, sigma2_dp, mechanism, weights,
+                                   given[t - 1, a] if handing else math.nan)
+                if recording:
+                    released_at[t - 1, a] = released
+                    queried[t - 1, a] = b
                 if variance == KNOWN:
                     sigma2_b = sigma2
                 else:

@@ -7,20 +7,8 @@ the calibrations themselves live in :mod:`sweep.components.calibration`.
 
 from __future__ import annotations
 
-import math
-
 from ..components.calibration import mean_release_std, variance_release_std
-from .config import ColmeConfig
-
-
-def data_bound(distribution: str, sigma: float) -> float:
-    """Half-width L of the support of a data family with standard deviation σ.
-
-    ``uniform``: L = σ√3 (Sec. VII); ``triangular`` (symmetric): L = σ√6;
-    ``two_point`` (μ ± σ with probability 1/2 each): L = σ.
-    """
-    factor = {"uniform": math.sqrt(3.0), "triangular": math.sqrt(6.0), "two_point": 1.0}
-    return factor[distribution] * sigma
+from .config import ColmeConfig, data_bound
 
 
 def sigma_dp(config: ColmeConfig) -> float:
@@ -47,3 +35,6 @@ def variance_sigma_dp(config: ColmeConfig) -> float:
     epsilon, delta = config.release_budget()
     return variance_release_std(config.noise, data_bound(config.distribution, config.sigma),
                                 epsilon, delta)
+
+
+__all__ = ["data_bound", "sigma_dp", "variance_sigma_dp"]

@@ -139,10 +139,15 @@ def release(
     sigma2_dp: float,
     mechanism: int,
     weights: int,
+    given: float = math.nan,
 ) -> float:
     """Apply the release answering ``query`` (the κ-th of b to a, at time t); update
     T_{b→a} and the two parts of Var[T_{b→a}] = σ_b² DATA_COEF + NOISE_VAR. Return the
     released mean X̄_b^(t) + Z^(t).
+
+    A finite ``given`` is released in its place: the noise is then whatever makes the
+    release that value (the privacy audit's coupling of neighbouring data sets,
+    :class:`sweep.colme.kernel.Audit`).
 
     ``mechanism`` and ``weights`` are codes of :mod:`sweep.colme.config`, constants of a
     compiled scheme. The caller sets VAR with the σ_b² it knows or estimates.
@@ -160,6 +165,8 @@ def release(
         noise = 0.0
     pair[a, b, NOISE] = noise
     released = (query.data_sum + noise) * inv_t
+    if not math.isnan(given):
+        released = given
     n = window_length(kappa, weights)
     if mechanism == PM2:
         if n == 1:

@@ -16,12 +16,15 @@ from typing import Any
 from ..options import (
     READING,
     ROWS,
+    TAIL,
     check_checkpoints,
+    check_magnitude,
     checkpoint_times,
     choice,
     fail,
     in_range,
     integer,
+    magnitude_limit,
     nested,
     option,
     plain_options,
@@ -138,7 +141,10 @@ class ContinualConfig:
     ``order.light_samples`` or ``order.heavy_users`` for the orders that take them;
     :mod:`sweep.continual.orders`). ``method`` releases μ̂_t at every t under user-level
     ``epsilon``-DP; ``delta`` is the failure probability of the guarantees (and enters
-    the projection intervals and activation thresholds). ``prior_offset`` is μ̃ − μ for
+    the projection intervals and activation thresholds), not a DP δ: the releases are
+    ε-DP (for d > 1 with ``composition=advanced``, (ε, ``composition_delta``)-DP), so
+    the other families' rule on a DP δ (at most 0.1 and 1/n,
+    :func:`sweep.options.check_delta`) does not apply to it. ``prior_offset`` is μ̃ − μ for
     the methods that take a prior (Algs 3–5; default 1/(2√m)); an offset beyond 1/√m breaks the
     theorems' assumption and is flagged in the ``prior_assumption`` column.
 
@@ -241,6 +247,11 @@ class ContinualConfig:
                 not real(self.noise_scale) or not 0.0 <= self.noise_scale < math.inf):
             fail("noise_scale", "unset or a finite number >= 0 (the Laplace scale η)",
                  self.noise_scale)
+        if self.noise_scale is not None:
+            # A release sums up to t_max samples and noises: they must stay finite.
+            limit = magnitude_limit(self.t_max) / 2.0
+            check_magnitude("noise_scale", self.noise_scale, TAIL * self.noise_scale, limit,
+                            f"unset or at most {limit / TAIL:.3g}", self.t_max)
 
     def normalized(self) -> ContinualConfig:
         """The order's parameter with its default; the prior's default filled in for

@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import ConfigError
-from ..options import describe
+from ..options import TAIL, describe, magnitude_limit
 from ..results import PROPORTION, Metric, ResultSchema
 from .config import ContinualConfig
 
@@ -92,8 +92,12 @@ class ContinualFamily:
             found = parameters(config)
         except OverflowError:
             found = None
-        if found is None or not np.isfinite(found.eta).all():
-            raise ConfigError(f"epsilon: must be large enough for finite noise scales; got "
+        # A release sums up to t_max samples and noises: they must stay finite.
+        limit = magnitude_limit(config.t_max) / 2.0
+        if found is None or not TAIL * np.max(found.eta, initial=0.0) <= limit:
+            raise ConfigError(f"epsilon: must be large enough for noise scales of at most "
+                              f"{limit / TAIL:.3g} (the sums and squares of a run's "
+                              f"{config.t_max:,} values in float64 must stay finite); got "
                               f"{config.epsilon!r}")
         return ContinualCell(config, found, diversity_need(config, found.epsilon),
                              config.checkpoint_times())

@@ -53,6 +53,10 @@ class Stream(NamedTuple):
     max_samples: int  # m, the samples of a user at most (a block of Alg. 3)
     mu: float  # μ: x_t = 1 with probability μ, drawn from the samples' generator …
     values: np.ndarray  # … unless these float[T] give x_1..x_T (empty: drawn)
+    # float[mechanisms, elements], the privacy audit's coupling (empty in a sweep): the
+    # noisy p-sum each element creates (Algs 3–6); where finite it is released in place
+    # of the drawn one, where NaN the drawn one is written there
+    released: np.ndarray
 
 
 class Parameters(NamedTuple):
@@ -106,6 +110,7 @@ class Mechanisms(NamedTuple):
     releases: np.ndarray  # the elements released into each mechanism so far
     centre: np.ndarray  # each level's projection centre, Alg. 6's once it activates
     counters: np.ndarray  # int64[3]: samples released, elements clipped, trace rows
+    released: np.ndarray  # the stream's ``released``: noisy p-sums handed in or recorded
 
 
 @numba.njit(cache=True)
@@ -215,6 +220,7 @@ def run_stream(stream: Stream, parameters: Parameters, forced: np.ndarray,
         releases=np.zeros(eta.size, dtype=np.int64),
         centre=parameters.centre.copy(),
         counters=np.zeros(3, dtype=np.int64),
+        released=stream.released,
     )
     exact, noisy, releases = mechanisms.exact, mechanisms.noisy, mechanisms.releases
     centre, counters = mechanisms.centre, mechanisms.counters
@@ -331,6 +337,13 @@ def _release(level: int, value: float, t: int, parameters: Parameters,
     eta = parameters.eta[j]
     binary_mechanism_step(mechanisms.exact[j], mechanisms.noisy[j], releases[j], value,
                           noise.laplace(0.0, eta) if eta > 0 else 0.0)
+    audited = mechanisms.released
+    if audited.size:
+        created = lowest_bit(releases[j])
+        if math.isnan(audited[j, releases[j] - 1]):
+            audited[j, releases[j] - 1] = mechanisms.noisy[j, created]
+        else:
+            mechanisms.noisy[j, created] = audited[j, releases[j] - 1]
     counters[0] += parameters.carried[level]
     if counters[2] < trace.shape[0]:
         _record(trace, counters, t, level, value, j, releases[j],

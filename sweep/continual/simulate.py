@@ -32,12 +32,15 @@ def run_coordinate(parameters: Parameters, users: np.ndarray, n_users: int, m: i
                    mu: float, times: np.ndarray, samples: np.random.Generator,
                    noise: np.random.Generator, trace: int = 0,
                    forced: np.ndarray | None = None,
-                   values: np.ndarray | None = None) -> Coordinate:
+                   values: np.ndarray | None = None,
+                   released: np.ndarray | None = None) -> Coordinate:
     """Run ``parameters``' method over the arrivals ``users`` (0-based, int32).
 
     ``trace`` rows of releases are kept (0: none); ``forced`` priors μ̃_ℓ (NaN: drawn)
     replace PrivateMedian's draws, and ``values`` (x_1..x_T) the samples' draws, as the
-    privacy audit needs.
+    privacy audit needs. So does ``released`` (mechanisms × elements, Algs 3–6): each
+    element's noisy p-sum, released where finite in place of the drawn one (the coupling
+    of neighbouring streams), recorded where NaN.
     """
     levels, count = parameters.levels, len(times)
     out = Coordinate(
@@ -47,7 +50,8 @@ def run_coordinate(parameters: Parameters, users: np.ndarray, n_users: int, m: i
         costs=np.full((levels, median_bins(levels)), np.nan))
     stream = Stream(
         users=np.ascontiguousarray(users, dtype=np.int32), n_users=n_users, max_samples=m,
-        mu=mu, values=np.empty(0) if values is None else np.asarray(values, dtype=np.float64))
+        mu=mu, values=np.empty(0) if values is None else np.asarray(values, dtype=np.float64),
+        released=np.empty((0, 0)) if released is None else released)
     forced = np.full(levels, np.nan) if forced is None else np.asarray(forced, float)
     written = kernel.run_stream(stream, parameters, forced, np.asarray(times, dtype=np.int64),
                                 samples, noise, out)

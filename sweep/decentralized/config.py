@@ -20,17 +20,24 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..components.calibration import mean_release_std
 from ..components.graphs import Complete, EdgeList, ErdosRenyi, GraphGroup, GraphKind
 from ..options import (
     FILE,
+    PERMIT,
     READING,
     ROWS,
+    TAIL,
     check_checkpoints,
+    check_delta,
+    check_magnitude,
+    check_split,
     checkpoint_times,
     choice,
     fail,
     in_range,
     integer,
+    magnitude_limit,
     nested,
     option,
     plain_options,
@@ -177,6 +184,16 @@ class PrivacyOptions:
     an agent sends (its consensus value, its belief-propagation sums, its test
     decisions) is computed from releases only, so the guarantee holds by
     post-processing; its own estimate also uses its exact local mean, which it keeps.
+
+    Honest privacy settings (:meth:`check_guarantee`, when a cell is prepared to run):
+    a weaker guarantee than the options suggest runs only if an acknowledgement (kind
+    ``permit``: in neither the cell's identity nor its columns, so setting it changes no
+    cell id and no row) says it is meant. ``pm2_split=false`` with PM-II makes the run
+    only ((⌊log2 t_max⌋ + 1)ε, (⌊log2 t_max⌋ + 1)δ)-DP by basic composition: it needs
+    ``allow_pm2_unsplit=true`` (refused rather than recorded: new result columns would
+    change every stored row). With Gaussian noise the run's δ must be at most 0.1 and
+    at most 1/n for its n = n_nodes × t_max protected samples, unless
+    ``allow_large_delta=true``.
     """
 
     mechanism: str = "none"
@@ -184,6 +201,9 @@ class PrivacyOptions:
     epsilon: float = 1.0
     delta: float = 1e-6
     pm2_split: bool = True
+    # Acknowledgements (``permit``): they let a weaker guarantee run, and change no result.
+    allow_large_delta: bool = option(False, kind=PERMIT)
+    allow_pm2_unsplit: bool = option(False, kind=PERMIT)
 
     def validate(self, t_max: int) -> None:
         choice("privacy.mechanism", self.mechanism, MECHANISMS)
@@ -191,8 +211,9 @@ class PrivacyOptions:
         in_range("privacy.epsilon", self.epsilon, 0.0, math.inf, "a finite number > 0")
         if not real(self.delta) or not 0.0 < self.delta < 1.0:
             fail("privacy.delta", "in (0, 1)", self.delta)
-        if not isinstance(self.pm2_split, bool | np.bool_):
-            fail("privacy.pm2_split", "true or false", self.pm2_split)
+        for name in ("pm2_split", "allow_large_delta", "allow_pm2_unsplit"):
+            if not isinstance(getattr(self, name), bool | np.bool_):
+                fail("privacy." + name, "true or false", getattr(self, name))
         if self.mechanism != "none" and self.noise == "gaussian":
             epsilon, _ = self.release_budget(t_max)
             if epsilon > 1.0:
@@ -207,6 +228,25 @@ class PrivacyOptions:
         with ``pm2_split`` (every sample is in at most that many p-sums)."""
         parts = t_max.bit_length() if self.mechanism == "pm2" and self.pm2_split else 1
         return self.epsilon / parts, self.delta / parts
+
+    def check_guarantee(self, n_nodes: int, t_max: int) -> None:
+        """Refuse a run whose guarantee is weaker than its options suggest, unless its
+        acknowledgement says that it is meant (see the class): PM-II without its split
+        (``privacy.allow_pm2_unsplit``), a δ above min(0.1, 1/n) for the run's
+        n = n_nodes × t_max samples (``privacy.allow_large_delta``; the run's δ,
+        ⌊log2 t_max⌋ + 1 times δ without the split). Called when a cell is prepared to
+        run (:meth:`DecentralizedFamily.prepare`): a configuration may still describe
+        such a run, for an audit."""
+        if self.mechanism == "none":
+            return
+        levels = t_max.bit_length()  # ⌊log2 t_max⌋ + 1
+        unsplit = self.mechanism == "pm2" and not self.pm2_split
+        check_split("privacy.", not unsplit, bool(self.allow_pm2_unsplit), t_max,
+                    self.epsilon, self.delta, self.noise == "gaussian")
+        if self.noise == "gaussian":  # Laplace noise is pure ε-DP: δ unused
+            check_delta("privacy.delta", self.delta, n_nodes * t_max, "n_nodes × t_max",
+                        "sample", "privacy.allow_large_delta", bool(self.allow_large_delta),
+                        levels if unsplit else 1, ", pm2_split=false" if unsplit else "")
 
     def normalized(self) -> PrivacyOptions:
         if self.mechanism == "none":
@@ -236,7 +276,9 @@ class DecentralizedConfig:
 
     ``accuracy`` is ε_acc of the reference's metric (the fraction of agents within it
     of their mean). ``precision``: ``float32``, the reference's arithmetic (same
-    operations in the same order), or ``float64``. ``baselines``: rows next to the
+    operations in the same order), or ``float64``; class means, σ and
+    ``privacy.epsilon`` whose sums and squares over a run would overflow it are refused
+    (:meth:`check_arithmetic`). ``baselines``: rows next to the
     method's, on the same data: ``local``, ``oracle`` (the method run with the true
     same-class neighbours, never tested), ``ideal`` (the mean of the local means over the
     agent's same-class connected component).
@@ -298,6 +340,8 @@ class DecentralizedConfig:
                  f"{self.privacy.mechanism} (the release's sensitivity needs bounded "
                  "samples)", self.samples)
         choice("precision", self.precision, PRECISIONS)
+        if self.graph.n_nodes is not None:  # an edge list's: when the family reads it
+            self.check_arithmetic(self.graph.n_nodes)
         check_checkpoints(self.checkpoints, self.t_max, "t_max")
         if not isinstance(self.baselines, tuple):
             fail("baselines", "a list of " + ", ".join(BASELINES), self.baselines)
@@ -325,6 +369,47 @@ class DecentralizedConfig:
                  "class mean", proportions)
         if abs(math.fsum(proportions) - 1.0) > 1e-9:
             fail("class_proportions", "numbers summing to 1", list(proportions))
+
+    def check_arithmetic(self, n_nodes: int) -> None:
+        """Refuse class means, σ and ε whose run would overflow ``precision``: a
+        sample is within |μ| + its spread of 0 (TAIL·σ for Gaussian samples, the support's
+        half-width for bounded ones), a p-sum's noise within TAIL·σ_DP, and each of the
+        three parts must be at most a third of :func:`~sweep.options.magnitude_limit` of
+        the run's n_nodes × t_max values in that precision (B-ColME's messages sum at
+        most all of them); ``accuracy`` must be a number of the precision."""
+        values, dtype = n_nodes * self.t_max, self.dtype
+        limit = magnitude_limit(values, dtype) / 3.0
+        largest = max(abs(m) for m in self.class_means)
+        check_magnitude("class_means", list(self.class_means), largest, limit,
+                        f"numbers of magnitude at most {limit:.3g}", values, dtype)
+        if self.samples != "bernoulli":
+            factor = TAIL if self.samples == "gaussian" else math.sqrt(3.0)
+            check_magnitude("sigma", self.sigma, factor * self.sigma, limit,
+                            f"at most {limit / factor:.3g}", values, dtype)
+        top = float(np.finfo(dtype).max)
+        if self.accuracy > top:
+            fail("accuracy", f"at most {top:.3g} for precision={self.precision}",
+                 self.accuracy)
+        if self.privacy.mechanism != "none":
+            # σ_DP is inversely proportional to ε: TAIL × its value at ε = 1.
+            unit = TAIL * self.noise_scale(1.0)
+            check_magnitude("privacy.epsilon", self.privacy.epsilon,
+                            unit / self.privacy.epsilon, limit,
+                            f"at least {unit / limit:.3g}, the noise's scale being "
+                            f"{unit / TAIL:.3g}/ε", values, dtype)
+
+    def noise_scale(self, epsilon: float | None = None) -> float:
+        """σ_DP of every p-sum's noise (0 without a mechanism): Lemma 1 (``gaussian``)
+        or Lemma 2 (``laplace``) with the data bound L and the per-p-sum budget, at the
+        overall ``epsilon`` (default: ``privacy.epsilon``)."""
+        privacy = self.privacy
+        if privacy.mechanism == "none":
+            return 0.0
+        if epsilon is not None:
+            privacy = dataclasses.replace(privacy, epsilon=epsilon)
+        release_epsilon, release_delta = privacy.release_budget(self.t_max)
+        return mean_release_std(privacy.noise, self.data_bound(), release_epsilon,
+                                release_delta)
 
     def normalized(self) -> DecentralizedConfig:
         """Options that do not apply set to None (or their defaults), so that they

@@ -63,6 +63,11 @@ class DecentralizedFamily:
                     raise ConfigError(
                         f"graph: must be connected for method={config.method}; the "
                         f"{config.graph.kind} graph has {count} connected components")
+        n_nodes = graph.n if graph is not None else config.graph.n_nodes
+        if config.graph.n_nodes is None:  # an edge list: its size is known now
+            config.check_arithmetic(n_nodes)
+        # A weaker guarantee than the options say runs only if acknowledged.
+        config.privacy.check_guarantee(n_nodes, config.t_max)
         return DecentralizedCell(config, graph)
 
     def identity(self, prepared: DecentralizedCell) -> dict[str, Any]:

@@ -40,6 +40,10 @@ from ..components.tree import lowest_bit
 
 # Mechanism codes.
 NO_MECHANISM, PM1, PM2 = range(3)
+#: Not a mechanism: the releases themselves are handed in, in place of the p-sum noises
+#: (``fresh`` holds them). The privacy audit couples two runs on neighbouring samples
+#: this way (:func:`.simulate.trajectories`, ``released``).
+GIVEN = 3
 # Fields of the int64 ``counters`` array carried from segment to segment.
 WRONG = 0  # kept entries to another class (directed)
 LOST = 1  # excluded entries to the same class (directed)
@@ -93,6 +97,18 @@ def _noise(mechanism: int, a: int, n: int, fresh: float, noise_sum: np.ndarray,
         bits >>= 1
         i += 1
     return total
+
+
+@numba.njit(cache=True, inline="always")
+def _release(F, mechanism: int, a: int, n: int, xa, fresh: float, noise_sum: np.ndarray,
+             levels: np.ndarray):
+    """Agent a's n-th release given its exact mean ``xa``: xa itself without a mechanism,
+    xa + N_n/n with one (:func:`_noise`), or the handed-in ``fresh`` (:data:`GIVEN`)."""
+    if mechanism == NO_MECHANISM:
+        return xa
+    if mechanism == GIVEN:
+        return F(fresh)
+    return xa + F(_noise(mechanism, a, n, fresh, noise_sum, levels) / n)
 
 
 @numba.njit(cache=True)
@@ -194,9 +210,8 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
         for a in range(n_agents):
             xa = x[prv, a] * keep + samples[k, a] * new
             x[cur, a] = xa
-            xra = xa
-            if private:
-                xra = xa + F(_noise(mechanism, a, n, fresh[k, a], noise_sum, levels) / n)
+            xra = _release(F, mechanism, a, n, xa, fresh[k, a] if private else 0.0,
+                           noise_sum, levels)
             # One pass over a's row: the oracle's sum, the tests, and the kept
             # neighbours' counts and values for the weights (summed after, in row
             # order, once |C_a| is known).
@@ -371,9 +386,8 @@ def b_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, irrevoc
         for a in range(n_agents):
             xa = x[prv, a] * keep + samples[k, a] * new
             x[cur, a] = xa
-            if private:
-                xa = xa + F(_noise(mechanism, a, n, fresh[k, a], noise_sum, levels) / n)
-            release[cur, a] = xa
+            release[cur, a] = _release(F, mechanism, a, n, xa,
+                                       fresh[k, a] if private else 0.0, noise_sum, levels)
         counters[CHANGED] = _belief_step(
             F, it, last, True, irrevocable, beta[n], beta[n - 1], indptr, indices, reverse,
             same, kept, release[cur], message[cur], message_int[cur], message[prv],
@@ -489,6 +503,7 @@ __all__ = [
     "C_RELEASE",
     "C_Y",
     "ENTERED",
+    "GIVEN",
     "LEARNT",
     "LOST",
     "NO_MECHANISM",

@@ -49,7 +49,8 @@ class Run:
     """The state of one replicate: the graph, the classes and the arrays the kernels
     advance (double-buffered by step parity)."""
 
-    def __init__(self, config: DecentralizedConfig, graph: graphs.Graph, classes: np.ndarray):
+    def __init__(self, config: DecentralizedConfig, graph: graphs.Graph, classes: np.ndarray,
+                 given: bool = False):
         F = config.dtype
         self.config, self.graph, self.F = config, graph, F
         n, entries = graph.n, graph.n_entries
@@ -57,6 +58,9 @@ class Run:
         self.means = np.asarray(config.class_means, dtype=F)[self.classes]
         self.mechanism = MECHANISM_CODES[config.privacy.mechanism]
         self.private = self.mechanism != kernel.NO_MECHANISM
+        # With ``given``, the "noises" handed to :meth:`start` and :meth:`advance` are the
+        # releases themselves (kernel.GIVEN); everything else is the mechanism's.
+        self.release_mode = kernel.GIVEN if given else self.mechanism
         self.same = (self.classes[graph.sources()] == self.classes[graph.indices]).astype(
             np.uint8)
         self.kept = np.ones(entries, dtype=np.uint8)
@@ -122,7 +126,8 @@ class Run:
                 self.noise_sum[:] = fresh
             else:
                 self.levels[0] = fresh
-            release = (self.x[0] + fresh.astype(F)).astype(F)
+            release = (fresh if self.release_mode == kernel.GIVEN
+                       else self.x[0] + fresh.astype(F)).astype(F)
         method = self.config.method
         if method == "c_colme":
             for field in (kernel.C_RELEASE, kernel.C_Y, kernel.C_ORACLE):
@@ -147,7 +152,7 @@ class Run:
         irrevocable = bool(c.decision.irrevocable)
         if c.method == "c_colme":
             kernel.c_colme_steps(
-                F, it0, it1, samples, fresh, self.mechanism, c.alpha_reset == "global",
+                F, it0, it1, samples, fresh, self.release_mode, c.alpha_reset == "global",
                 irrevocable, record, g.indptr, g.indices, self.same, self.kept, self.t0,
                 self.x, self.node, self.node_int, self.noise_sum, self.levels, self.oracle_weight,
                 self.oracle_self, self.has_oracle, self.recip, self.keep_f, self.new_f,
@@ -155,7 +160,7 @@ class Run:
                 g.n > PREFETCH_ABOVE)
         elif c.method == "b_colme":
             kernel.b_colme_steps(
-                F, it0, it1, samples, fresh, self.mechanism, irrevocable, record,
+                F, it0, it1, samples, fresh, self.release_mode, irrevocable, record,
                 g.indptr, g.indices, g.reverse, self.same, self.kept, self.x,
                 self.release_buffer, self.noise_sum, self.levels, self.keep_f, self.new_f,
                 self.beta, self.counters, self.message, self.message_int,
@@ -323,11 +328,17 @@ class Trajectories:
 
 
 def trajectories(config: DecentralizedConfig, graph: graphs.Graph | Sequence[Sequence[int]],
-                 classes: Any, samples: Any, fresh: Any = None) -> Trajectories:
+                 classes: Any, samples: Any, fresh: Any = None,
+                 released: Any = None) -> Trajectories:
     """Run ``config``'s method on a given graph (a :class:`Graph` or adjacency lists,
     whose row order sets the order of sums), classes (N), samples (t_max × N, in
     ``config.precision``) and, with privacy, the fresh p-sum noises (t_max × N, already
-    scaled: N(0, σ_DP²) or Laplace(σ_DP/√2) values)."""
+    scaled: N(0, σ_DP²) or Laplace(σ_DP/√2) values).
+
+    ``released`` (t_max × N, in place of ``fresh``) hands in every agent's releases
+    instead: the run is that of noises z' that make the releases these values exactly,
+    the coupling of a privacy proof (two neighbouring sample sets, the same releases).
+    """
     if not isinstance(graph, graphs.Graph):
         graph = graphs.from_lists(graph)
     samples = np.ascontiguousarray(samples, dtype=config.dtype)
@@ -335,9 +346,13 @@ def trajectories(config: DecentralizedConfig, graph: graphs.Graph | Sequence[Seq
     if samples.shape != (t_max, graph.n):
         raise ValueError(f"samples: need shape (t_max, n) = {(t_max, graph.n)}; got "
                          f"{samples.shape}")
+    if released is not None:
+        if fresh is not None or config.privacy.mechanism == "none":
+            raise ValueError("released: needs a mechanism, and replaces fresh")
+        fresh = released
     fresh = (np.zeros((t_max, 0)) if fresh is None
              else np.ascontiguousarray(fresh, dtype=np.float64))
-    run = Run(config, graph, np.asarray(classes))
+    run = Run(config, graph, np.asarray(classes), given=released is not None)
     shape = (t_max, graph.n)
     out = {name: np.empty(shape, dtype=config.dtype)
            for name in ("local", "release", "estimate", "oracle")}

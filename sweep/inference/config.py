@@ -37,6 +37,7 @@ from ..options import (
     fail,
     in_range,
     integer,
+    magnitude_limit,
     nested,
     option,
     plain_options,
@@ -84,6 +85,11 @@ METHOD_OPTIONS = {"test": ("test", "centralized"), "learning_rate": ("rizk",),
 
 def _positive(name: str, value: Any) -> None:
     in_range(name, value, 0.0, math.inf, "a finite number > 0")
+
+
+#: The log-likelihoods a run sums, at most (agents × signals × rounds, with room): what
+#: :meth:`Gaussian.validate` keeps finite.
+LIKELIHOOD_TERMS = 10**12
 
 
 # -- The signal model (``model``) --------------------------------------------------------
@@ -167,6 +173,25 @@ class Gaussian(_Synthetic):
         super().validate(prefix)
         _positive(prefix + "sigma", self.sigma)
         _positive(prefix + "bound_x", self.bound_x)
+        # A clipped signal's log-likelihood is within (bound_x + max|θ|)²/(2σ²) of 0: a
+        # run sums at most LIKELIHOOD_TERMS of them, and their sums and squares must stay
+        # finite (sweep.options.magnitude_limit); compared in logs, as the square may not be.
+        limit = magnitude_limit(LIKELIHOOD_TERMS)
+        reach = self.bound_x + max(abs(s) for s in self.states)
+        if 2.0 * math.log(reach) - math.log(2.0) - 2.0 * math.log(self.sigma) <= math.log(
+                limit):
+            return
+        why = (f" (a signal's log-likelihood (bound_x + max|θ|)²/(2σ²) must stay within "
+               f"{limit:.3g}, summed {LIKELIHOOD_TERMS:.0e} times in float64)")
+        top, largest = self.sigma * math.sqrt(2.0 * limit), max(abs(s) for s in self.states)
+        if self.sigma >= 1.0 or reach > math.sqrt(2.0 * limit):  # the signals' scale
+            if largest >= self.bound_x and top > self.bound_x:
+                fail(prefix + "states", f"numbers of magnitude at most "
+                     f"{top - self.bound_x:.3g}" + why, self.states)
+            if largest < self.bound_x and top > largest:
+                fail(prefix + "bound_x", f"at most {top - largest:.3g}" + why, self.bound_x)
+        fail(prefix + "sigma", f"at least {reach / math.sqrt(2.0 * limit):.3g}" + why,
+             self.sigma)
 
 
 @dataclass(frozen=True)

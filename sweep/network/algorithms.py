@@ -115,6 +115,7 @@ def run_recursion(
     draw_noise: Callable[[int, np.ndarray], np.ndarray],
     statistic: Callable[[np.ndarray], np.ndarray],
     mean: float,
+    observe: Callable[[int, np.ndarray | None, np.ndarray, np.ndarray], None] | None = None,
 ) -> np.ndarray:
     """Run the recursion of ``dynamics`` (the module docstring) for R replicates; their
     metrics at ``times``: array (len(times), 3, R).
@@ -126,6 +127,10 @@ def run_recursion(
     ‖μ_t − target‖₂, with target 1·m̂ (mean of the initial ξ) offline, 1·m_θ online.
     ``matrix`` is A, or a function of t giving A(t) of a time-varying graph: every method
     then runs with A(t) in place of A (Appendix C.1, eq. (C.4)).
+
+    ``observe(t, signals, mu, error)``, for the privacy audit, sees every round t >= 0:
+    its signals, the noiseless estimates μ_t and the noise they carry; the agents send
+    ν_t = μ_t + error.
     """
     weights = matrix if callable(matrix) else (lambda t: matrix)
     n = weights(1).shape[0]
@@ -136,6 +141,8 @@ def run_recursion(
     error = draw_noise(0, signals) if dynamics.noise_at_start else np.zeros((n, replicates))
     out = np.empty((len(times), 3, replicates))
     wanted = {int(t): k for k, t in enumerate(times)}
+    if observe is not None:
+        observe(0, signals, mu, error)
     for t in range(1, int(times[-1]) + 1):
         p, q, r, g = dynamics.coefficients(t)
         if not dynamics.offline:
@@ -146,6 +153,8 @@ def run_recursion(
         error = q * (a @ error) + p * error
         if g:
             error += g * draw_noise(t, signals)
+        if observe is not None:
+            observe(t, signals, mu, error)
         if t in wanted:
             deviation = mu - target
             out[wanted[t]] = [np.linalg.norm(_by_replicate(x), axis=1)

@@ -16,17 +16,29 @@ from typing import Any
 
 import numpy as np
 
-from ..components.calibration import NETWORK_SCALES, RIZK_SCALES
+from ..components.calibration import (
+    NETWORK_SCALES,
+    RIZK_SCALES,
+    Calibration,
+    calibrate,
+    rizk_calibration,
+)
 from ..components.graphs import GraphConfig, GraphSpec
 from ..options import (
+    LOG_LIMIT,
+    PERMIT,
     READING,
     ROWS,
+    TAIL,
     check_checkpoints,
+    check_delta,
+    check_magnitude,
     checkpoint_times,
     choice,
     fail,
     in_range,
     integer,
+    magnitude_limit,
     option,
     plain_options,
     real,
@@ -41,6 +53,13 @@ NOISES = ("laplace", "gaussian")
 SIGNALS = ("lognormal", "gaussian")
 REFERENCES = ("bound", "exact")
 RIZK_STARTS = ("zero", "signal")
+#: The agents an edge list counts in the arithmetic checks, before the family reads it.
+UNKNOWN_NODES = 10**9
+#: The largest |μ| and σ of log-normal signals (ξ = log s ~ N(μ, σ²)): e^ξ, its inverse
+#: (the smooth sensitivity c/s) and their squares stay within e^LOG_LIMIT for
+#: |ξ| <= |μ| + TAIL·σ <= LOG_LIMIT/2, and so do the references' E[(c/s)²] ∝ e^(2σ² − 2μ).
+LOG_MEAN_LIMIT = LOG_LIMIT / 4.0
+LOG_SIGMA_LIMIT = min(LOG_LIMIT / (4.0 * TAIL), math.sqrt(LOG_LIMIT / 8.0))
 
 
 @dataclass(frozen=True)
@@ -86,6 +105,15 @@ class NetworkConfig:
     sensitivity of log there, which makes the (ε, δ) guarantee provable (under Network DP
     the noise then pays a_i + S*; None: eq. (9) on (0, ∞), as the paper). See
     :mod:`sweep.components.calibration`.
+
+    Honest privacy settings: where δ counts (log-normal signals' smooth sensitivity,
+    or Gaussian noise, with privacy), δ must be at most 0.1 and at most 1/n for the n =
+    ``graph.n_nodes`` agents' signals the run protects (an edge list's n is not known
+    when the options are checked: the 0.1 rule only), unless ``allow_large_delta=true``
+    (an acknowledgement, kind ``permit``: in neither the cell's identity nor its
+    columns). The paper's δ = 0.01 exceeds 1/n on both of its graphs (969 and 4,941
+    agents): its presets keep it and say so. Signal means, σ, the sensitivity and ε whose
+    run would overflow float64 are refused (:meth:`check_arithmetic`).
     """
 
     graph: GraphConfig = field(default_factory=GraphConfig)
@@ -110,6 +138,8 @@ class NetworkConfig:
     rizk_scale: str = option("printed", kind=READING, since=2)
     network_scale: str = option("paper", kind=READING, since=2)
     signal_floor: float | None = option(None, kind=READING, since=2)
+    # An acknowledgement (``permit``): it lets a weaker guarantee run, changes no result.
+    allow_large_delta: bool = option(False, kind=PERMIT)
 
     @classmethod
     def from_options(cls, **options: Any) -> NetworkConfig:
@@ -191,6 +221,94 @@ class NetworkConfig:
             if self.graph.weights != "metropolis":
                 fail("graph.weights", "metropolis with edge_keep (every round uses the "
                      "modified Metropolis-Hastings weights (C.3))", self.graph.weights)
+        if not isinstance(self.allow_large_delta, bool | np.bool_):
+            fail("allow_large_delta", "true or false", self.allow_large_delta)
+        self.check_arithmetic()
+        if self.privacy != "none" and (self.signal == "lognormal" or self.noise == "gaussian"):
+            # δ counts (Laplace noise with a global sensitivity is pure ε-DP).
+            check_delta("delta", self.delta, self.graph.n_nodes, "graph.n_nodes",
+                        "agent signal", "allow_large_delta", bool(self.allow_large_delta))
+
+    def check_arithmetic(self) -> None:
+        """Refuse signal means, σ, sensitivities and ε whose run would overflow float64.
+
+        Log-normal signals: |μ| <= LOG_LIMIT/4 and σ <= min(LOG_LIMIT/(4·TAIL),
+        √(LOG_LIMIT/8)) (:data:`LOG_MEAN_LIMIT`, :data:`LOG_SIGMA_LIMIT`). Gaussian ones:
+        |μ|, TAIL·σ and the sensitivity each at most a third of
+        :func:`~sweep.options.magnitude_limit` of the run's n × rounds values (an edge list
+        counting :data:`UNKNOWN_NODES`). With privacy, TAIL × the largest noise scale
+        (:meth:`noise_bound`: the smallest signal's smooth sensitivity, a_i <= 1) must be
+        too; the error names ε with the least that passes. Heterogeneous budgets are
+        checked at the average ε.
+        """
+        values = (self.graph.n_nodes or UNKNOWN_NODES) * self.rounds
+        limit = magnitude_limit(values) / 3.0
+        if self.signal == "lognormal":
+            reason = "(a log-normal signal e^ξ, its inverse and their squares must stay finite)"
+            if not abs(self.signal_mean) <= LOG_MEAN_LIMIT:
+                fail("signal_mean", f"in [{-LOG_MEAN_LIMIT:.4g}, {LOG_MEAN_LIMIT:.4g}] "
+                     + reason, self.signal_mean)
+            if not self.signal_sigma <= LOG_SIGMA_LIMIT:
+                fail("signal_sigma", f"at most {LOG_SIGMA_LIMIT:.4g} " + reason,
+                     self.signal_sigma)
+        else:
+            check_magnitude("signal_mean", self.signal_mean, abs(self.signal_mean), limit,
+                            f"a number of magnitude at most {limit:.3g}", values)
+            check_magnitude("signal_sigma", self.signal_sigma, TAIL * self.signal_sigma,
+                            limit, f"at most {limit / TAIL:.3g}", values)
+            check_magnitude("sensitivity", self.sensitivity, self.sensitivity, limit,
+                            f"at most {limit:.3g}", values)
+        if self.privacy == "none":
+            return
+        if TAIL * self.noise_bound(self.epsilon) <= limit:
+            return
+        low, high = self.epsilon, 1e300
+        if TAIL * self.noise_bound(high) > limit:
+            fail("sensitivity" if self.signal == "gaussian" else "signal_mean",
+                 "such that some ε gives a noise scale within float64's range",
+                 self.sensitivity if self.signal == "gaussian" else self.signal_mean)
+        for _ in range(200):  # the least ε that passes, in log space (noise_bound falls)
+            middle = math.sqrt(low * high)
+            if TAIL * self.noise_bound(middle) <= limit:
+                high = middle
+            else:
+                low = middle
+        fail("epsilon", f"at least {high:.3g} (the noise's largest scale, "
+             f"{self.noise_bound(self.epsilon):.3g} at ε = {self.epsilon:g}, must keep the "
+             f"sums and squares of a run's {values:,} values in float64 finite)",
+             self.epsilon)
+
+    def noise_bound(self, epsilon: float) -> float:
+        """An upper bound on every agent's noise scale at ``epsilon`` (non-increasing in
+        it): the calibration's factor × (a_i + S_i), a_i <= 1 under Network DP, S_i the
+        global sensitivity or the smooth one of the smallest signal, e^(μ − TAIL·σ)
+        (with a floor, its global sensitivity log(1 + 1/s_min)); the analytic Gaussian σ
+        by the classic one at min(ε, 1), which exceeds it."""
+        network = 1.0 if self.privacy == "network" else 0.0
+        smooth = self.signal == "lognormal"
+        sensitivity = self.sensitivity or 1.0
+        try:
+            if self.method in ("rizk", "rizk_ol"):
+                calibration = rizk_calibration(epsilon, self.delta, self.rounds, smooth,
+                                               sensitivity, self.rizk_scale,
+                                               self.learning_rate or 1.0, self.signal_floor)
+            elif self.noise == "gaussian" and not smooth:
+                factor = math.sqrt(2.0 * math.log(1.25 / self.delta)) / min(epsilon, 1.0)
+                calibration = Calibration(factor, None, sensitivity, 1.0)
+            else:
+                calibration = calibrate(self.noise, epsilon, self.delta, smooth, sensitivity,
+                                        self.network_scale, self.signal_floor)
+            if calibration.smooth is None:
+                signal = calibration.sensitivity
+            elif calibration.floor is None:
+                low = self.signal_mean - TAIL * self.signal_sigma
+                signal = calibration.smooth * math.exp(-low)
+            else:
+                signal = (calibration.smooth * math.e * calibration.beta
+                          * math.log1p(1.0 / calibration.floor))
+            return calibration.factor * (network + signal)
+        except (OverflowError, ZeroDivisionError):
+            return math.inf
 
     def normalized(self) -> NetworkConfig:
         """This configuration with the options that do not apply set to ``None``."""

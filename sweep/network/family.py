@@ -182,7 +182,9 @@ class NetworkFamily:
         return frame
 
     def _run_recursion(self, cell: NetworkCell, seeds: Sequence[np.random.SeedSequence],
-                       times: np.ndarray) -> np.ndarray:
+                       times: np.ndarray, observe: Callable | None = None) -> np.ndarray:
+        """The replicates' metrics (:func:`run_recursion`); ``observe`` is its hook for
+        the privacy audit."""
         from ..components import dynamic
         from ..components.noise import draw_unit, kind_code
 
@@ -209,7 +211,7 @@ class NetworkFamily:
             return np.column_stack([draw_unit(rng, kind, n) for rng in noise_rngs]) * scale
 
         return run_recursion(dynamics, matrix, len(seeds), times, draw_signals,
-                             draw_noise, statistic, statistic_mean(config))
+                             draw_noise, statistic, statistic_mean(config), observe)
 
     def _references(self, cell: NetworkCell, times: np.ndarray) -> list[pd.DataFrame]:
         config, network, dynamics = cell.config, cell.network, cell.dynamics

@@ -1,0 +1,304 @@
+"""Plant plausible privacy bugs in the production code, one at a time, and check that the
+privacy tests catch each (issue 36).
+
+    python -m tests.mutants            # every mutant; prints killed K/N
+    python -m tests.mutants --list     # the mutants, without running them
+    python -m tests.mutants --only decentralized-exact-mean-test
+
+The project is copied once to a scratch folder; each mutant edits one line of one file
+there, clears numba's on-disk caches (a cached kernel does not notice a change in a
+function of another file that it inlines), runs its family's privacy tests (stopping at
+the first failure, so the kernels they need compile again), and restores the file. A
+mutant is *killed* when a test fails; one whose edit no longer applies, or whose tests
+cannot even be collected, is an error, not a kill.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Each family's privacy tests: the audits of the declared noise (:mod:`tests.audit`) and
+#: the black-box checks of what the code draws and sends (:mod:`tests.black_box`).
+PRIVACY_TESTS = {
+    "colme": ("tests/test_colme_privacy.py", "tests/test_privacy_audit.py"),
+    "network": ("tests/test_network_privacy.py", "tests/test_privacy_audit.py"),
+    "continual": ("tests/test_continual_privacy.py",),
+    "inference": ("tests/test_inference_privacy.py",),
+    "decentralized": ("tests/test_decentralized_privacy.py",),
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A bug: in ``path``, the one occurrence of ``old`` becomes ``new``."""
+
+    name: str
+    family: str
+    what: str
+    path: str
+    old: str
+    new: str
+
+
+MUTANTS = (
+    Mutant("colme-half-noise", "colme", "every p-sum noise drawn at half its scale",
+           "sweep/colme/kernel.py",
+           "fresh = draw_std(rng, kind, sigma_dp)",
+           "fresh = draw_std(rng, kind, sigma_dp / 2.0)"),
+    Mutant("colme-pm1-drops-old-noise", "colme",
+           "PM-I releases only the newest p-sum's noise (earlier p-sums' data in the clear)",
+           "sweep/colme/statistic.py",
+           "noise = pair[a, b, NOISE] + query.noise",
+           "noise = query.noise"),
+    Mutant("colme-pm2-split-lost", "colme",
+           "PM-II's budget not divided by ⌊log2 t_max⌋ + 1",
+           "sweep/colme/config.py",
+           "parts *= self.t_max.bit_length()  # ⌊log2 t_max⌋ + 1",
+           "parts *= 1"),
+    Mutant("colme-lemma1-constant", "colme",
+           "Lemma 1 with sensitivity L instead of 2L (σ² = 2L² ln(1.25/δ)/ε²)",
+           "sweep/components/calibration.py",
+           "return math.sqrt(8.0 * bound**2 * math.log(1.25 / delta)) / epsilon",
+           "return math.sqrt(2.0 * bound**2 * math.log(1.25 / delta)) / epsilon"),
+    Mutant("colme-lemma2-constant", "colme",
+           "Lemma 2's scale from σ_DP² = 2L²/ε² (sensitivity L instead of 2L)",
+           "sweep/components/calibration.py",
+           "return math.sqrt(8.0) * bound / epsilon",
+           "return math.sqrt(2.0) * bound / epsilon"),
+    Mutant("colme-calibrated-to-sigma", "colme",
+           "the noise calibrated to the data's σ instead of its bound L = σ√3",
+           "sweep/colme/privacy.py",
+           "return mean_release_std(config.noise, data_bound(config.distribution, config.sigma),",
+           "return mean_release_std(config.noise, config.sigma,"),
+    Mutant("colme-rrr-on-exact-data", "colme",
+           "rRR chooses whom to ask by testing the peer's exact mean, not its release",
+           "sweep/colme/kernel.py",
+           "Peer(labels[a] == labels[b], chi[a, b], (mean_a - pair[a, b, T]) ** 2,\n"
+           "                             pair[a, b, VAR]",
+           "Peer(labels[a] == labels[b], chi[a, b], (mean_a - data_sum[b] / prev) ** 2,\n"
+           "                             pair[a, b, VAR]"),
+    Mutant("network-half-noise", "network", "every round's noise drawn at half its scale",
+           "sweep/network/family.py",
+           "return np.column_stack([draw_unit(rng, kind, n) for rng in noise_rngs]) * scale",
+           "return np.column_stack([draw_unit(rng, kind, n) for rng in noise_rngs]) * scale / 2"),
+    Mutant("network-gaussian-for-laplace", "network",
+           "unit Gaussian draws where Laplace ones are declared (variance 1 for 2)",
+           "sweep/components/noise.py",
+           "return rng.laplace(0.0, 1.0, size)",
+           "return rng.standard_normal(size)"),
+    Mutant("network-dp-without-neighbours", "network",
+           "Network DP's noise calibrated to the signal alone (a_i dropped)",
+           "sweep/network/family.py",
+           "network_part = dynamics.neighbour_weight(t) * neighbour(t)",
+           "network_part = 0.0 * neighbour(t)"),
+    Mutant("network-smooth-constant", "network",
+           "eq. (9)'s smooth bound halved: S*(s) = 1/(2eβs)",
+           "sweep/components/calibration.py",
+           "return 1.0 / (math.e * beta)",
+           "return 1.0 / (2.0 * math.e * beta)"),
+    Mutant("network-noise-not-carried", "network",
+           "the consensus averages the noiseless estimates but not their noise",
+           "sweep/network/algorithms.py",
+           "error = q * (a @ error) + p * error",
+           "error = q * error + p * error"),
+    Mutant("continual-tree-half-noise", "continual",
+           "the running sum's binary mechanism (Alg. 2) draws its p-sum noise at half η",
+           "sweep/continual/kernel.py",
+           "push(noisy[0], t, noise.laplace(0.0, eta[0]))",
+           "push(noisy[0], t, noise.laplace(0.0, eta[0] / 2))"),
+    Mutant("continual-naive-half-noise", "continual",
+           "the naive mechanism's fresh noise per read at half its scale",
+           "sweep/continual/kernel.py",
+           "released = running + (noise.laplace(0.0, eta[0]) if eta[0] > 0 else 0.0)",
+           "released = running + (noise.laplace(0.0, eta[0] / 2) if eta[0] > 0 else 0.0)"),
+    Mutant("continual-element-half-noise", "continual",
+           "the released elements' mechanisms (Algs 3–6) draw at half η",
+           "sweep/continual/kernel.py",
+           "noise.laplace(0.0, eta) if eta > 0 else 0.0)",
+           "noise.laplace(0.0, eta / 2) if eta > 0 else 0.0)"),
+    Mutant("continual-alg5-budget-split", "continual",
+           "Alg. 5's mechanisms each get the whole ε instead of ε/(L + 1) (eq. (7))",
+           "sweep/continual/parameters.py",
+           "/ (epsilon / levels) for p in power])",
+           "/ epsilon for p in power])"),
+    Mutant("continual-alg2-depth", "continual",
+           "Alg. 2's η without the tree's depth (a sample is in every level's p-sum)",
+           "sweep/continual/parameters.py",
+           'single(kernel.STREAM, 0.0 if method == "non_private" else m * depth(T) / epsilon,',
+           'single(kernel.STREAM, 0.0 if method == "non_private" else m / epsilon,'),
+    Mutant("continual-no-projection", "continual",
+           "the elements released without their projection (the clipping bound the "
+           "calibration assumes)",
+           "sweep/continual/kernel.py",
+           "projected = min(max(value, centre - half), centre + half)",
+           "projected = value"),
+    Mutant("continual-median-epsilon", "continual",
+           "PrivateMedian's weights exp(−ε′c/2) instead of exp(−ε′c/4) (score sensitivity "
+           "2 forgotten)",
+           "sweep/continual/kernel.py",
+           "weights[b] = math.exp(-epsilon / 4.0 * (costs[b] - lowest))",
+           "weights[b] = math.exp(-epsilon / 2.0 * (costs[b] - lowest))"),
+    Mutant("inference-mle-half-noise", "inference",
+           "the MLE path (Algs 1, 2) adds half of the noise it draws",
+           "sweep/inference/simulate.py",
+           "noisy = loglik[:, None] + noise  # (R, K, n, |Θ|)",
+           "noisy = loglik[:, None] + noise / 2  # (R, K, n, |Θ|)"),
+    Mutant("inference-draw-half-scale", "inference",
+           "the Laplace draws of the MLE, test and Rizk et al. paths at half their scale",
+           "sweep/inference/simulate.py",
+           "return np.stack([np.random.default_rng(s).laplace(0.0, scale, shape) for s in seeds])",
+           "return np.stack([np.random.default_rng(s).laplace(0.0, scale / 2, shape) "
+           "for s in seeds])"),
+    Mutant("inference-test-half-noise", "inference",
+           "the distributed test's releases carry half their noise",
+           "sweep/inference/simulate.py",
+           "initial = (loglik[:, None] + noise).transpose(2, 0, 1, 3)",
+           "initial = (loglik[:, None] + noise / 2).transpose(2, 0, 1, 3)"),
+    Mutant("inference-online-half-noise", "inference",
+           "online learning (Alg. 3) draws its noise at half its scale",
+           "sweep/inference/simulate.py",
+           "draws = (noise.laplace(0.0, cell.scale, signals.shape) if cell.scale",
+           "draws = (noise.laplace(0.0, cell.scale / 2, signals.shape) if cell.scale"),
+    Mutant("inference-gm-on-exact-data", "inference",
+           "the GM belief computed from the exact log-likelihoods (a decision on exact data)",
+           "sweep/inference/simulate.py",
+           "belief = beliefs(private.mean(axis=2), t)",
+           "belief = beliefs(plain, t)"),
+    Mutant("inference-budget-per-state", "inference",
+           "the noise scale without |Θ| (eq. (7)'s budget ε/|Θ| per state forgotten)",
+           "sweep/inference/simulate.py",
+           "return rounds * size * cell.sensitivity / config.epsilon",
+           "return rounds * cell.sensitivity / config.epsilon"),
+    Mutant("continual-estimate-from-exact-p-sums", "continual",
+           "Algs 3–6 read their estimate off the exact p-sums (a release of exact data)",
+           "sweep/continual/kernel.py",
+           "released += set_bits_sum(noisy[j], releases[j])",
+           "released += set_bits_sum(exact[j], releases[j])"),
+    Mutant("decentralized-half-noise", "decentralized",
+           "the release noise drawn at half its scale",
+           "sweep/decentralized/simulate.py",
+           "fresh = self.noise.laplace(0.0, self.sigma_dp / np.sqrt(2.0), shape)",
+           "fresh = self.noise.laplace(0.0, self.sigma_dp / np.sqrt(2.0) / 2, shape)"),
+    Mutant("decentralized-gaussian-as-laplace-scale", "decentralized",
+           "Gaussian noise drawn with σ/√2 (the Laplace conversion applied to it)",
+           "sweep/decentralized/simulate.py",
+           "fresh = self.noise.standard_normal(shape) * self.sigma_dp",
+           "fresh = self.noise.standard_normal(shape) * self.sigma_dp / np.sqrt(2.0)"),
+    Mutant("decentralized-exact-mean-test", "decentralized",
+           "C-ColME's neighbour test on the agent's exact mean instead of its release",
+           "sweep/decentralized/kernel.py",
+           "keeps = tested & (abs(xra - node_prv[b, C_RELEASE])",
+           "keeps = tested & (abs(xa - node_prv[b, C_RELEASE])"),
+    Mutant("decentralized-exact-mean-belief", "decentralized",
+           "B-ColME sends the agent's exact mean at depth 0 instead of its release",
+           "sweep/decentralized/kernel.py",
+           "            sent[u, 0] = xra\n",
+           "            sent[u, 0] = x[a]\n"),
+    Mutant("decentralized-no-pm2-split", "decentralized",
+           "PM-II's p-sums each get the whole budget (the split by ⌊log2 t_max⌋ + 1 lost)",
+           "sweep/decentralized/config.py",
+           'parts = t_max.bit_length() if self.mechanism == "pm2" and self.pm2_split else 1',
+           "parts = 1"),
+)
+
+
+def _copy_project(scratch: Path) -> None:
+    """The project's files as the working tree has them, without caches or results."""
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        skip = {".git", ".venv", "results", "figures", ".pytest_cache", "__pycache__",
+                "paper", "outputs", "multirun"}
+        return {n for n in names if n in skip or n.endswith(".egg-info")}
+
+    shutil.copytree(ROOT, scratch, ignore=ignore, symlinks=True, dirs_exist_ok=True)
+
+
+def _clear_numba_caches(scratch: Path) -> None:
+    """Remove the compiled kernels: numba keys a cached kernel on its own file's time and
+    size only, so a kernel compiled with a (mutated or restored) function of another file
+    inlined would otherwise outlive the change."""
+    for pattern in ("*.nbi", "*.nbc"):
+        for cached in scratch.rglob(pattern):
+            cached.unlink()
+
+
+def _run(mutant: Mutant, scratch: Path, timeout: float) -> tuple[str, float, str]:
+    target = scratch / mutant.path
+    original = target.read_text()
+    if original.count(mutant.old) != 1:
+        return "error", 0.0, f"the edit does not apply ({original.count(mutant.old)} matches)"
+    target.write_text(original.replace(mutant.old, mutant.new))
+    _clear_numba_caches(scratch)
+    env = os.environ | {"PYTHONPATH": str(scratch), "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+               "-o", "addopts=", *PRIVACY_TESTS[mutant.family]]
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(command, cwd=scratch, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+        code, output = done.returncode, done.stdout + done.stderr
+    except subprocess.TimeoutExpired:
+        code, output = -1, "timed out"
+    finally:
+        target.write_text(original)
+    seconds = time.perf_counter() - start
+    lines = [line for line in output.splitlines() if line.strip()]
+    if code == 1:
+        failed = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
+        return "killed", seconds, (failed or lines[-1:])[0]
+    if code == 0:
+        return "survived", seconds, lines[-1] if lines else ""
+    return "error", seconds, "\n".join(lines[-5:])
+
+
+def _check_isolation(scratch: Path) -> None:
+    """The tests must import the scratch copy, not the installed project."""
+    env = os.environ | {"PYTHONPATH": str(scratch)}
+    where = subprocess.run(
+        [sys.executable, "-c", "import sweep, tests; print(sweep.__file__, tests.__file__)"],
+        cwd=scratch, env=env, capture_output=True, text=True, check=True).stdout
+    if any(not Path(p).resolve().is_relative_to(scratch.resolve()) for p in where.split()):
+        raise SystemExit(f"the scratch copy is not the one imported: {where.strip()}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.mutants", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run these mutants only")
+    parser.add_argument("--timeout", type=float, default=900.0,
+                        help="seconds allowed per mutant (default 900)")
+    args = parser.parse_args(argv)
+    chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
+    if args.only and len(chosen) != len(args.only):
+        names = ", ".join(m.name for m in MUTANTS)
+        parser.error(f"--only: unknown mutant; choose among {names}")
+    if args.list:
+        for m in chosen:
+            print(f"{m.name:44} {m.family:14} {m.what}")
+        return 0
+    killed = 0
+    with tempfile.TemporaryDirectory(prefix="mutants-") as folder:
+        scratch = Path(folder) / "project"
+        _copy_project(scratch)
+        _check_isolation(scratch)
+        for m in chosen:
+            verdict, seconds, detail = _run(m, scratch, args.timeout)
+            killed += verdict == "killed"
+            print(f"{verdict:8} {m.name:44} {seconds:6.0f} s  {m.what}\n         {detail}",
+                  flush=True)
+    print(f"killed {killed}/{len(chosen)}")
+    return 0 if killed == len(chosen) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
