@@ -181,6 +181,10 @@ BAD = [
     (["family=network", "allow_large_delta=true", "epsilon=1e-300"], "epsilon"),
     (["family=continual", "noise_scale=1e308"], "noise_scale"),
     (["family=continual", "method=alg2", "epsilon=1e-150"], "epsilon"),
+    # Advanced composition's δ̃ is a DP δ over the users: 0.01 > 1/1000.
+    (["family=continual", "dimension=4", "composition=advanced",
+      "composition_delta=0.01"], "composition_delta"),
+    (["family=continual", "allow_large_delta=perhaps"], "allow_large_delta"),
 ]
 
 
@@ -222,12 +226,15 @@ ACKNOWLEDGED = [
       "privacy.pm2_split=false", "privacy.delta=0.01"],
      ["privacy.allow_pm2_unsplit=true", "privacy.allow_large_delta=true"],
      ["privacy.pm2_split", "privacy.delta"]),  # 1/n = 1e-3
+    (["family=continual", "n_users=20", "max_samples=4", "t_max=80", "checkpoints=2",
+      "method=alg5", "dimension=2", "composition=advanced", "composition_delta=0.1"],
+     ["allow_large_delta=true"], ["composition_delta"]),  # 1/n = 0.05
 ]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("arguments", "permits", "keys"), ACKNOWLEDGED,
-                         ids=["colme", "network", "decentralized"])
+                         ids=["colme", "network", "decentralized", "continual"])
 def test_an_acknowledged_weaker_guarantee_runs_and_keeps_its_cell(
         arguments: list[str], permits: list[str], keys: list[str], tmp_path: Path) -> None:
     """Each acknowledgement missing, the run is refused in one line naming the key it

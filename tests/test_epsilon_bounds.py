@@ -17,6 +17,8 @@ import pytest
 from .black_box import EpsilonBound
 from .epsilon_audit import DOCS, END, START, Case, cases, table
 
+#: About 20 s of Monte-Carlo runs.
+pytestmark = pytest.mark.slow
 CASES = cases()
 
 

@@ -136,6 +136,9 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("beta 1", {"beta": 1}, "beta"),
     ("epsilon 0", {"epsilon": 0}, "epsilon"),
     ("epsilon inf", {"epsilon": float("inf")}, "epsilon"),
+    # Noise of scale 1.6e301: the draws' sums overflow (NaN rows before the check).
+    ("epsilon 1e-300", {"method": "gm", "epsilon": 1e-300}, "epsilon"),
+    ("epsilon 1e-300 online", {"method": "private_ol", "epsilon": 1e-300}, "epsilon"),
     ("rounds 0", {"rounds": 0}, "rounds"),
     ("rounds 1.5", {"rounds": 1.5}, "rounds"),
     ("iterations 0", {"iterations": 0}, "iterations"),

@@ -13,11 +13,15 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..options import (
+    PERMIT,
     READING,
     ROWS,
     TAIL,
     check_checkpoints,
+    check_delta,
     check_magnitude,
     checkpoint_times,
     choice,
@@ -144,9 +148,11 @@ class ContinualConfig:
     the projection intervals and activation thresholds), not a DP δ: the releases are
     ε-DP (for d > 1 with ``composition=advanced``, (ε, ``composition_delta``)-DP), so
     the other families' rule on a DP δ (at most 0.1 and 1/n,
-    :func:`sweep.options.check_delta`) does not apply to it. ``prior_offset`` is μ̃ − μ for
-    the methods that take a prior (Algs 3–5; default 1/(2√m)); an offset beyond 1/√m breaks the
-    theorems' assumption and is flagged in the ``prior_assumption`` column.
+    :func:`sweep.options.check_delta`) does not apply to it. It applies to
+    ``composition_delta`` (n = ``n_users``), unless ``allow_large_delta=true``.
+    ``prior_offset`` is μ̃ − μ for the methods that take a prior (Algs 3–5; default
+    1/(2√m)); an offset beyond 1/√m breaks the theorems' assumption and is flagged in the
+    ``prior_assumption`` column.
 
     ``dimension`` d > 1 runs the method on each coordinate, each at ε/d (``composition=
     basic``) or at the ε₀ for which d-fold advanced composition (Dwork, Rothblum &
@@ -175,6 +181,8 @@ class ContinualConfig:
     dimension: int = 1
     composition: str = "basic"
     composition_delta: float | None = None
+    # An acknowledgement (``permit``): in neither the cell's identity nor its columns.
+    allow_large_delta: bool = option(False, kind=PERMIT)
     level_count: str = option("ceil", kind=READING)
     bound_constant: float = 4.0
     noise_scale: float | None = None
@@ -241,6 +249,8 @@ class ContinualConfig:
                      self.composition_delta)
             if not real(self.composition_delta) or not 0.0 < self.composition_delta < 1.0:
                 fail("composition_delta", "in (0, 1)", self.composition_delta)
+        if not isinstance(self.allow_large_delta, bool | np.bool_):
+            fail("allow_large_delta", "true or false", self.allow_large_delta)
         choice("level_count", self.level_count, LEVEL_COUNTS)
         in_range("bound_constant", self.bound_constant, 0.0, math.inf, "a finite number > 0")
         if self.noise_scale is not None and (
@@ -252,6 +262,16 @@ class ContinualConfig:
             limit = magnitude_limit(self.t_max) / 2.0
             check_magnitude("noise_scale", self.noise_scale, TAIL * self.noise_scale, limit,
                             f"unset or at most {limit / TAIL:.3g}", self.t_max)
+
+    def check_guarantee(self) -> None:
+        """Refuse advanced composition's δ̃ (a DP δ over the run's ``n_users`` users)
+        above min(0.1, 1/n) unless ``allow_large_delta`` says that it is meant. Called when
+        a cell is prepared to run (:meth:`ContinualFamily.prepare`): a configuration may
+        still describe such a run, as the tests of the composition do."""
+        composed = self.normalized().composition_delta
+        if composed is not None:
+            check_delta("composition_delta", composed, self.n_users, "n_users", "user",
+                        "allow_large_delta", bool(self.allow_large_delta))
 
     def normalized(self) -> ContinualConfig:
         """The order's parameter with its default; the prior's default filled in for

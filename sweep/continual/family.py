@@ -86,6 +86,7 @@ class ContinualFamily:
         from .parameters import diversity_need, parameters
 
         config = ContinualConfig.from_options(**options)
+        config.check_guarantee()
         if replicates < 1:
             raise ConfigError(f"replicates: must be an integer >= 1; got {replicates!r}")
         try:

@@ -27,9 +27,9 @@ import pandas as pd
 
 from ..components import graphs
 from ..errors import ConfigError
-from ..options import data_key
+from ..options import TAIL, check_magnitude, data_key, magnitude_limit
 from . import survival
-from .config import ARMS, MLE_METHODS, SURVIVAL, InferenceConfig
+from .config import ARMS, LIKELIHOOD_TERMS, MLE_METHODS, SURVIVAL, InferenceConfig
 from .models import (
     bernoulli_loglik,
     gaussian_loglik,
@@ -315,6 +315,12 @@ def prepare(config: InferenceConfig) -> Shared:
     base = Shared(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
                 0.0, 1, 1, a_star, b_star, pooled, pooled_sup)
     rounds, iterations, scale = _schedule(base)
+    # Every scale is proportional to 1/ε: refuse an ε whose draws (within TAIL scales),
+    # summed over a run's log-likelihoods, would not stay finite.
+    limit = magnitude_limit(LIKELIHOOD_TERMS)
+    check_magnitude("epsilon", config.epsilon, TAIL * scale, limit,
+                    f"at least {config.epsilon * TAIL * scale / limit:.3g}, the noise's "
+                    f"scale being {config.epsilon * scale:.3g}/ε", LIKELIHOOD_TERMS)
     return Shared(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
                 scale, rounds, iterations, a_star, b_star, pooled, pooled_sup)
 
