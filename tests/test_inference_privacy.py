@@ -71,6 +71,7 @@ the noise to the K and T run; the Laplace toy reports its scale Δ/ε.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -87,7 +88,7 @@ from sweep.inference.simulate import Shared, data_generator, online_loglik, prep
 from sweep.inference.survival import Patients, neighbour, partial_loglik, partial_score
 
 from .audit import LAPLACE, AuditReport, Budget, Noise, Pair, audit
-from .black_box import check_drawn_noise
+from .black_box import check_categorical, check_drawn_noise
 
 #: Measured losses are asserted to this relative precision.
 REL = 1e-3
@@ -163,7 +164,9 @@ def test_runs_draw_the_declared_noise(options: dict[str, Any], shape: Callable,
      lambda c: c.rounds * 3 * 20 * math.log(0.7 / 0.3)),
     # The test (Prop. 4.6): its two states, Lap(2KΔ/ε).
     ({"method": "test"}, lambda c: c.rounds * 2 * 2.0),
-], ids=["gm-cox", "am-cox", "threshold_1-bernoulli", "test-cox"])
+    # Treatments (Sec. 5): each arm's GLR, Lap(K|Θ|·2Δ/ε).
+    ({"model": {"kind": "treatments"}}, lambda c: c.rounds * 3 * 2 * 2.0),
+], ids=["gm-cox", "am-cox", "threshold_1-bernoulli", "test-cox", "treatments"])
 def test_released_log_likelihoods_carry_the_declared_noise(
         options: dict[str, Any], scale: Callable, monkeypatch: pytest.MonkeyPatch) -> None:
     """Black box on what the agents send: the noisy log-likelihoods the exchange starts
@@ -190,6 +193,36 @@ def test_released_log_likelihoods_carry_the_declared_noise(
         released, exact = released[:, :-1], released[:, -1:]
     assert released.shape[1] == cell.rounds
     check_drawn_noise(released - exact, LAPLACE, scale(cell))
+
+
+def test_rizk_iterates_carry_the_declared_noise(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rizk et al. (Sec. 14.4) on ACTG: what each centre sends at iteration t is
+    θ_t = Σ_j a_ij θ_{j,t−1} + η Clip(score(θ_{i,t−1}), 2B_θB_x) + Lap(2B_xB_θTη/ε). The
+    iterates are read where the run mixes them (``simulate._mix``), and each iteration's
+    noise is θ_t less the mixing and the clipped score (written out again here): it is
+    Laplace of the paper's scale (140 replicates × 5 centres × T − 1 = 8 iterations; power
+    >= 0.99 against a 10% scale error)."""
+    mixed: list[tuple[np.ndarray, np.ndarray]] = []
+    original = simulate._mix
+
+    def spy(matrix, iterates):  # type: ignore[no-untyped-def]
+        out = original(matrix, iterates)
+        mixed.append((iterates.copy(), out))
+        return out
+
+    monkeypatch.setattr(simulate, "_mix", spy)
+    cell = cell_of(method="rizk", epsilon=1.0)
+    model, eta = cell.config.model, cell.config.learning_rate
+    simulate.run(cell, np.random.SeedSequence(SEED).spawn(140), list(range(140)))
+    private = mixed[0::2]  # each iteration mixes the private iterates, then the plain ones
+    clip = 2 * model.bound_theta * model.bound_x
+    noises = []
+    for (before, mix), (after, _) in itertools.pairwise(private):
+        score = np.stack([partial_score(c, before[i], model.ties)
+                          for i, c in enumerate(cell.centres)])
+        noises.append(after - mix - eta * np.clip(score, -clip, clip))
+    declared = 2 * model.bound_x * model.bound_theta * cell.iterations * eta / 1.0
+    check_drawn_noise(np.concatenate(noises), LAPLACE, declared)
 
 
 @pytest.mark.parametrize("method", ["am", "gm", "threshold_2"])
@@ -981,6 +1014,28 @@ def test_randomized_response_is_exactly_private(epsilon: float) -> None:
               for s in (0, 1)}  # P[y = 0], P[y = 1]
     loss = float(np.abs(np.log(output[0] / output[1])).max())
     assert loss == pytest.approx(epsilon, rel=1e-12)
+
+
+def test_randomized_response_flips_at_its_declared_rate() -> None:
+    """What ``rr`` runs (``simulate.run_toy``): over 3,000 replicates of 100 signals, the
+    shared bits y = s XOR flip are ones at the rate the mechanism declares,
+    q(ε) = P[s = 1](1 − p_ε) + P[s = 0] p_ε with p_ε = 1/(1 + e^ε) written out again
+    (chi-square on the ones and zeros; power >= 0.99 against ε 10% off)."""
+    cell = cell_of(model={"kind": "bernoulli", "states": [0.3, 0.7], "truth": 0.7},
+                   method="rr", epsilon=1.0, graph={"n_nodes": 100})
+    replicates = 3000
+    out = simulate.run(cell, np.random.SeedSequence(SEED).spawn(replicates),
+                       list(range(replicates)))
+    ones = float(out["statistic"].sum())
+    signals = cell.n * replicates
+    p_one = 0.7  # θ = 0.7: each signal is 1 with probability 0.7
+
+    def rates(epsilon: float) -> np.ndarray:
+        flip = 1.0 / (1.0 + math.exp(epsilon))
+        q = p_one * (1.0 - flip) + (1.0 - p_one) * flip
+        return np.array([q, 1.0 - q])
+
+    check_categorical(np.array([ones, signals - ones]), rates, cell.config.epsilon)
 
 
 # ============================================================ given K and T, scales

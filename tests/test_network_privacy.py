@@ -96,6 +96,8 @@ CASES = [
     dict(method="ol", privacy="network", noise="gaussian"),
     dict(method="ol_alg4", privacy="network", noise="laplace", signal="gaussian"),
     dict(method="rizk_ol", privacy="signal", noise="laplace"),
+    # Appendix C.3: each agent's noise at its own ε_i.
+    dict(method="ol", privacy="network", noise="laplace", budgets="waterfilling"),
 ]
 
 
