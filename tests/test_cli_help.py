@@ -117,7 +117,7 @@ def test_help_header_names_every_family_and_preset(tmp_path: Path) -> None:
      "error: graph.n_nodez: unknown option; did you mean graph.n_nodes? keys of graph: "
      "graph.attachments, "),
     (["family=continual", "max_sample=8"], "error: max_sample: unknown option; did you "
-     "mean max_samples? keys of family continual: bound_constant, checkpoints, "),
+     "mean max_samples? keys of family continual: allow_large_delta, bound_constant, "),
     (["-m", "+experiment=fig3", "--cfg", "job"], "error: --cfg with -m: --cfg shows the "
      "configuration of one run (drop -m); use dry_run=true to list the cells of a grid\n"),
 ])
