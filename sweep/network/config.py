@@ -278,6 +278,18 @@ class NetworkConfig:
              f"sums and squares of a run's {values:,} values in float64 finite)",
              self.epsilon)
 
+    def calibration_at(self, epsilon: float) -> Calibration:
+        """How every agent's noise follows from its signal at ``epsilon``: Appendix B's
+        for Rizk et al., the consensus algorithms' otherwise
+        (:mod:`sweep.components.calibration`)."""
+        smooth = self.signal == "lognormal"
+        if self.method in ("rizk", "rizk_ol"):
+            return rizk_calibration(epsilon, self.delta, self.rounds, smooth,
+                                    self.sensitivity or 1.0, self.rizk_scale,
+                                    self.learning_rate, self.signal_floor)
+        return calibrate(self.noise, epsilon, self.delta, smooth, self.sensitivity or 1.0,
+                         self.network_scale, self.signal_floor)
+
     def noise_bound(self, epsilon: float) -> float:
         """An upper bound on every agent's noise scale at ``epsilon`` (non-increasing in
         it): the calibration's factor × (a_i + S_i), a_i <= 1 under Network DP, S_i the
@@ -285,19 +297,13 @@ class NetworkConfig:
         (with a floor, its global sensitivity log(1 + 1/s_min)); the analytic Gaussian σ
         by the classic one at min(ε, 1), which exceeds it."""
         network = 1.0 if self.privacy == "network" else 0.0
-        smooth = self.signal == "lognormal"
-        sensitivity = self.sensitivity or 1.0
         try:
-            if self.method in ("rizk", "rizk_ol"):
-                calibration = rizk_calibration(epsilon, self.delta, self.rounds, smooth,
-                                               sensitivity, self.rizk_scale,
-                                               self.learning_rate or 1.0, self.signal_floor)
-            elif self.noise == "gaussian" and not smooth:
+            if (self.noise == "gaussian" and self.signal != "lognormal"
+                    and self.method not in ("rizk", "rizk_ol")):
                 factor = math.sqrt(2.0 * math.log(1.25 / self.delta)) / min(epsilon, 1.0)
-                calibration = Calibration(factor, None, sensitivity, 1.0)
+                calibration = Calibration(factor, None, self.sensitivity or 1.0, 1.0)
             else:
-                calibration = calibrate(self.noise, epsilon, self.delta, smooth, sensitivity,
-                                        self.network_scale, self.signal_floor)
+                calibration = self.calibration_at(epsilon)
             if calibration.smooth is None:
                 signal = calibration.sensitivity
             elif calibration.floor is None:

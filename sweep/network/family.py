@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..components import graphs
-from ..components.calibration import Calibration, calibrate, rizk_calibration
+from ..components.calibration import Calibration
 from ..errors import ConfigError
 from ..options import describe
 from ..results import Metric, ResultSchema
@@ -63,19 +63,11 @@ class NetworkCell:
     @property
     def calibration(self) -> Calibration | HeterogeneousCalibration:
         c = self.config
-        smooth = c.signal == "lognormal"
-        if c.method in ("rizk", "rizk_ol"):
-            return rizk_calibration(c.epsilon, c.delta, c.rounds, smooth, c.sensitivity or 1.0,
-                                    c.rizk_scale, c.learning_rate, c.signal_floor)
-
-        def at(epsilon: float | np.ndarray) -> Calibration:
-            return calibrate(c.noise, epsilon, c.delta, smooth, c.sensitivity or 1.0,
-                             c.network_scale, c.signal_floor)
-
-        if c.budgets == "homogeneous":
-            return at(c.epsilon)
+        if c.method in ("rizk", "rizk_ol") or c.budgets == "homogeneous":
+            return c.calibration_at(c.epsilon)
         # Appendix C.3: each agent's noise at its own ε_i.
-        return HeterogeneousCalibration(at(c.epsilon), at, c.budgets, c.epsilon, c.budget_cap)
+        return HeterogeneousCalibration(c.calibration_at(c.epsilon), c.calibration_at,
+                                        c.budgets, c.epsilon, c.budget_cap)
 
 
 def _signal_draws(config: NetworkConfig) -> tuple[Callable, Callable[[np.ndarray], np.ndarray]]:
