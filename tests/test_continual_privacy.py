@@ -690,3 +690,43 @@ def test_the_estimates_depend_on_a_user_only_through_the_releases(
         for name in ("estimate", "used", "activation", "priors"):
             np.testing.assert_array_equal(getattr(first, name), getattr(second, name),
                                           err_msg=name)
+
+
+@pytest.mark.parametrize("method", ("naive_laplace", "alg2"))
+def test_the_running_sums_estimates_depend_on_a_user_only_through_the_reads(
+        method: str) -> None:
+    """The coupling of the proof on the running sum's path (the naive mechanism: S_t plus
+    fresh Lap(η_0) per read, erratum 13; Alg. 2: the binary mechanism of Alg. 1 over the
+    raw stream). Each of eight users' samples all flipped, and the run handed the
+    unchanged run's releases (``released``): the naive mechanism's reads S̃_t, and Alg. 2's
+    noisy running sums S̃_t = Σ of the noisy p-sums of t's set bits, read at every t, which
+    determine its p-sums (the p-sum t creates is S̃_t − S̃_{t − 2^i}, 2^i t's lowest set
+    bit). The estimate μ̂_t = S̃_t/t and the samples it counts are then the same at every
+    t = 1..T, bit for bit. This path takes no decision (no projection, no activation, no
+    prior): nothing else may move, and the two runs' exact running sums do (asserted).
+    Recording the reads changes nothing in the run (asserted)."""
+    s = scenario(method, "uniform", 64, 16, seed=2)
+    c, p = s.config, s.parameters
+    times = np.arange(1, c.t_max + 1)
+    x = (np.random.default_rng(3).random(c.t_max) < c.mu).astype(float)
+    recorded = np.full((1, times.size), np.nan)
+
+    def run(values: np.ndarray, released: np.ndarray | None) -> Coordinate:
+        return run_coordinate(p, s.users, c.n_users, c.max_samples, c.mu, times,
+                              np.random.default_rng(0), np.random.default_rng(1),
+                              trace=c.t_max + 1, values=values, released=released)
+
+    first = run(x, recorded)
+    for name, value in run(x, None)._asdict().items():
+        np.testing.assert_array_equal(getattr(first, name), value, err_msg=name)
+    assert np.isfinite(recorded).all()
+    for user in range(0, c.n_users, c.n_users // 8):
+        y = np.where(s.users == user, 1.0 - x, x)
+        handed = recorded.copy()
+        second = run(y, handed)
+        np.testing.assert_array_equal(handed, recorded)  # handed in, not overwritten
+        # The exact data differ: the running sum (naive) or the exact p-sums (Alg. 2).
+        assert not np.array_equal(first.trace[:, PSUM], second.trace[:, PSUM])
+        for name in ("estimate", "used", "clipped", "activation", "priors"):
+            np.testing.assert_array_equal(getattr(first, name), getattr(second, name),
+                                          err_msg=name)

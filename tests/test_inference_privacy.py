@@ -63,6 +63,9 @@ Findings (worst loss / ε; each test asserts the value and the pair that reaches
    costs exactly ε. On ACTG 175 the clip never binds on both sides, and the worst found is
    0.994 (centre 3's first event, x = 1 → −1, at θ = −0.215).
 6. Sec. 2's toy: ``laplace`` is exact (ratio 1). ``rr``'s likelihood ratio is e^ε exactly.
+7. Rizk et al.'s P_i (Sec. 14.4) is not a post-processing of the iterates: each centre
+   computes it from its exact partial likelihood at θ_{i,T}, and it moves when the
+   iterates are held fixed (the coupling, below). The iterates' ε does not cover it.
 
 Given ``rounds`` (Algs 1, 2, the test) and Rizk et al.'s given ``iterations`` rescale
 the noise to the K and T run; the Laplace toy reports its scale Δ/ε.
@@ -88,7 +91,7 @@ from sweep.inference.simulate import Shared, data_generator, online_loglik, prep
 from sweep.inference.survival import Patients, neighbour, partial_loglik, partial_score
 
 from .audit import LAPLACE, AuditReport, Budget, Noise, Pair, audit
-from .black_box import check_categorical, check_drawn_noise
+from .black_box import ALPHA, MIN_POWER, SCALE_ERROR, check_categorical, check_drawn_noise
 
 #: Measured losses are asserted to this relative precision.
 REL = 1e-3
@@ -225,26 +228,38 @@ def test_rizk_iterates_carry_the_declared_noise(monkeypatch: pytest.MonkeyPatch)
     check_drawn_noise(np.concatenate(noises), LAPLACE, declared)
 
 
+def hand_over(monkeypatch: pytest.MonkeyPatch, noiseless: bool) -> list[np.ndarray]:
+    """The coupling of the proof in the exchange. ``beliefs.propagate``, which every run
+    of Algs 1, 2 and the test calls once, on ψ̃_0 = the rounds' noisy log-likelihoods
+    (n, R, rounds, states), hands the second run the first run's releases: its noise
+    becomes z' = z + release(x) − release(y). With ``noiseless``, the last round (Alg. 4's
+    noiseless run beside the private ones) stays the run's own. Returns the ψ̃_0 each run
+    brought, before the hand-over."""
+    original = beliefs.propagate
+    brought: list[np.ndarray] = []
+
+    def exchange(half, initial, times):  # type: ignore[no-untyped-def]
+        brought.append(initial.copy())
+        if len(brought) == 2:
+            initial = (np.concatenate([brought[0][:, :, :-1], initial[:, :, -1:]], axis=2)
+                       if noiseless else brought[0].copy())
+        return original(half, initial, times)
+
+    monkeypatch.setattr(beliefs, "propagate", exchange)  # simulate imports it when it runs
+    return brought
+
+
 @pytest.mark.parametrize("method", ["am", "gm", "threshold_2"])
 def test_what_agents_send_depends_on_the_data_only_through_the_release(
         method: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The coupling of the proof, in the run: the centres' exact log-likelihoods changed
     (by up to 0.05 each; the MLE set stays the same, asserted) and the exchange handed
-    the unchanged run's noisy releases (z' = z + release(x) − release(y)). Every belief,
+    the unchanged run's noisy releases (:func:`hand_over`). Every belief,
     set and test outcome is then identical, bit for bit; only the distance to the
     noiseless run (``tvd_private``) may move. The sets are right in some runs and wrong
     in others (asserted). (``threshold_1``, the same code as ``threshold_2`` with another
     threshold, keeps both states of Θ in every run on these data at any ε.)"""
-    original = beliefs.propagate
-    handed: list[np.ndarray] = []
-
-    def exchange(half, initial, times):  # type: ignore[no-untyped-def]
-        if len(handed) == 1:  # the second run: the first run's releases, its own Alg. 4
-            initial = np.concatenate([handed[0][:, :, :-1], initial[:, :, -1:]], axis=2)
-        handed.append(initial.copy())
-        return original(half, initial, times)
-
-    monkeypatch.setattr(beliefs, "propagate", exchange)
+    brought = hand_over(monkeypatch, noiseless=True)
     cell = cell_of(epsilon=1.0, method=method)
     moved = dataclasses.replace(
         cell, loglik=cell.loglik + np.random.default_rng(4).uniform(-0.05, 0.05,
@@ -253,7 +268,7 @@ def test_what_agents_send_depends_on_the_data_only_through_the_release(
     first = simulate.run(cell, seeds, list(range(20)))
     second = simulate.run(moved, seeds, list(range(20)))
     assert np.array_equal(simulate.mle_set(moved.loglik.sum(axis=0)), cell.star)
-    assert not np.array_equal(handed[0][:, :, -1], handed[1][:, :, -1])
+    assert not np.array_equal(brought[0][:, :, -1], brought[1][:, :, -1])
     for name, values in first.items():
         if name != "tvd_private":
             np.testing.assert_array_equal(values, second[name], err_msg=name)
@@ -1038,6 +1053,84 @@ def test_randomized_response_flips_at_its_declared_rate() -> None:
     check_categorical(np.array([ones, signals - ones]), rates, cell.config.epsilon)
 
 
+def laplace_sum_cdf(x: np.ndarray, n: int) -> np.ndarray:
+    """P[d_1 + … + d_n <= x] for i.i.d. d_i ~ Lap(1), written out again (not
+    ``toy.laplace_sum_cdf``) from the density of the n-fold convolution,
+    f_n(x) = e^{−|x|} Σ_{j<n} c_j |x|^j with c_j = (2n − 2 − j)! 2^j / (2^{2n−1} (n − 1)!
+    j! (n − 1 − j)!): the tail beyond |x| is Σ_j c_j Γ(j + 1, |x|) (upper incomplete
+    gamma), and the law is symmetric."""
+    from scipy import special
+
+    j = np.arange(n)
+    c = np.array([math.factorial(2 * n - 2 - i) * 2.0**i / (
+        2.0 ** (2 * n - 1) * math.factorial(n - 1) * math.factorial(i)
+        * math.factorial(n - 1 - i)) for i in j])
+    tail = (c * special.factorial(j) * special.gammaincc(j + 1, np.abs(x)[..., None])).sum(-1)
+    return np.where(x >= 0, 1.0 - tail, tail)
+
+
+@dataclass(frozen=True)
+class DrawnSums:
+    """The law check of drawn sums of n Laplace noises: how many, the KS p-value, the
+    scale the draws estimate relative to the declared one, the scale test's p-value and
+    its power against a 10% scale error."""
+
+    draws: int
+    shape_p: float
+    scale_ratio: float
+    scale_p: float
+    power: float
+
+
+def check_laplace_sums(sums: np.ndarray, n: int, scale: float) -> DrawnSums:
+    """Assert that ``sums`` are draws of d_1 + … + d_n, d_i i.i.d. Lap(``scale``): the
+    toy's per-agent draws are not observable, their sum is (``check_drawn_noise`` on a
+    sum). Kolmogorov–Smirnov against :func:`laplace_sum_cdf` checks the shape; the scale
+    test is the mean of X²/(2n) over R draws of X = sum/b, 1 in expectation with variance
+    (12n + 8n²)/(4n²R) (the cumulants of Lap(1): κ₂ = 2, κ₄ = 12), at level
+    :data:`~tests.black_box.ALPHA` two-sided (normal approximation, R in the thousands).
+    A true scale c·b multiplies X² by c²: the power against c = 0.9 and 1.1, the smaller,
+    must be at least :data:`~tests.black_box.MIN_POWER`."""
+    from scipy import stats
+
+    x = np.asarray(sums, dtype=np.float64) / scale
+    draws = x.size
+    shape_p = float(stats.kstest(x, lambda v: laplace_sum_cdf(np.asarray(v), n)).pvalue)
+    spread = math.sqrt((12 * n + 8 * n * n) / (4 * n * n) / draws)
+    value = float(np.mean(x * x) / (2 * n))
+    scale_p = float(2.0 * stats.norm.sf(abs(value - 1.0) / spread))
+    critical = stats.norm.isf(ALPHA / 2) * spread
+    power = min(float(stats.norm.cdf((1.0 - critical - c * c) / (c * c * spread))
+                      + stats.norm.sf((1.0 + critical - c * c) / (c * c * spread)))
+                for c in (1.0 - SCALE_ERROR, 1.0 + SCALE_ERROR))
+    report = DrawnSums(draws, shape_p, math.sqrt(value), scale_p, power)
+    assert power >= MIN_POWER, f"too few draws for a scale test with power: {report}"
+    assert shape_p >= ALPHA, f"the drawn noise does not follow the declared law: {report}"
+    assert scale_p >= ALPHA, f"the drawn noise has the wrong scale: {report}"
+    return report
+
+
+def test_laplace_toy_draws_its_declared_noise() -> None:
+    """What ``laplace`` runs (``simulate.run_toy``, Sec. 2): each replicate's statistic
+    Σ_i (L(2s_i − 1) + d_i), less its noiseless part L(2B − n) (L = log(p/(1 − p)) and
+    B = Σ s_i written out again, B replayed from the replicate's data stream), is the sum
+    of the n = 5 agents' noises d_i ~ Lap(Δ/ε), Δ = 2|log p − log(1 − p)|: its law and
+    scale are checked (:func:`check_laplace_sums`) on 3,000 replicates, a scale test with
+    power 0.9993 against a 10% scale error."""
+    p, epsilon = 0.7, 1.0
+    cell = cell_of(model={"kind": "bernoulli", "states": [1 - p, p], "truth": p},
+                   method="laplace", epsilon=epsilon)
+    replicates = 3000
+    seeds = np.random.SeedSequence(SEED).spawn(replicates)
+    out = simulate.run(cell, seeds, list(range(replicates)))
+    # θ = 1 (truth p): each signal is 1 with probability p; B is the stream's first draw.
+    ones = np.array([data_generator(cell.config, seed, r).binomial(cell.n, p)
+                     for r, seed in enumerate(seeds)])
+    exact = math.log(p / (1 - p)) * (2 * ones - cell.n)
+    declared = 2 * abs(math.log(p) - math.log(1 - p)) / epsilon
+    check_laplace_sums(out["statistic"][:, 0] - exact, cell.n, declared)
+
+
 # ============================================================ given K and T, scales
 
 @pytest.mark.parametrize("method", ["gm", "test"])
@@ -1117,3 +1210,138 @@ def test_rizk_l1_reading_stays_within_its_budget() -> None:
     report = laplace_audit(rizk_l1_release(cell), cell.scale, pairs, 1.0)
     report.assert_private()
     assert report.worst_ratio == pytest.approx(1.0, rel=1e-12), report
+
+
+# ============================================ the coupling of the proof, every path
+
+def test_the_tests_decisions_depend_on_the_data_only_through_the_release(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The distributed test (Prop. 4.6, composite as in Sec. 10.2) on ACTG 175: K = 4
+    rounds of (log ℓ_i(θ₀), sup log ℓ_i) + Lap(2KΔ/ε). Centre 0's patient 3 removed (the
+    neighbour that moves the test's release most, :func:`test_cox_test_release`) and the
+    exchange handed the unchanged run's releases (:func:`hand_over`): every agent's
+    statistic S_i = 2n(ψ̃^GM(1) − ψ̃^GM(0)), its p-value and its decision (reject when
+    p < α) are then the same, bit for bit, over 40 replicates in which the test rejects
+    and accepts (asserted)."""
+    brought = hand_over(monkeypatch, noiseless=False)
+    cell = cell_of(method="test", epsilon=1.0)
+    centres = list(cell.centres)
+    assert (centres[0].duration[3], centres[0].event[3]) == (135.0, True)
+    centres[0] = neighbour(centres[0], 3, None)
+    moved = dataclasses.replace(
+        cell, centres=tuple(centres),
+        loglik=np.stack([partial_loglik(c, cell.states) for c in centres]),
+        expected=simulate._test_loglik(cell.config, cell.states, centres, cell.expected))
+    assert (moved.expected[0] != cell.expected[0]).all()  # both values of centre 0 move
+    seeds, ids = np.random.SeedSequence(SEED).spawn(40), list(range(40))
+    first = simulate.run(cell, seeds, ids)
+    second = simulate.run(moved, seeds, ids)
+    assert not np.array_equal(brought[0], brought[1])  # what each run brought differs
+    for name, values in first.items():
+        np.testing.assert_array_equal(values, second[name], err_msg=name)
+    assert 0.0 < first["reject"].mean() < 1.0, "the test always decided the same way"
+
+
+@pytest.mark.parametrize("method", ["am", "gm", "threshold_2"])
+def test_the_best_treatment_depends_on_the_data_only_through_the_release(
+        method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Best-treatment identification (Sec. 5, Fig. 5): each centre's three generalized
+    likelihood ratios with Lap(K|Θ|·2Δ/ε). Centre 3's first patient replaced by a ZDV
+    event on the centre's first day (the kind of neighbour that moves all three arms'
+    ratios, asserted; :func:`test_treatment_scores_pass_the_audit`) and the exchange
+    handed the unchanged run's releases (:func:`hand_over`): every belief, set and error
+    is then the same, bit for bit, over 20 replicates; only the distance to the noiseless
+    run (``tvd_private``) may move. The best arm's set is right in some runs and wrong in
+    others (asserted), and the MLE set of the exact ratios stays {ZDV+ddI} (asserted: the
+    errors are measured against it)."""
+    brought = hand_over(monkeypatch, noiseless=True)
+    cell = cell_of(model={"kind": "treatments"}, method=method, epsilon=1.0)
+    trial = trials()[3]
+    scores = trial.changed(0, (float(trial.days.min()), 1, 0)).scores()
+    assert (scores != trial.scores()).all()
+    loglik = cell.loglik.copy()
+    loglik[3] = scores
+    moved = dataclasses.replace(cell, loglik=loglik, expected=loglik)
+    assert np.array_equal(simulate.mle_set(loglik.sum(axis=0)), cell.star)
+    seeds, ids = np.random.SeedSequence(SEED).spawn(20), list(range(20))
+    first = simulate.run(cell, seeds, ids)
+    second = simulate.run(moved, seeds, ids)
+    assert not np.array_equal(brought[0][:, :, -1], brought[1][:, :, -1])
+    for name, values in first.items():
+        if name != "tvd_private":
+            np.testing.assert_array_equal(values, second[name], err_msg=name)
+    assert 0.0 < first["exact_recovery"].mean() < 1.0, "every run chose the same way"
+
+
+def test_online_beliefs_depend_on_the_signals_only_through_the_release(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Online learning (Alg. 3, eq. (17)) on bernoulli signals, T = 100 rounds of
+    Poisson(1) arrivals at 5 agents: in every replicate, one signal of agent 0 flipped (in
+    the first round it has one), and the compiled loop (``beliefs.online``) handed the
+    unchanged run's releases ζ_{i,t} + d_{i,t} of every round and agent (``released``).
+    The beliefs, their argmax (right or wrong, both occur: asserted) and the distance to
+    the truth are then the same at every checkpoint, bit for bit, over 10 replicates;
+    the distance to the noiseless run (Alg. 5, φ, each run's own signals) moves
+    (asserted). Recording the releases, ψ adds ζ + d rounded once: the sweep's run to
+    within 10⁻¹² and the same decisions (asserted)."""
+    cell = cell_of(method="private_ol", model={"kind": "bernoulli"}, iterations=100,
+                   epsilon=1.0)
+    seeds, ids = np.random.SeedSequence(SEED).spawn(10), list(range(10))
+    recorded = np.full((len(seeds), cell.iterations + 1, cell.n, len(cell.states)), np.nan)
+    first = simulate.run_online(cell, seeds, ids, released=recorded)
+    assert np.isfinite(recorded).all()
+    plain = simulate.run(cell, seeds, ids)
+    np.testing.assert_array_equal(first["exact_recovery"], plain["exact_recovery"])
+    for name, values in plain.items():
+        np.testing.assert_allclose(first[name], values, rtol=0.0, atol=1e-12, err_msg=name)
+
+    original = simulate.bernoulli_loglik
+    flipped: list[int] = []
+
+    def neighbour_signals(ones, counts, states):  # type: ignore[no-untyped-def]
+        ones = np.array(ones, copy=True)
+        row = int(np.flatnonzero(counts[:, 0])[0])
+        ones[row, 0] += 1 if ones[row, 0] < counts[row, 0] else -1
+        flipped.append(row)
+        return original(ones, counts, states)
+
+    monkeypatch.setattr(simulate, "bernoulli_loglik", neighbour_signals)
+    second = simulate.run_online(cell, seeds, ids, released=recorded.copy())
+    assert len(flipped) == len(seeds)
+    for name, values in first.items():
+        if name != "tvd_private":
+            np.testing.assert_array_equal(values, second[name], err_msg=name)
+    assert not np.array_equal(first["tvd_private"], second["tvd_private"])
+    assert 0.0 < first["exact_recovery"].mean() < 1.0, "every agent chose the same way"
+
+
+def test_rizks_beliefs_depend_on_the_data_only_through_the_iterates() -> None:
+    """Rizk et al. (Sec. 14.4) on ACTG 175 at ε = 0.1: centre 3's first event's covariate
+    1 → −1 (the neighbour that moves its clipped score most,
+    :func:`test_rizk_on_actg_stays_within_its_budget_barely`) and the run handed the
+    unchanged run's iterates θ_{i,t} (``released``, every iteration, centre and
+    replicate). Each centre's belief (the point mass on the state nearest its iterate),
+    set and distance to the truth are then the same at every checkpoint, bit for bit,
+    over 20 replicates in which the sets are right and wrong (asserted). Sec. 14.4's
+    P_i = 1 − F_χ²₁(2[log ℓ_i(S_i|θ_{i,T}) − log ℓ_i(S_i|0)]) is not a post-processing of
+    the iterates: each centre computes it on its exact data, and it moves (asserted).
+    Recording the iterates changes nothing in the run (asserted)."""
+    cell = cell_of(method="rizk", epsilon=0.1)
+    centres = list(cell.centres)
+    patient = centres[3]
+    assert (patient.duration[0], patient.event[0], patient.covariate[0]) == (14.0, True, 1.0)
+    centres[3] = neighbour(patient, 0, (14.0, True, -1.0))
+    loglik = np.stack([partial_loglik(c, cell.states) for c in centres])
+    moved = dataclasses.replace(cell, centres=tuple(centres), loglik=loglik, expected=loglik)
+    assert np.array_equal(simulate.mle_set(loglik.sum(axis=0)), cell.star)
+    seeds, ids = np.random.SeedSequence(SEED).spawn(20), list(range(20))
+    recorded = np.full((cell.iterations, cell.n, len(seeds)), np.nan)
+    first = simulate.run_rizk(cell, seeds, ids, released=recorded)
+    assert np.isfinite(recorded).all()
+    for name, values in simulate.run(cell, seeds, ids).items():
+        np.testing.assert_array_equal(first[name], values, err_msg=name)
+    second = simulate.run_rizk(moved, seeds, ids, released=recorded.copy())
+    for name in ("belief", "exact_recovery", "type_i_error", "type_ii_error", "tvd_truth"):
+        np.testing.assert_array_equal(first[name], second[name], err_msg=name)
+    assert not np.array_equal(first["statistic"], second["statistic"])
+    assert 0.0 < first["exact_recovery"].mean() < 1.0, "every centre chose the same way"

@@ -47,7 +47,16 @@ from .config import (
     TRIANGULAR,
     UNIFORM,
 )
-from .statistic import ESTIMATE, VAR, Query, T, release, set_variance
+from .statistic import (
+    ESTIMATE,
+    RAW_ESTIMATE,
+    VAR,
+    Query,
+    T,
+    couple,
+    release,
+    set_variance,
+)
 from .variance import passes_welch, record_p_sum, update_estimate, welch_cuts, welch_samples
 
 # Columns of the metrics row measured at a checkpoint.
@@ -81,8 +90,10 @@ class Audit(NamedTuple):
     (receiver a, its query at time t); zero-size arrays in a sweep.
 
     The audit couples two runs on neighbouring data (``data``) by handing the second
-    the releases of the first (``given``), and compares everything an observer sees
-    (``released``, ``queried``): see :func:`sweep.colme.engine.run_replicate`.
+    the releases of the first (``given``, and with ``variance=shared`` also
+    ``given_variance``), and compares everything an observer sees (``released``,
+    ``released_variance``, ``queried``): see :func:`sweep.colme.engine.run_replicate`.
+    The variance fields may be left out (zero-size).
     """
 
     # X_a^(t): where finite, in place of the draw (which is still made); where NaN, the
@@ -93,12 +104,17 @@ class Audit(NamedTuple):
     # received, and whom it queried
     released: np.ndarray
     queried: np.ndarray
+    # Sch-Var-1 (Sec. V-A): V_{b→a} of eq. (8) a receives at t where finite, in place of
+    # b's own; and out, the V_{b→a} it received (NaN at t = 1, when b has no sample
+    # variance to send)
+    given_variance: np.ndarray = np.zeros((0, 0))
+    released_variance: np.ndarray = np.zeros((0, 0))
 
 
 def no_audit() -> Audit:
     """The zero-size :class:`Audit` of a sweep's replicates."""
     empty = np.zeros((0, 0))
-    return Audit(empty, empty, empty, np.zeros((0, 0), dtype=np.int64))
+    return Audit(empty, empty, empty, np.zeros((0, 0), dtype=np.int64), empty, empty)
 
 
 class State(NamedTuple):
@@ -233,9 +249,10 @@ def compile_scheme(scheme: Scheme) -> Kernels:
         labels, data_sum, square_sum = state.labels, state.data_sum, state.square_sum
         last, kappa, pair, levels, chi = (state.last, state.kappa, state.pair, state.levels,
                                           state.chi)
-        data, given, released_at, queried = state.audit
+        data, given, released_at, queried, given_variance, variance_at = state.audit
         # Zero-size in a sweep, where these branches are never taken.
         handed, handing, recording = data.size > 0, given.size > 0, released_at.size > 0
+        handing_variance, recording_variance = given_variance.size > 0, variance_at.size > 0
         means, sigma2, sigma_dp = constants.means, constants.sigma2, constants.sigma_dp
         n_agents = data_sum.size
         sigma2_dp = sigma_dp * sigma_dp
@@ -294,8 +311,11 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                     if variance == SHARED:
                         fresh_variance = draw_std(rng, kind, constants.sigma_variance)
                 query = Query(a, b, k, t, data_sum[b], square_sum[b], fresh, fresh_variance)
+                handed_release = given[t - 1, a] if handing else math.nan
                 released = release(pair, levels, query, sigma2_dp, mechanism, weights,
-                                   given[t - 1, a] if handing else math.nan)
+                                   handed_release)
+                if handing and not math.isnan(handed_release):
+                    query = couple(pair, levels, query, handed_release, mechanism)
                 if recording:
                     released_at[t - 1, a] = released
                     queried[t - 1, a] = b
@@ -303,7 +323,11 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                     sigma2_b = sigma2
                 else:
                     record_p_sum(pair, levels, query, mechanism, form)
-                    update_estimate(pair, query, released, sigma2_dp, variance, prior, form)
+                    update_estimate(pair, query, released, sigma2_dp, variance, prior, form,
+                                    given_variance[t - 1, a] if handing_variance
+                                    else math.nan)
+                    if variance == SHARED and recording_variance:
+                        variance_at[t - 1, a] = pair[a, b, RAW_ESTIMATE]
                     sigma2_b = pair[a, b, ESTIMATE]
                 set_variance(pair, a, b, sigma2_b)
                 if estimator == TEST and refresh == ON_QUERY:

@@ -208,6 +208,25 @@ def release(
 
 
 @numba.njit(cache=True, inline="always")
+def couple(pair: np.ndarray, levels: np.ndarray, query: Query, given: float,
+           mechanism: int) -> Query:
+    """The privacy audit's coupling (:class:`sweep.colme.kernel.Audit`), after ``given``
+    was released in place of b's own answer to ``query``: the new p-sum's noise becomes
+    whatever makes b's release that value, Z' = Z + (given t - (Σ X_b + N_κ)), and so
+    does N_κ. Every p-sum holding the changed sample thus carries the noise of the DP
+    proofs' coupling, Z' = Z + S - S' (up to rounding), and b's noisy p-sums S + Z, which
+    Sch-Var-2 reads (eq. (16)), are those of the run that released ``given``. Returns
+    ``query`` with the coupled Z."""
+    a, b = query.a, query.b
+    shift = given * query.t - (query.data_sum + pair[a, b, NOISE])
+    pair[a, b, NOISE] += shift
+    if mechanism == PM2:
+        levels[a, b, LEVEL_NOISE, lowest_bit(query.kappa)] += shift
+    return Query(a, b, query.kappa, query.t, query.data_sum, query.square_sum,
+                 query.noise + shift, query.variance_noise)
+
+
+@numba.njit(cache=True, inline="always")
 def set_variance(pair: np.ndarray, a: int, b: int, sigma2_b: float) -> None:
     """Var[T_{b→a}] = σ_b² DATA_COEF + NOISE_VAR with the known or estimated σ_b²."""
     pair[a, b, VAR] = sigma2_b * pair[a, b, DATA_COEF] + pair[a, b, NOISE_VAR]

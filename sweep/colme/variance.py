@@ -211,9 +211,14 @@ def update_estimate(
     variance: int,
     prior: int,
     form: int,
+    given: float = math.nan,
 ) -> None:
     """Update V_{b→a} (RAW_ESTIMATE) and the σ_b² estimate in use (ESTIMATE) after the
-    release ``released`` = X̄_b^(t) + Z^(t) answering ``query``."""
+    release ``released`` = X̄_b^(t) + Z^(t) answering ``query``.
+
+    With ``shared`` variances, a finite ``given`` is released in place of b's eq. (8):
+    the variance noise is then whatever makes the release that value (the privacy
+    audit's coupling, :class:`sweep.colme.kernel.Audit`)."""
     a, b, t = query.a, query.b, query.t
     square_sum = query.square_sum
     k = pair[a, b, SPLIT_SIZE]
@@ -226,6 +231,8 @@ def update_estimate(
             square_sum + pair[a, b, CROSS] - t * released * released
             - sigma2_dp * (inv_lengths - k / t)
         ) / (t - 1.0)
+        if not math.isnan(given):
+            raw = given
     elif k < 2.0:
         return
     elif form != WEIGHTED:  # eq. (16), over every p-sum or (drop_first) all but the first

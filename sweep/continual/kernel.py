@@ -54,8 +54,9 @@ class Stream(NamedTuple):
     mu: float  # μ: x_t = 1 with probability μ, drawn from the samples' generator …
     values: np.ndarray  # … unless these float[T] give x_1..x_T (empty: drawn)
     # float[mechanisms, elements], the privacy audit's coupling (empty in a sweep): the
-    # noisy p-sum each element creates (Algs 3–6); where finite it is released in place
-    # of the drawn one, where NaN the drawn one is written there
+    # noisy p-sum each element creates (Algs 3–6), or on the running sum's path (naive,
+    # Alg. 2) the released running sum S̃_t of each checkpoint (row 0); where finite it
+    # is released in place of the drawn one, where NaN the drawn one is written there
     released: np.ndarray
 
 
@@ -195,6 +196,7 @@ def run_stream(stream: Stream, parameters: Parameters, forced: np.ndarray,
     users, n_users, mu, values = stream.users, stream.n_users, stream.mu, stream.values
     mode, eta, threshold, k = parameters.mode, parameters.eta, parameters.threshold, parameters.k
     estimate, used, clipped, trace = out.estimate, out.used, out.clipped, out.trace
+    audited = stream.released
     activation, priors, costs = out.activation, out.priors, out.costs
     levels = parameters.centre.size
     active = threshold <= 0
@@ -289,10 +291,19 @@ def run_stream(stream: Stream, parameters: Parameters, forced: np.ndarray,
                     buffer[due, buffered[due]] = value
                     buffered[due] += 1
         while next_checkpoint < checkpoints.size and checkpoints[next_checkpoint] == t:
-            if mode == NAIVE:
-                released = running + (noise.laplace(0.0, eta[0]) if eta[0] > 0 else 0.0)
-            elif mode == STREAM:
-                released = running + set_bits_sum(noisy[0], t)
+            if mode == NAIVE or mode == STREAM:
+                if mode == NAIVE:
+                    released = running + (noise.laplace(0.0, eta[0]) if eta[0] > 0 else 0.0)
+                else:
+                    released = running + set_bits_sum(noisy[0], t)
+                if audited.size:
+                    # The coupling of the running sum's path: the read S̃_t is the
+                    # release (naive), or the sum of the noisy p-sums released so far
+                    # (Alg. 2, whose reads at every t determine its p-sums).
+                    if math.isnan(audited[0, next_checkpoint]):
+                        audited[0, next_checkpoint] = released
+                    else:
+                        released = audited[0, next_checkpoint]
             else:
                 released = 0.0
                 for j in range(eta.size):

@@ -40,7 +40,8 @@ def run_coordinate(parameters: Parameters, users: np.ndarray, n_users: int, m: i
     replace PrivateMedian's draws, and ``values`` (x_1..x_T) the samples' draws, as the
     privacy audit needs. So does ``released`` (mechanisms × elements, Algs 3–6): each
     element's noisy p-sum, released where finite in place of the drawn one (the coupling
-    of neighbouring streams), recorded where NaN.
+    of neighbouring streams), recorded where NaN; on the running sum's path (naive,
+    Alg. 2: 1 × checkpoints) the released running sum S̃_t of each checkpoint, alike.
     """
     levels, count = parameters.levels, len(times)
     out = Coordinate(

@@ -16,6 +16,7 @@ agent at every step (a constant per agent cancels in the beliefs).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -64,15 +65,22 @@ def point_mass(index: np.ndarray, states: int) -> np.ndarray:
     return (index[..., None] == np.arange(states)).astype(np.float64)
 
 
+#: :class:`LogBeliefs`' ``released`` in a sweep: no coupling.
+NOT_AUDITED = np.empty((0, 0, 0))
+
+
 # The structures the kernel takes live in this module: numba's cache of it is keyed on
 # this file, and a field changed elsewhere would leave a stale kernel in use.
 class LogBeliefs(NamedTuple):
     """The agents' log-beliefs (n, |Θ|), re-centred per agent, updated in place round
     after round: the private ψ_t of Alg. 3 and the non-private φ_t of Alg. 5 on the same
-    signals."""
+    signals; and the privacy audit's coupling (empty in a sweep): the released values
+    ζ_{i,t} + d_{i,t} of every round t (rounds, n, |Θ|), recorded where NaN, handed in
+    where finite, which ψ then adds as they are (:func:`online`)."""
 
     psi: np.ndarray
     phi: np.ndarray
+    released: np.ndarray = NOT_AUDITED
 
 
 class Checkpoints(NamedTuple):
@@ -99,21 +107,38 @@ def online(matrix: np.ndarray, signals: np.ndarray, noise: np.ndarray, first: in
     no signal arrived), ``noise`` the Laplace draws d_{i,t}(θ): eq. (17) updates ψ_t =
     A ψ_{t−1} + signals + noise, and φ_t the same without the noise. The ``checkpoints``
     from index ``k`` on receive their metrics. Returns the index of the next checkpoint.
+
+    With ``beliefs.released`` (the coupling of neighbouring runs), ψ adds the released
+    ζ_t + d_t of round t itself, handed in (or recorded), and no noise on top (+ 0.0 is
+    exact): two runs handed the same releases update ψ alike, bit for bit, whatever their
+    signals; φ keeps each run's own.
     """
-    psi, phi = beliefs.psi, beliefs.phi
+    psi, phi, released = beliefs.psi, beliefs.phi, beliefs.released
     times, truth = checkpoints.times, checkpoints.truth
     out_correct, out_truth = checkpoints.exact_recovery, checkpoints.tvd_truth
     out_private, out_beliefs = checkpoints.tvd_private, checkpoints.belief
     rounds, n, states = signals.shape
     nu = np.empty(states)
     mu = np.empty(states)
+    # What ψ adds at round t = first + row (eq. (17)): own[offset + row] + drawn[row], the
+    # round's log-likelihoods and noise; under the coupling the releases and zeros, so
+    # that the update below is the one line a sweep runs.
+    own, drawn, offset = signals, noise, 0
+    if released.size:
+        for row in range(rounds):
+            sent = released[first + row]
+            for i in range(n):
+                for s in range(states):
+                    if math.isnan(sent[i, s]):
+                        sent[i, s] = signals[row, i, s] + noise[row, i, s]
+        own, drawn, offset = released, np.zeros_like(noise), first
     for row in range(rounds):
         t = first + row
         if t == 0:
-            psi[:] = signals[row] + noise[row]
+            psi[:] = own[offset + row] + drawn[row]
             phi[:] = signals[row]
             continue
-        psi[:] = matrix @ psi + signals[row] + noise[row]
+        psi[:] = matrix @ psi + own[offset + row] + drawn[row]
         phi[:] = matrix @ phi + signals[row]
         for i in range(n):
             psi[i] -= psi[i].max()
@@ -142,5 +167,5 @@ def online(matrix: np.ndarray, signals: np.ndarray, noise: np.ndarray, first: in
     return k
 
 
-__all__ = ["Checkpoints", "LogBeliefs", "beliefs", "mixing", "online", "point_mass",
-           "propagate"]
+__all__ = ["NOT_AUDITED", "Checkpoints", "LogBeliefs", "beliefs", "mixing", "online",
+           "point_mass", "propagate"]

@@ -520,10 +520,13 @@ def _frequency_threshold(cell: Shared) -> float:
 
 
 def run_online(cell: Shared, seeds: Sequence[np.random.SeedSequence],
-               replicate_ids: Sequence[int]) -> Metrics:
+               replicate_ids: Sequence[int], released: np.ndarray | None = None
+               ) -> Metrics:
     """Algs 3 and 5, one replicate at a time in compiled code (:func:`beliefs.online`),
-    its rounds fed in chunks."""
-    from .beliefs import Checkpoints, LogBeliefs, online
+    its rounds fed in chunks. ``released`` (R, T + 1, n, |Θ|; the privacy audit's
+    coupling) holds each round's released log-likelihoods ζ + d: handed in where finite,
+    recorded where NaN (:class:`beliefs.LogBeliefs`)."""
+    from .beliefs import NOT_AUDITED, Checkpoints, LogBeliefs, online
 
     config, times = cell.config, cell.times
     truth = int(np.argmax(cell.star)) if config.model.kind == "cox" else int(
@@ -534,7 +537,8 @@ def run_online(cell: Shared, seeds: Sequence[np.random.SeedSequence],
     matrix = np.ascontiguousarray(cell.matrix)
     for r, (seed, replicate) in enumerate(zip(seeds, replicate_ids, strict=True)):
         psi = np.zeros((cell.n, len(cell.states)))
-        log_beliefs = LogBeliefs(psi=psi, phi=np.zeros_like(psi))
+        log_beliefs = LogBeliefs(psi=psi, phi=np.zeros_like(psi), released=(
+            NOT_AUDITED if released is None else released[r]))
         checkpoints = Checkpoints(times, truth, out["exact_recovery"][r], out["tvd_truth"][r],
                                   out["tvd_private"][r], out["belief"][r])
         noise = np.random.default_rng(seed)
@@ -676,7 +680,7 @@ def _mix(matrix: np.ndarray, iterates: np.ndarray) -> np.ndarray:
 
 
 def run_rizk(cell: Shared, seeds: Sequence[np.random.SeedSequence],
-             replicate_ids: Sequence[int]) -> Metrics:
+             replicate_ids: Sequence[int], released: np.ndarray | None = None) -> Metrics:
     """Rizk et al.'s first-order method as Sec. 14.4 writes it:
     θ_{i,t} = Σ_j a_ij θ_{j,t−1} + η Clip(d log ℓ_i/dθ, 2B_θB_x) + Lap(2B_xB_θTη/ε),
     from θ_{i,0} = 0, next to the same iteration without noise. Its output belief is the
@@ -686,7 +690,10 @@ def run_rizk(cell: Shared, seeds: Sequence[np.random.SeedSequence],
     The authors' notebook's readings (options): ``rizk_start="uniform"`` starts each
     centre at θ_{i,0} ~ U(−1, 1), drawn from the replicate's own stream after its noise
     (the noiseless run starts there too); ``rizk_clip="l1"`` scales the centres' scores so
-    that their ℓ1 norm across centres is at most 1, in place of the per-centre clip."""
+    that their ℓ1 norm across centres is at most 1, in place of the per-centre clip.
+
+    ``released`` (T, n, R; the privacy audit's coupling) holds the iterates the centres
+    send: handed in where finite, in place of the computed ones, and recorded where NaN."""
     from scipy import stats
 
     from .beliefs import point_mass
@@ -720,6 +727,11 @@ def run_rizk(cell: Shared, seeds: Sequence[np.random.SeedSequence],
     for t in range(1, cell.iterations + 1):
         private = (_mix(cell.matrix, private) + config.learning_rate * score(private)
                    + noise[:, t - 1].T)
+        if released is not None:
+            sent = released[t - 1]
+            recorded = np.isnan(sent)
+            sent[recorded] = private[recorded]
+            private = sent.copy()
         plain = _mix(cell.matrix, plain) + config.learning_rate * score(plain)
         if t not in wanted:
             continue

@@ -106,6 +106,90 @@ class Dynamics:
         return self.learning_rate if self.method in ("rizk", "rizk_ol") else 1.0
 
 
+class Releases:
+    """What the agents release and send, round by round: the privacy audit's hook on
+    :func:`run_recursion` (the coupling of a privacy proof, issue 36).
+
+    Agent i sends ν_{i,t} = F_{i,t}(ν_{i,t−1}) + G_{i,t}({ν_{j,t−1}}) + H_{i,t}(s_{i,t})
+    + d_{i,t} (Sec. 2.3, eq. (6)); here F = p_t ν_{i,t−1}, G = q_t (A ν_{t−1})_i (over
+    N_i = {j : a_ij ≠ 0}, the paper's notation, which holds i: its own estimate is public
+    either way) and H = r_t ξ_{i,t}, with the noise g_t d_{i,t}. What a DP mechanism releases is
+    ψ_{i,t} = H + noise under Signal DP (M^S_{i,t}: Alg. 3's x_0 = ξ(s) + d, the noisy
+    signals (ξ_t + d_t)/t of Algs 4 and 5, Rizk et al.'s η ξ + d) and G + H + noise under
+    Network DP (M^N_{i,t}, which protects the neighbours' estimates too); the rest of the
+    message is computed from messages already sent. A round without noise (g_t = 0, and
+    round 0 unless MVUE noises x_0) releases nothing: its message is computed in full.
+
+    The recursion carries the noiseless estimates and the noise apart (the metrics need
+    both); with a :class:`Releases` it also forms every message as above, from ν_{t−1}
+    and ψ_t. Where ``values`` is NaN it releases what it computes (ψ = noiseless part +
+    the noise drawn) and records it; where it is finite, that value is released instead,
+    and the run carries the noise that makes it exact, ψ − noiseless part. A run handed
+    every release of another (:meth:`replay`) therefore sends the same messages, bit for
+    bit, unless something other than a release carries its private inputs into them.
+
+    Attributes
+    ----------
+    values : array (T + 1, n, R)
+        ψ_t of every agent and replicate at rounds with noise (NaN elsewhere).
+    sent : array (T + 1, n, R)
+        The messages ν_t, rounds 0..T.
+    noise : array (T + 1, n, R)
+        The noise each release carries, g_t d_t (d of x_0 at round 0): the one drawn, or
+        the one a handed release implies; NaN at rounds without noise.
+    """
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+        self.sent = np.full_like(values, np.nan)
+        self.noise = np.full_like(values, np.nan)
+
+    @classmethod
+    def record(cls, rounds: int, n: int, replicates: int) -> Releases:
+        """Record rounds 0..``rounds`` of n agents and R replicates."""
+        return cls(np.full((rounds + 1, n, replicates), np.nan))
+
+    def replay(self) -> Releases:
+        """Hand a run every release recorded here (a copy: the run records too)."""
+        return Releases(self.values.copy())
+
+    def _release(self, t: int, own: np.ndarray | None, noiseless: np.ndarray,
+                 fresh: np.ndarray | None) -> np.ndarray | None:
+        """Send round t's messages: ``own`` (F, None at round 0) plus the release of
+        ``noiseless`` and the noise drawn, ``fresh`` (None: no release); returns the noise
+        the run carries."""
+        if fresh is None:  # nothing released: the message is computed in full
+            self.sent[t] = noiseless if own is None else own + noiseless
+            return None
+        given = self.values[t]
+        handed = ~np.isnan(given)
+        release = np.where(handed, given, noiseless + fresh)
+        noise = np.where(handed, release - noiseless, fresh)
+        self.values[t], self.noise[t] = release, noise
+        self.sent[t] = release if own is None else own + release
+        return noise
+
+    def start(self, x0: np.ndarray, noise: np.ndarray, released: bool) -> np.ndarray:
+        """Round 0: x_0 = ``x0`` (ξ(s) or 0) plus ``noise``, which MVUE releases
+        (``released``) and the other methods do not have (zeros); returns the noise the
+        run carries."""
+        if not released:
+            self._release(0, None, x0, None)
+            return noise
+        return self._release(0, None, x0, noise)
+
+    def send(self, t: int, a: object, dynamics: Dynamics, xi: np.ndarray,
+             fresh: np.ndarray | None) -> np.ndarray | None:
+        """Round t >= 1 with weights ``a``, statistics ξ_t and the noise drawn, g_t d_t
+        (None without noise); returns the noise the run carries."""
+        p, q, r, _ = dynamics.coefficients(t)
+        previous = self.sent[t - 1]
+        heard = q * (a @ previous)  # G: the neighbours' estimates, weighted
+        if dynamics.privacy == "network":  # M^N: G is an input of the mechanism
+            return self._release(t, p * previous, heard + r * xi, fresh)
+        return self._release(t, heard + p * previous, r * xi, fresh)
+
+
 def run_recursion(
     dynamics: Dynamics,
     matrix: object,
@@ -116,6 +200,7 @@ def run_recursion(
     statistic: Callable[[np.ndarray], np.ndarray],
     mean: float,
     observe: Callable[[int, np.ndarray | None, np.ndarray, np.ndarray], None] | None = None,
+    releases: Releases | None = None,
 ) -> np.ndarray:
     """Run the recursion of ``dynamics`` (the module docstring) for R replicates; their
     metrics at ``times``: array (len(times), 3, R).
@@ -130,7 +215,11 @@ def run_recursion(
 
     ``observe(t, signals, mu, error)``, for the privacy audit, sees every round t >= 0:
     its signals, the noiseless estimates μ_t and the noise they carry; the agents send
-    ν_t = μ_t + error.
+    ν_t = μ_t + error. ``releases`` (:class:`Releases`), for its coupling, also forms
+    every message as the agents do, from the messages sent before and the round's
+    releases, which it records or is handed; the run then carries the noise that makes
+    each handed release exact. Neither changes the metrics of a run that draws its
+    releases.
     """
     weights = matrix if callable(matrix) else (lambda t: matrix)
     n = weights(1).shape[0]
@@ -139,6 +228,8 @@ def run_recursion(
     target = _by_replicate(xi).mean(axis=1) if dynamics.offline else mean
     mu = xi.copy() if dynamics.starts_at_signal else np.zeros((n, replicates))
     error = draw_noise(0, signals) if dynamics.noise_at_start else np.zeros((n, replicates))
+    if releases is not None:
+        error = releases.start(mu, error, dynamics.noise_at_start)
     out = np.empty((len(times), 3, replicates))
     wanted = {int(t): k for k, t in enumerate(times)}
     if observe is not None:
@@ -151,8 +242,11 @@ def run_recursion(
         a = weights(t)
         mu = q * (a @ mu) + p * mu + r * xi
         error = q * (a @ error) + p * error
-        if g:
-            error += g * draw_noise(t, signals)
+        fresh = g * draw_noise(t, signals) if g else None
+        if releases is not None:
+            fresh = releases.send(t, a, dynamics, xi, fresh)
+        if fresh is not None:
+            error += fresh
         if observe is not None:
             observe(t, signals, mu, error)
         if t in wanted:
