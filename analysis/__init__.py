@@ -28,10 +28,6 @@ from typing import Any
 EXPORTS: dict[str, str] = {
     "FIGURES": "analysis.figures",
     "VIEWS": "analysis.figures",
-    "class_errors": "analysis.studies.colme.figures",
-    "privacy_utility": "analysis.studies.colme.figures",
-    "ratio": "analysis.studies.colme.figures",
-    "time_to_target": "analysis.studies.colme.figures",
     "add_scheme": "analysis.labels",
     "name": "analysis.labels",
     "load": "analysis.load",

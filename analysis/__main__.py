@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .commands import DOCUMENTS
+from .commands import documents
 
 
 def figure_names() -> list[str]:
@@ -29,7 +29,7 @@ def figure_names() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] and argv[0] in DOCUMENTS:
+    if argv[:1] and argv[0] in documents():
         # Its own parser reads every argument after its name (argparse's REMAINDER would
         # not take a leading option such as --help).
         from .document import command
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     fig.add_argument("results", nargs="+", help="results directories")
     fig.add_argument("--out", required=True, help="output path without suffix")
     # Listed for the help; their own parsers read their arguments (above).
-    for name, document in DOCUMENTS.items():
+    for name, document in documents().items():
         sub.add_parser(name, help=f"docs/{document} and its figures from the presets' results")
     for parsed in (rep, fig):
         parsed.add_argument("--any-size", action="store_true",

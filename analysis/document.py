@@ -3,7 +3,7 @@
 ``python -m analysis reproduce ROOT --out docs`` writes ``docs/reproduction.md``,
 ``python -m analysis continual ROOT --out docs`` ``docs/continual.md`` and
 ``python -m analysis decentralized ROOT --out docs`` ``docs/decentralized.md``
-(:data:`analysis.commands.DOCUMENTS`). A document's frame
+(:func:`analysis.commands.documents`). A document's frame
 (``analysis/templates/<name>``) holds its own
 prose and names the studies whose sections it shows, ``{{>colme}}``; each section
 (:class:`~analysis.study.Section`) brings its template, the presets it reads (one results
@@ -55,7 +55,7 @@ from .claims import (
     tally,
     tally_text,
 )
-from .commands import DOCUMENTS
+from .commands import documents
 from .load import MissingData
 from .numbers import duration
 from .plot import save, unclaim
@@ -93,17 +93,13 @@ def busy(intervals: Iterable[tuple[float, float]]) -> float:
 def cell_provenance(results: Results, preset: str) -> dict[str, dict[str, Any]]:
     """The provenance record of each cell of ``preset`` read (by cell id): the code's
     version and commit, and when and for how long (``wall_seconds``, its pieces' compute
-    time summed) the cell was computed (:func:`sweep.store.cell_records`)."""
-    import pyarrow.parquet as pq
-
-    from sweep.store import ResultsStore, cell_records
+    time summed) the cell was computed (:meth:`sweep.store.ResultsStore.records`)."""
+    from sweep.store import ResultsStore
 
     cells = set(results.summaries[preset].cell_id.unique())
     store = ResultsStore(results.root / preset)
     store.scan()
-    return {cell: record for path in store.files
-            for cell, record in cell_records(pq.read_schema(path).metadata).items()
-            if cell in cells}
+    return {cell: record for cell, record in store.records().items() if cell in cells}
 
 
 def provenance_values(results: Results) -> Values:
@@ -282,9 +278,10 @@ def _figure(study: Study, results: Results, preset: Preset, figure: str, paper: 
 
 
 def command(argv: Sequence[str], name: str) -> int:
-    """``python -m analysis NAME ROOT [--out DIR] [--any-size]``: render the document of
-    :data:`DOCUMENTS` ``[NAME]`` from the results of its presets under ROOT."""
-    document = DOCUMENTS[name]
+    """``python -m analysis NAME ROOT [--out DIR] [--any-size]``: render the document
+    ``NAME`` (:func:`~analysis.commands.documents`) from the results of its presets under
+    ROOT."""
+    document = documents()[name]
     studies = sections_of(frame(document))
     presets = [p.name for study in studies for p in study.section.presets]
     parser = argparse.ArgumentParser(

@@ -70,12 +70,12 @@ import collections
 import concurrent.futures
 import contextlib
 import functools
-import json
 import operator
 import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -84,11 +84,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
-import yaml
 
-from sweep.family import FAMILIES, get_family
+from sweep.family import families, get_family
 from sweep.results import CONTINUOUS, METRIC, PROPORTION, ROLE_KEY, STANDARD_INDEX, roles
-from sweep.store import FAILURES, JOURNAL, METADATA_KEY, SUFFIX, cell_records
+from sweep.store import ResultsStore, listing, provenance_of, why_empty
 
 #: Columns that vary within a cell in every family.
 ROW_KEYS = tuple(STANDARD_INDEX)
@@ -226,7 +225,7 @@ class Roles:
 @functools.cache
 def _legacy_metrics() -> dict[str, str]:
     """Metrics of the built-in families, by name (for files without role marks)."""
-    return {name: metric.kind for family in FAMILIES
+    return {name: metric.kind for family in families()
             for name, metric in get_family(family).schema.metrics.items()}
 
 
@@ -243,42 +242,6 @@ def roles_of(schema: pa.Schema) -> Roles:
     if not metrics:
         metrics = {n: k for n, k in _legacy_metrics().items() if n in schema.names}
     return Roles(tuple(c for c in ROW_KEYS if c in schema.names), metrics)
-
-
-def _provenance(metadata: Mapping[bytes, bytes] | None, listed: bool
-                ) -> tuple[tuple[str, int] | None, tuple[str, ...] | None]:
-    """(family, version) of a results file, from its provenance (None if it has none),
-    and the cells it holds (none listed in files of before provenance; None if not
-    ``listed`` and the file's header says its family and version without them)."""
-    if not listed and (header := _header(metadata)) is not None:
-        return (header["family"], int(header["family_version"])), None
-    try:
-        records = cell_records(metadata)
-        record = next(iter(records.values()))
-        # Files of before family versions name the family in their configuration only.
-        family = record.get("family") or yaml.safe_load(record["config"])["family"]
-    except (KeyError, ValueError, TypeError, StopIteration, yaml.YAMLError):
-        return None, ()
-    return (family, int(record.get("family_version", 0))), tuple(records)
-
-
-def _header(metadata: Mapping[bytes, bytes] | None) -> dict[str, Any] | None:
-    """The family and version a file of several cells states before its cells' records
-    (:meth:`sweep.store.ResultsStore.commit` writes them first); None if it does not.
-
-    A compacted file's provenance is some 1 kB a cell: parsing all of it would take
-    longer than reading the file's rows, and only the family and version are needed.
-    """
-    text = (metadata or {}).get(METADATA_KEY, b"")
-    # A key in the text of a JSON string has its quotes escaped: this is the record's own.
-    head, cut, _ = text.partition(b', "cells": ')
-    try:
-        header = json.loads(head + b"}") if cut else None
-    except ValueError:
-        return None
-    if not isinstance(header, dict) or not {"family", "family_version"} <= header.keys():
-        return None
-    return header
 
 
 def _cells(count: int) -> str:
@@ -351,35 +314,17 @@ class _Survey:
 
 
 def _listing(paths: Sequence[PathLike]) -> list[str]:
-    """The results files of the directories: each family's subdirectory, and cell files
-    of before family subdirectories at the top."""
+    """The results files of the directories (:func:`sweep.store.listing`)."""
     files = []
     for path in paths:
         if not os.path.isdir(path):
             state = "is not a directory" if os.path.exists(path) else "does not exist"
             raise ResultsNotFound(f"results path {path} {state}; check the path (the "
                                   "sweep's results_dir)")
-        with os.scandir(path) as entries:
-            listed = sorted((entry.name, entry.is_dir()) for entry in entries)
-        names = [name for name, _ in listed]
-        found = []
-        for name, directory in listed:
-            if name.startswith(("_", ".")):
-                continue
-            if directory:
-                with os.scandir(os.path.join(path, name)) as inner:
-                    found += sorted(os.path.join(path, name, e.name) for e in inner
-                                    if e.name.endswith(SUFFIX)
-                                    and not e.name.startswith(("_", ".")))
-            elif name.endswith(SUFFIX):
-                found.append(os.path.join(path, name))
+        found = [str(file) for file in listing(path)]
         if not found:
-            held = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
-            failed = f" (the cells recorded in {FAILURES} failed)" if FAILURES in names else ""
-            raise NoResults(f"no results in {path}: " + (
-                f"it holds no results files (<family>/*{SUFFIX}), only {held}{failed}"
-                if names else "the directory is empty"))
-        if os.path.isdir(os.path.join(path, JOURNAL)) and os.listdir(os.path.join(path, JOURNAL)):
+            raise NoResults(f"no results in {path}: {why_empty(path)}")
+        if ResultsStore(Path(path)).pending():
             warnings.warn(f"{path}: a compaction or recompute was interrupted, and the cells "
                           f"it was moving are missing until any sweep or `python -m sweep "
                           f"compact {path}` completes it", stacklevel=3)
@@ -395,10 +340,7 @@ def _footers(files: list[str], listed: bool) -> Iterator[_File]:
     shared: dict[bytes, pa.Schema] = {}
     seen: set[str] = set()
     for path, (schema, rows) in zip(files, _threaded(_footer, files), strict=True):
-        version, cells = _provenance(schema.metadata, listed)
-        # A file without provenance is named by its one cell's id.
-        cells = cells if cells is None or cells else (
-            os.path.basename(path).removesuffix(SUFFIX),)
+        version, cells = provenance_of(path, schema.metadata, listed)
         skip: set[str] = set()
         if listed:
             if seen.issuperset(cells):
@@ -448,7 +390,7 @@ def _count(file: _File) -> int:
     if file.cells is None:
         with _checked(file.path):
             metadata = pq.read_schema(file.path).metadata
-        return len(_provenance(metadata, listed=True)[1] or ()) - len(file.skip)
+        return len(provenance_of(file.path, metadata, cells=True)[1] or ()) - len(file.skip)
     return len(file.cells) - len(file.skip)
 
 

@@ -39,11 +39,6 @@ def span(values: Iterable[float], fmt: Callable[[float], str] = number) -> str:
     return low if low == high else f"{low}–{high}"
 
 
-def versus(a: float, b: float, fmt: Callable[[float], str] = sci, between: str = " vs ") -> str:
-    """Two values side by side: ``4.01e-7 vs 7.04e-7``."""
-    return f"{fmt(a)}{between}{fmt(b)}"
-
-
 def with_error(value: float, se: float, fmt: Callable[[float], str] | None = None) -> str:
     """A mean with its standard error: ``1.55 ± 0.24`` (the error to two digits), or both
     in ``fmt``: ``4.01e-7 ± 3.72e-8`` with :func:`sci`."""

@@ -12,10 +12,12 @@ documents, the report) know no family. What is particular to one lives in its st
 - its document section (:class:`Section`): the presets it reads, its template, and the
   values and claims that fill it.
 
-Built-in studies are named in :data:`STUDIES` by the value of the results' ``family``
-column; :func:`register` adds one at run time (a family outside the package, whose
-``family`` column is its ``module:attribute``), and ``--study module:attribute`` does the
-same on the command line. Adding a study changes no engine module.
+A study is found by the value of the results' ``family`` column (:func:`found`): a
+built-in one as ``STUDY`` of ``analysis/studies/<family>/``, one installed from another
+distribution by its entry point in the group ``dpsweep.studies``; :func:`register` adds
+one at run time (a family outside the package, whose ``family`` column is its
+``module:attribute``), and ``--study module:attribute`` does the same on the command
+line. Adding a study edits no existing file.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import pandas as pd
 import yaml
 
 from sweep.cli import CONFIG_MODULE
+from sweep.discovery import plugins
 
 from .load import MissingData, load, summaries, summarize
 from .vocabulary import Vocabulary
@@ -45,13 +48,16 @@ if TYPE_CHECKING:
     from .claims import Claim
 
 #: Built-in studies by family name, as import paths so that naming one imports only it.
-STUDIES: dict[str, str] = {
-    "colme": "analysis.studies.colme:STUDY",
-    "network": "analysis.studies.network:STUDY",
-    "continual": "analysis.studies.continual:STUDY",
-    "inference": "analysis.studies.inference:STUDY",
-    "decentralized": "analysis.studies.decentralized:STUDY",
-}
+#: The entry point group of studies installed from other distributions.
+ENTRY_POINTS = "dpsweep.studies"
+
+
+@functools.cache
+def found() -> dict[str, str]:
+    """Every study found, by the family it studies, as its import path: the installed
+    ones, then the built-in ones, ``STUDY`` of ``analysis/studies/<family>/``
+    (:mod:`sweep.discovery`)."""
+    return plugins("analysis.studies", "STUDY", "", ENTRY_POINTS)
 
 PathLike = str | os.PathLike[str]
 
@@ -326,7 +332,7 @@ def register(family: str, study: str | Study) -> None:
 def get_study(family: str) -> Study | None:
     """The study of ``family`` (None if it has none: the engine draws it with its own
     column names); :class:`ImportError` names a registered path that does not load."""
-    spec = _registered.get(family, STUDIES.get(family))
+    spec = _registered.get(family, found().get(family))
     if spec is None or isinstance(spec, Study):
         return spec
     try:
@@ -340,7 +346,7 @@ def get_study(family: str) -> Study | None:
 
 def known() -> list[str]:
     """Every family that has a study: the built-in ones and those registered."""
-    return list(dict.fromkeys([*STUDIES, *_registered]))
+    return list(dict.fromkeys([*found(), *_registered]))
 
 
 def studies(families: Sequence[str] | None = None) -> list[Study]:
@@ -381,5 +387,5 @@ def from_path(spec: str) -> Study:
     return study
 
 
-__all__ = ["STUDIES", "Section", "Source", "Study", "View", "get_study", "known", "register",
-           "studies", "summary_view", "views_of"]
+__all__ = ["ENTRY_POINTS", "Section", "Source", "Study", "View", "found", "get_study", "known",
+           "register", "studies", "summary_view", "views_of"]

@@ -32,10 +32,8 @@ import time
 from importlib import resources
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from sweep.cli import CONFIG_MODULE
-from sweep.store import cell_records
+from sweep.store import ResultsStore
 
 #: The planner's line and the figures it gives.
 EXECUTOR = re.compile(r"^executor: (\w+) \((.*)\)$", re.M)
@@ -52,8 +50,9 @@ def presets() -> list[str]:
 
 def compute_seconds(results: Path) -> float:
     """The compute seconds of every cell stored under ``results`` (its provenance)."""
-    return sum(record["wall_seconds"] for path in results.glob("*/*.parquet")
-               for record in cell_records(pq.read_schema(path).metadata).values())
+    store = ResultsStore(results)
+    store.scan()
+    return sum(record["wall_seconds"] for record in store.records().values())
 
 
 def measure(preset: str, cold: bool, arguments: list[str]) -> dict[str, object]:

@@ -102,14 +102,11 @@ def _stored(results: Path) -> tuple[list[dict[str, Any]], float, float, float]:
     """The cells stored in ``results`` as :func:`sweep.execute.simulate`'s arguments, the
     UNIX times the first of them started and the last ended, and their compute seconds,
     summed."""
-    import pyarrow.parquet as pq
-
-    from sweep.store import ResultsStore, cell_records
+    from sweep.store import ResultsStore
 
     store = ResultsStore(results)
     store.scan()
-    records = [record for path in sorted(store.files)
-               for record in cell_records(pq.read_schema(path).metadata).values()]
+    records = list(store.records().values())
     cells = [{"family": r["config"]["family"], "replicates": r["config"]["replicates"],
               "seed": r["config"]["seed"], **r["config"]["options"]} for r in records]
     return (cells, min(r["started"] for r in records), max(r["finished"] for r in records),

@@ -120,9 +120,8 @@ def _peak(function: Callable[..., Any], *args: Any) -> int:
 
 def _command(preset: str, executor: str) -> dict[str, Any]:
     """Run a preset's sweep as a user does, in fresh temporary directories."""
-    import pyarrow.parquet as pq
 
-    from sweep.store import ResultsStore, cell_records
+    from sweep.store import ResultsStore
 
     with tempfile.TemporaryDirectory(prefix="bench_inference_") as work:
         results = Path(work) / "results"
@@ -146,13 +145,12 @@ def _command(preset: str, executor: str) -> dict[str, Any]:
         store = ResultsStore(results)
         store.scan()
         compute, per_run = 0.0, {}
-        for path in store.files:
-            for record in cell_records(pq.read_schema(path).metadata).values():
-                compute += record["wall_seconds"]
-                config = record["config"]
-                options = config["options"]
-                per_run[options["graph"]["n_nodes"], options["dataset"]["patients"],
-                        options["method"]] = record["wall_seconds"] / config["replicates"]
+        for record in store.records().values():
+            compute += record["wall_seconds"]
+            config = record["config"]
+            options = config["options"]
+            per_run[options["graph"]["n_nodes"], options["dataset"]["patients"],
+                    options["method"]] = record["wall_seconds"] / config["replicates"]
     return {"wall": wall, "cpu": cpu, "executor": chosen.group(1) if chosen else "?",
             "cells": int(summary.group(1)) if summary else 0,
             "span": float(summary.group(3)) if summary else math.nan,

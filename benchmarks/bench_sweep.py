@@ -167,19 +167,16 @@ def _fresh(function: Callable[..., T], *args: Any) -> T:
 def _metadata(results_dir: Path) -> tuple[float, float, float, int, int]:
     """Earliest ``started``, latest ``finished``, summed ``wall_seconds``, the number of
     cells and of files."""
-    import pyarrow.parquet as pq
-
-    from sweep.store import ResultsStore, cell_records
+    from sweep.store import ResultsStore
 
     store = ResultsStore(results_dir)
     store.scan()
     started, finished, compute, count = float("inf"), 0.0, 0.0, 0
-    for path in store.files:
-        for record in cell_records(pq.read_schema(path).metadata).values():
-            started = min(started, record["started"])
-            finished = max(finished, record["finished"])
-            compute += record["wall_seconds"]
-            count += 1
+    for record in store.records().values():
+        started = min(started, record["started"])
+        finished = max(finished, record["finished"])
+        compute += record["wall_seconds"]
+        count += 1
     return started, finished, compute, count, len(store.files)
 
 

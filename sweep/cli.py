@@ -268,6 +268,45 @@ def _value(value: Any) -> str:
 #: ``python -m sweep <name> ...``: the commands besides running a configuration.
 SUBCOMMANDS = {"compact": compact, "failures": failures}
 
+#: The help's lists start under its other entries' text.
+HELP_INDENT = " " * 19
+PRESET_FAMILY = re.compile(r"^\s*- override /family: (\S+)", re.M)
+
+
+def help_lists(what: str) -> str:
+    """The help header's list of ``families`` (each with the first words of its
+    ``conf/family/<name>.yaml``) or of ``presets`` (``conf/experiment/``, by the family
+    each chooses), as found: the resolver ``${dpsweep:...}`` of ``conf/config.yaml``."""
+    from importlib import resources
+
+    from .family import families
+
+    conf = resources.files(CONFIG_MODULE)
+    names = list(families())
+    if what == "families":
+        lines = []
+        for name in names:
+            group = conf / "family" / f"{name}.yaml"
+            comment = " ".join(line.removeprefix("#").strip() for line in
+                               (group.read_text(encoding="utf-8").splitlines()
+                                if group.is_file() else [])
+                               if line.startswith("# ") and "@package" not in line)
+            entry = f"family={name:15}{comment.split(': ')[0].rstrip('.')}"
+            lines.append(textwrap.fill(entry, width=92, initial_indent=HELP_INDENT,
+                                       subsequent_indent=HELP_INDENT + " " * 22))
+        return "\n".join(lines)
+    default = "colme" if "colme" in names else names[0]  # conf/config.yaml's
+    by_family: dict[str, list[str]] = {name: [] for name in names}
+    for preset in sorted(conf.joinpath("experiment").iterdir(), key=lambda p: p.name):
+        if preset.name.endswith(".yaml"):
+            chosen = PRESET_FAMILY.search(preset.read_text(encoding="utf-8"))
+            by_family.setdefault(chosen[1] if chosen else default, []).append(
+                preset.name.removesuffix(".yaml"))
+    text = "; ".join(f"{family}: {', '.join(found)}" for family, found in by_family.items()
+                     if found)
+    return textwrap.fill(text, width=92, initial_indent=HELP_INDENT,
+                         subsequent_indent=HELP_INDENT)
+
 
 def main() -> None:
     """Entry point of ``python -m sweep`` and of the ``dpsweep`` script."""
@@ -280,6 +319,9 @@ def main() -> None:
     # Hydra then raises instead of printing its own multi-line report, so that bad input
     # gets one line naming the key; unexpected errors keep their full traceback.
     os.environ["HYDRA_FULL_ERROR"] = "1"
+    from omegaconf import OmegaConf
+
+    OmegaConf.register_new_resolver("dpsweep", help_lists, replace=True)
     entry = hydra.main(version_base="1.3", config_path=f"pkg://{CONFIG_MODULE}",
                        config_name="config")(_task)
     # Read as Hydra reads it (-c, --cfg=job, ...): Hydra refuses --cfg with -m with a

@@ -2,8 +2,11 @@
 
 A family is a pure function from options to a tidy table. It knows nothing of Hydra, Ray
 or Parquet; the engine plans, runs and stores its cells. Adding a family means writing
-one object that satisfies :class:`Family` and naming it in :data:`FAMILIES` (or passing
-its import path ``module:attribute`` as the ``family`` key); the engine does not change.
+one object that satisfies :class:`Family`; nothing that exists is edited. It is found
+(:func:`families`) where it is: a built-in one as ``FAMILY`` of ``sweep/<name>/family.py``,
+one installed from another distribution by its entry point in the group
+``dpsweep.families``, and any other by its import path ``module:attribute`` as the
+``family`` key (:mod:`sweep.discovery`).
 :func:`get_family` checks a family's declaration once, when it is first loaded;
 :func:`sweep.testing.check_family` checks, on a small cell, what the engine assumes of its
 cells (for a family's own tests).
@@ -16,6 +19,7 @@ import importlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .discovery import in_package, installed, plugins
 from .errors import ConfigError, FamilyError
 
 if TYPE_CHECKING:
@@ -24,14 +28,23 @@ if TYPE_CHECKING:
 
     from .results import ResultSchema
 
-#: Built-in families by name, as import paths so that naming one imports only it.
-FAMILIES: dict[str, str] = {
-    "colme": "sweep.colme.family:FAMILY",
-    "network": "sweep.network.family:FAMILY",
-    "continual": "sweep.continual.family:FAMILY",
-    "inference": "sweep.inference.family:FAMILY",
-    "decentralized": "sweep.decentralized.family:FAMILY",
-}
+#: The entry point group of families installed from other distributions.
+ENTRY_POINTS = "dpsweep.families"
+
+
+@functools.cache
+def families() -> dict[str, str]:
+    """Every family by name, as its import path (naming one imports only it): the
+    installed ones, then the built-in ones, ``sweep/<name>/family.py``."""
+    return plugins("sweep", "FAMILY", "family", ENTRY_POINTS)
+
+
+@functools.cache
+def _path(spec: str) -> str:
+    """The import path of the family named ``spec`` (entry points read only when it is
+    not built in), or ``spec`` itself."""
+    return (in_package("sweep", "FAMILY", "family").get(spec)
+            or installed(ENTRY_POINTS).get(spec, spec))
 
 
 class Family(Protocol):
@@ -99,22 +112,25 @@ def shared_work(family: Family, prepared: Any) -> Mapping[Any, float]:
 
 @functools.cache
 def get_family(spec: str) -> Family:
-    """The family named ``spec``: a key of :data:`FAMILIES` or ``module:attribute``.
+    """The family named ``spec``: a name of :func:`families` or ``module:attribute``.
 
     Its declaration is checked on first load: :class:`~sweep.errors.FamilyError` if it
     lacks a member, declares a column twice, or has an option named like a metric or a
     column the engine or the analysis adds (``n``, ``seed``, ``cell_id``, a band, ...).
     """
-    path = FAMILIES.get(spec, spec)
+    path = _path(spec)
     module_name, sep, attribute = path.partition(":")
     if not sep:
         raise ConfigError(
-            f"family: must be one of {', '.join(FAMILIES)} or module:attribute; got {spec!r}"
-        )
+            f"family: must be one of {', '.join(families())} or module:attribute; "
+            f"got {spec!r}")
     try:
         family = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as error:
         raise ConfigError(f"family: cannot load {spec!r} ({error})") from None
+    if path != spec and getattr(family, "name", spec) != spec:
+        raise FamilyError(f"family {spec}: is named {family.name!r}; a family found by the "
+                          "name of its folder or entry point must have that name")
     check_declaration(spec, family)
     return family
 

@@ -37,8 +37,6 @@ FORMAT_VERSION = 2
 STREAM_VERSION = 1
 
 EXECUTORS = ("auto", "processes", "ray", "serial")
-#: The engine's keys of a cell, next to its family's option columns.
-CELL_KEYS = ("family", "replicates", "seed")
 
 
 @dataclass(frozen=True)

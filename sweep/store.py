@@ -106,6 +106,70 @@ def _family_of(records: Mapping[str, Mapping[str, Any]]) -> tuple[str, int]:
     return family, int(record.get("family_version", 0))
 
 
+def _header(metadata: Mapping[bytes, bytes] | None) -> dict[str, Any] | None:
+    """The family and version a file of several cells states before its cells' records
+    (:meth:`ResultsStore.commit` writes them first); None if it does not.
+
+    A compacted file's provenance is some 1 kB a cell: parsing all of it would take
+    longer than reading the file's rows, and only the family and version are needed.
+    """
+    text = (metadata or {}).get(METADATA_KEY, b"")
+    # A key in the text of a JSON string has its quotes escaped: this is the record's own.
+    head, cut, _ = text.partition(b', "cells": ')
+    try:
+        header = json.loads(head + b"}") if cut else None
+    except ValueError:
+        return None
+    if not isinstance(header, dict) or not {"family", "family_version"} <= header.keys():
+        return None
+    return header
+
+
+def provenance_of(path: str | Path, metadata: Mapping[bytes, bytes] | None, cells: bool
+                  ) -> tuple[tuple[str, int] | None, tuple[str, ...] | None]:
+    """(family, version) of the results file at ``path`` from its footer's ``metadata``
+    (None if it has no provenance), and the cells it holds: a file without provenance
+    is named by its one cell's id; None if not ``cells`` and the file's header says its
+    family and version without them."""
+    if not cells and (header := _header(metadata)) is not None:
+        return (header["family"], int(header["family_version"])), None
+    try:
+        records = cell_records(metadata)
+        return _family_of(records), tuple(records)
+    except (KeyError, ValueError, TypeError, StopIteration, yaml.YAMLError):
+        return None, (Path(path).name.removesuffix(SUFFIX),)
+
+
+def listing(root: str | Path) -> list[Path]:
+    """The results files of a directory, in order: each family's subdirectory's, and the
+    cell files of before family subdirectories at the top. Names that start with ``_``
+    or ``.`` are the store's own (failures, a journal, temporaries), never results."""
+    if not os.path.isdir(root):
+        return []
+    found = []
+    with os.scandir(root) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.name.startswith(("_", ".")):
+                continue
+            if entry.is_dir():
+                with os.scandir(entry.path) as inner:
+                    found += sorted(Path(e.path) for e in inner if e.name.endswith(SUFFIX)
+                                    and not e.name.startswith(("_", ".")))
+            elif entry.name.endswith(SUFFIX):  # a cell file of before family directories
+                found.append(Path(entry.path))
+    return found
+
+
+def why_empty(root: str | Path) -> str:
+    """Why a directory holds no results files, in words."""
+    names = sorted(os.listdir(root))
+    if not names:
+        return "the directory is empty"
+    held = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    failed = f" (the cells recorded in {FAILURES} failed)" if FAILURES in names else ""
+    return f"it holds no results files (<family>/*{SUFFIX}), only {held}{failed}"
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -177,19 +241,6 @@ class ResultsStore:
 
     # -- reading ---------------------------------------------------------------------
 
-    def _visible(self) -> Iterator[Path]:
-        if not self.root.is_dir():
-            return
-        for entry in os.scandir(self.root):
-            if entry.name.startswith(("_", ".")):
-                continue
-            if entry.is_dir():
-                with os.scandir(entry.path) as inner:
-                    yield from (Path(e.path) for e in inner if e.name.endswith(SUFFIX)
-                                and not e.name.startswith(("_", ".")))
-            elif entry.name.endswith(SUFFIX):  # a cell file of before family directories
-                yield Path(entry.path)
-
     def scan(self) -> set[str]:
         """Ids of the cells held by intact files; damaged files go to :attr:`damaged`.
 
@@ -197,7 +248,7 @@ class ResultsStore:
         says. A damaged file (truncated, overwritten, not a results file) is never
         taken as a result.
         """
-        current = set(self._visible())
+        current = set(listing(self.root))
         self.files = {p: ids for p, ids in self.files.items() if p in current}
         self.damaged = []
         for path in sorted(current - set(self.files)):
@@ -210,6 +261,12 @@ class ResultsStore:
 
     def present(self) -> set[str]:
         return {cell for ids in self.files.values() for cell in ids}
+
+    def records(self) -> dict[str, dict[str, Any]]:
+        """The provenance record of every cell the intact files hold, by cell id
+        (:func:`cell_records`; after :meth:`scan`)."""
+        return {cell: record for path in self.files
+                for cell, record in cell_records(pq.read_schema(path).metadata).items()}
 
     def pending(self) -> bool:
         """Whether a transaction awaits completion (see the module's notes)."""
@@ -524,3 +581,11 @@ def provenance(
 
 def format_error(error: BaseException) -> str:
     return "".join(traceback.format_exception(error))
+
+
+#: What other modules use. The layout's names (its folders, suffix and metadata key) are
+#: the store's own: readers go through :func:`listing`, :func:`provenance_of`,
+#: :func:`why_empty` and :meth:`ResultsStore.records`.
+__all__ = ["COMPACT_CELLS", "COMPACT_ROWS", "CompactSummary", "Failure", "ResultsStore",
+           "cell_records", "family_directory", "file_name", "format_error", "listing",
+           "provenance", "provenance_of", "why_empty", "worker"]

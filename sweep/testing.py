@@ -51,7 +51,7 @@ import pyarrow as pa
 
 from .errors import ConfigError
 from .execute import compute
-from .family import FAMILIES, Family, get_family
+from .family import Family, families, get_family
 from .plan import Cell, Piece, make_cell
 from .results import option_columns
 
@@ -70,7 +70,7 @@ def check_family(family: str | Family, options: Mapping[str, Any] | None = None,
     ``bad`` maps option names (``group.key`` in a nested group) to values the family
     must refuse in that cell, such as values out of range (``{"p": 1.5}``).
 
-    ``family`` is a name of :data:`sweep.family.FAMILIES`, an import path
+    ``family`` is a name of :func:`sweep.family.families`, an import path
     ``module:attribute``, or the family object itself (bound to a name of its module).
     """
     if replicates < 2:
@@ -106,7 +106,7 @@ def _spec(family: str | Family) -> str:
         raise ValueError(f"family: {family!r} is not bound to a name of its module "
                          f"{type(family).__module__}; pass its import path module:attribute")
     path = f"{module.__name__}:{attribute}"
-    return next((name for name, known in FAMILIES.items() if known == path), path)
+    return next((name for name, known in families().items() if known == path), path)
 
 
 def _fail(spec: str, prop: str, message: str) -> typing.NoReturn:

@@ -1,52 +1,59 @@
-"""A small stored results directory of every built-in family, kept in the repository
-(tests/data/stored/), so that a change of how cell ids are derived cannot go unseen:
-:mod:`tests.test_stored_ids` recomputes each stored cell's id from its recorded options.
+"""A small stored results directory of every family, kept in the repository
+(tests/data/stored/<family>/), so that a change of how cell ids are derived cannot go
+unseen: :mod:`tests.test_stored_ids` recomputes each stored cell's id from its recorded
+options.
 
-Regenerate it (only after a deliberate change of a family's identity, with that family's
-version bumped) with::
+Write the files of the families that have none (a new family), or again those of one
+family (only after a deliberate change of its identity, with its version bumped)::
 
     python -m tests.stored_results
+    python -m tests.stored_results --family NAME
 
-which runs these grids through the command line, one compacted file per family.
+A family's cells are its examples (:attr:`sweep.family.Family`'s ``examples``; its
+defaults if it declares none), one replicate each at seed 3, run by the engine as the
+command line runs them, compacted into one file. The other families' files are left as
+they are.
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
-import sys
+import tempfile
+from pathlib import Path
 
-from .sweep_reference import ROOT, run_cli
+from sweep.cli import run_configs
+from sweep.family import families, get_family
+from sweep.store import ResultsStore, family_directory
+
+from .sweep_reference import ROOT
 
 STORED = ROOT / "tests" / "data" / "stored"
 
-#: Tiny cells of each family: defaults and options set (options added to a version's
-#: results among them, set and at their defaults).
-GRIDS = {
-    "colme": ["n_agents=4", "t_max=20", "checkpoints=2", "welch_dof=paper,releases",
-              "variance=inferred", "baselines=[local]"],
-    "network": ["graph=ring", "graph.n_nodes=7", "rounds=5", "checkpoints=2",
-                "budgets=homogeneous,waterfilling", "method=mvue,ol"],
-    "continual": ["n_users=8", "max_samples=4", "t_max=32", "checkpoints=2",
-                  "method=alg2,alg5", "noise_scale=null,0.5"],
-    "inference": ["graph.n_nodes=3", "method=rizk",
-                  "rizk_clip=score,l1", "iterations=3", "rounds=2", "checkpoints=2"],
-    "decentralized": ["graph.n_nodes=20", "graph.degree=4", "t_max=10", "checkpoints=2",
-                      "method=c_colme,b_colme", "decision.irrevocable=true,false"],
-}
+
+def write(family: str) -> Path:
+    """Run ``family``'s examples and store their compacted file under :data:`STORED`."""
+    examples = getattr(get_family(family), "examples", None) or {"default": {}}
+    with tempfile.TemporaryDirectory() as scratch:
+        run_configs([{"family": family, **options, "replicates": 1, "seed": 3,
+                      "executor": "serial", "results_dir": scratch}
+                     for options in examples.values()], progress=False)
+        ResultsStore(Path(scratch)).compact()
+        directory = STORED / family_directory(family)
+        shutil.rmtree(directory, ignore_errors=True)
+        shutil.copytree(Path(scratch) / family_directory(family), directory)
+    return directory
 
 
-def main() -> None:
-    shutil.rmtree(STORED, ignore_errors=True)
-    for family, grid in GRIDS.items():
-        done = run_cli(["-m", f"family={family}", *grid, "replicates=1", "seed=3",
-                        "executor=serial", f"results_dir={STORED}"], ROOT)
-        if done.returncode:
-            sys.exit(done.stderr)
-    done = run_cli(["compact", str(STORED)], ROOT)
-    if done.returncode:
-        sys.exit(done.stderr)
-    (STORED / ".lock").unlink()
-    print(f"wrote {STORED.relative_to(ROOT)}")
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m tests.stored_results",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--family", help="write this family's files again")
+    args = parser.parse_args(argv)
+    chosen = [args.family] if args.family else [
+        name for name in families() if not (STORED / family_directory(name)).is_dir()]
+    for family in chosen:
+        print(f"wrote {write(family).relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

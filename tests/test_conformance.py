@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from sweep.errors import ConfigError
-from sweep.family import FAMILIES, get_family
+from sweep.family import families, get_family
 from sweep.options import as_dict, declarations, plain_options
 from sweep.testing import check_family
 
@@ -25,58 +25,30 @@ from .minimal_family import FAMILY as MINIMAL
 from .minimal_family import MinimalFamily, MinimalOptions
 
 EXTERNAL = Path(__file__).resolve().parent / "external"
-GRAPH = {"kind": "geometric", "n_nodes": 30, "radius": 0.4, "seed": 3}
-NETWORK = {"graph": GRAPH, "rounds": 40, "checkpoints": [1, 2, 5, 10, 20, 40],
-           "privacy": "network"}
-
-#: Small cells (milliseconds each) of every built-in family, one per variant whose code
-#: path draws or splits its random numbers differently.
-CASES: dict[str, tuple[str, dict[str, Any]]] = {
-    "colme": ("colme", {"n_agents": 5, "t_max": 60, "checkpoints": 4}),
-    "colme-oracle": ("colme", {"n_agents": 5, "t_max": 60, "checkpoints": 4,
-                               "baselines": ["local", "ideal", "oracle"]}),
-    **{f"network-{method}": ("network", {**NETWORK, "method": method})
-       for method in ("mvue", "ol", "rizk_ol")},
-    # The graph of a time-varying run is the replicate seed's own (third child).
-    "network-time-varying": ("network", {
-        "graph": {**GRAPH, "seed": 1}, "method": "ol", "privacy": "network",
-        "edge_keep": 0.5, "budgets": "waterfilling", "rounds": 15, "checkpoints": [5, 15]}),
-    "continual": ("continual", {"n_users": 20, "max_samples": 8, "t_max": 160,
-                                "method": "alg6", "epsilon": 20.0, "checkpoints": 12,
-                                "dimension": 2}),
-    # Every inference method; the Laplace toy's null threshold comes from the cell's
-    # stream, the rest from each replicate's.
-    **{f"inference-{name}": ("inference", options) for name, options in {
-        "mle": {"method": "mle", "model": {"kind": "bernoulli"}},
-        "gm": {"method": "gm"},
-        "am-bernoulli": {"method": "am", "model": {"kind": "bernoulli"}},
-        "threshold_1": {"method": "threshold_1", "model": {"kind": "gaussian"}},
-        "threshold_2": {"method": "threshold_2"},
-        "ol": {"method": "ol", "model": {"kind": "bernoulli"}, "iterations": 300},
-        "private_ol": {"method": "private_ol", "model": {"kind": "gaussian"},
-                       "iterations": 300},
-        "private_ol-cox": {"method": "private_ol"},
-        "test": {"method": "test", "model": {"kind": "bernoulli"}},
-        "test-cox": {"method": "test"},
-        "centralized": {"method": "centralized", "model": {"kind": "gaussian"}},
-        "rizk": {"method": "rizk"},
-        "rizk-notebook": {"method": "rizk", "rizk_start": "uniform", "rizk_clip": "l1"},
-        "rr": {"method": "rr", "model": {"kind": "bernoulli", "states": [0.3, 0.7]}},
-        "laplace": {"method": "laplace", "model": {"kind": "bernoulli", "states": [0.3, 0.7]},
-                    "null_draws": 1000},
-    }.items()},
-    "minimal": ("tests.minimal_family:FAMILY", {}),
-}
-#: Values out of range that each family must refuse, naming the key.
-BAD = {"colme": {"epsilon": -1.0, "n_agents": 0}, "network": {"graph.n_nodes": 1},
-       "continual": {"epsilon": 0.0, "order.heavy_users": 2},
-       "inference": {"epsilon": -1.0, "model.states": [0.5], "dataset.arm": 0},
-       "tests.minimal_family:FAMILY": {"scale": -1.0, "checkpoints": [20, 5]}}
 
 
-@pytest.mark.parametrize(("family", "options"), list(CASES.values()), ids=list(CASES))
-def test_the_built_in_families_conform(family: str, options: dict[str, Any]) -> None:
-    check_family(family, options, bad=BAD[family])
+def cases() -> dict[str, tuple[str, dict[str, Any], dict[str, Any]]]:
+    """Every family found (:func:`sweep.family.families`), in each of its ``examples``
+    (its defaults if it declares none), with the values it declares it must refuse; and
+    the minimal family of these tests."""
+    found = {}
+    for name in families():
+        family = get_family(name)
+        examples = getattr(family, "examples", None) or {"default": {}}
+        for example, options in examples.items():
+            found[f"{name}-{example}"] = (name, options, getattr(family, "refused", {}))
+    found["minimal"] = ("tests.minimal_family:FAMILY", {},
+                        {"scale": -1.0, "checkpoints": [20, 5]})
+    return found
+
+
+CASES = cases()
+
+
+@pytest.mark.parametrize(("family", "options", "bad"), list(CASES.values()), ids=list(CASES))
+def test_the_families_found_conform(family: str, options: dict[str, Any],
+                                    bad: dict[str, Any]) -> None:
+    check_family(family, options, bad=bad)
 
 
 def test_the_outside_toy_family_conforms(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -241,7 +213,7 @@ def test_declared_groups_are_the_config_groups_that_set_them() -> None:
     option."""
     conf = Path(__file__).resolve().parent.parent / "conf"
     declared: set[str] = set()
-    for name in FAMILIES:
+    for name in families():
         for option, declaration in declarations(get_family(name).options).items():
             if declaration.group is None:
                 continue

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from analysis.claims import HEADER, Verdict, parse, read_tables
-from analysis.commands import DOCUMENTS
+from analysis.commands import documents
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 EVIDENCE = HEADER[4]
@@ -22,7 +22,7 @@ def rows_of(document: str) -> list[dict[str, str]]:
     return read_tables((DOCS / document).read_text("utf-8"))
 
 
-@pytest.mark.parametrize("document", sorted(DOCUMENTS.values()))
+@pytest.mark.parametrize("document", sorted(documents().values()))
 def test_every_verdict_follows_from_its_printed_evidence(document):
     rows = rows_of(document)
     assert rows, f"{document} has no claims table"
@@ -32,14 +32,14 @@ def test_every_verdict_follows_from_its_printed_evidence(document):
     assert not wrong, f"verdicts that do not follow from their evidence: {wrong}"
 
 
-@pytest.mark.parametrize("document", sorted(DOCUMENTS.values()))
+@pytest.mark.parametrize("document", sorted(documents().values()))
 def test_a_row_that_does_not_agree_says_why(document):
     silent = [row for row in rows_of(document)
               if row["verdict"] != "agrees" and not row["reading"]]
     assert not silent, f"rows without a reading: {silent}"
 
 
-@pytest.mark.parametrize("document", sorted(DOCUMENTS.values()))
+@pytest.mark.parametrize("document", sorted(documents().values()))
 def test_the_tallies_count_the_papers_claims_only(document):
     text = (DOCS / document).read_text("utf-8")
     header = "| paper | " + " | ".join(v.value for v in Verdict) + " | claims |"
@@ -61,7 +61,7 @@ def test_the_tallies_count_the_papers_claims_only(document):
         assert sum(counts[:3]) == counts[3], paper
 
 
-@pytest.mark.parametrize("document", sorted(DOCUMENTS.values()))
+@pytest.mark.parametrize("document", sorted(documents().values()))
 def test_each_section_tally_matches_its_table(document):
     """A section's "7 agree, 2 disagree, 3 inconclusive (of 12)" counts the rows of the
     claims table that follows it."""

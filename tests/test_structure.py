@@ -1,11 +1,13 @@
 """The project's structure: no import cycles among its modules (every import statement
 counts, at the top of a module or inside a function: a cycle broken by a late import is
-still a tangle), the analysis reads a family only through its api module, and every view
-of the studies has a name of its own."""
+still a tangle), the analysis reads a family only through its api module, only the store
+knows the results' layout, no compiled function takes more than eight arguments, and every
+view of the studies has a name of its own."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,19 +26,25 @@ def modules(root: Path, packages: tuple[str, ...]) -> dict[str, Path]:
     return found
 
 
+def source(node: ast.ImportFrom, name: str, path: Path) -> str:
+    """The absolute name of the module a ``from ... import`` of module ``name`` (at
+    ``path``) reads."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    if not node.level:
+        return node.module or ""
+    parent = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+    return ".".join(parent + ([node.module] if node.module else []))
+
+
 def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The project modules that ``name`` imports (``from package import module`` names
     the module, ``from module import function`` the module)."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     targets = set()
     for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
         if isinstance(node, ast.Import):
             candidates = [[alias.name] for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parent = package.split(".")[:len(package.split(".")) - (node.level - 1)]
-                base = ".".join(parent + ([node.module] if node.module else []))
+            base = source(node, name, path)
             candidates = [[f"{base}.{alias.name}", base] for alias in node.names]
         else:
             continue
@@ -98,7 +106,7 @@ def test_a_cycle_through_a_late_import_is_found(tmp_path: Path) -> None:
 #: The engine modules of sweep that any reader of results may use (``sweep.cli`` for where
 #: the presets are, :data:`sweep.cli.CONFIG_MODULE`).
 ENGINE = {"sweep.family", "sweep.results", "sweep.store", "sweep.errors", "sweep.cli",
-          "sweep.options"}
+          "sweep.options", "sweep.discovery"}
 
 
 def test_the_analysis_reads_a_family_only_through_its_api() -> None:
@@ -113,6 +121,54 @@ def test_the_analysis_reads_a_family_only_through_its_api() -> None:
     for name, targets in readers.items():
         if not name.startswith("analysis.studies"):
             assert not any(t.startswith("analysis.studies") for t in targets), name
+
+
+def _imported_names(path: Path, name: str, module: str) -> set[str]:
+    """The names ``path`` (the module ``name``) imports from ``module``."""
+    return {alias.name for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path)))
+            if isinstance(node, ast.ImportFrom) and source(node, name, path) == module
+            for alias in node.names}
+
+
+def test_only_the_store_knows_the_results_layout() -> None:
+    """The layout of a results directory (its folders, suffix, metadata key) is encoded
+    once, in :mod:`sweep.store`: every other module imports only its public names."""
+    import sweep.store
+
+    public = set(sweep.store.__all__)
+    assert not public & {"FAILURES", "CORRUPT", "JOURNAL", "LOCK", "SUFFIX", "METADATA_KEY"}
+    known = modules(ROOT, (*PACKAGES, "benchmarks"))
+    for name, path in known.items():
+        if name != "sweep.store":
+            private = _imported_names(path, name, "sweep.store") - public
+            assert not private, f"{name} imports the store's own {sorted(private)}"
+
+
+#: The most arguments a compiled function takes: more is state that belongs in a structure
+#: (a NamedTuple, as the kernels' Segment, Links, Tables ...).
+MAX_KERNEL_ARGUMENTS = 8
+
+
+def compiled_functions(path: Path) -> Iterator[tuple[str, int]]:
+    """(name, argument count) of every function of ``path`` that numba compiles (decorated
+    with ``njit``, ``jit``, ``vectorize`` ..., bare or called, however imported)."""
+    for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+        if isinstance(node, ast.FunctionDef) and any(
+                "jit" in ast.unparse(d) or "vectorize" in ast.unparse(d)
+                for d in node.decorator_list):
+            arguments = node.args
+            yield node.name, len(arguments.posonlyargs + arguments.args + arguments.kwonlyargs)
+
+
+def test_no_compiled_function_takes_more_than_eight_arguments(tmp_path: Path) -> None:
+    wide = {f"{path.relative_to(ROOT)}:{name}": count
+            for path in sorted((ROOT / "sweep").rglob("*.py"))
+            for name, count in compiled_functions(path) if count > MAX_KERNEL_ARGUMENTS}
+    assert not wide, f"compiled functions of more than {MAX_KERNEL_ARGUMENTS} arguments: {wide}"
+    planted = tmp_path / "kernel.py"
+    planted.write_text("import numba\n\n@numba.njit(cache=True)\n"
+                       "def step(a, b, c, d, e, f, g, h, i):\n    return a\n")
+    assert list(compiled_functions(planted)) == [("step", 9)]
 
 
 def test_every_view_of_the_built_in_studies_has_its_own_name() -> None:

@@ -59,13 +59,13 @@ class FamilySchemas(ConfigSource):
         return _family(config_path) is not None
 
     def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:
-        from sweep.family import FAMILIES
+        from sweep.family import families
         from sweep.schema import SCHEMA_GROUP
 
         if config_path.strip("/") == "" and results_filter != ObjectType.CONFIG:
             return [SCHEMA_GROUP]
         if config_path.strip("/") == SCHEMA_GROUP and results_filter != ObjectType.GROUP:
-            return sorted(FAMILIES)
+            return sorted(families())
         return []
 
 

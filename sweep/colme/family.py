@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -50,6 +50,13 @@ class ColmeFamily:
     name = "colme"
     version = 1
     options = ColmeOptions
+    #: Small cells (milliseconds each), one per code path that draws or splits its random
+    #: numbers differently, which the conformance suite runs; and values it must refuse.
+    examples: ClassVar[Mapping[str, Mapping[str, Any]]] = {
+        "default": {"n_agents": 5, "t_max": 60, "checkpoints": 4},
+        "oracle": {"n_agents": 5, "t_max": 60, "checkpoints": 4,
+                   "baselines": ["local", "ideal", "oracle"]}}
+    refused: ClassVar[Mapping[str, Any]] = {"epsilon": -1.0, "n_agents": 0}
     # The class-error rates are proportions of the M(M − 1) ordered pairs within each
     # replicate, summarized like the MSE by their spread over replicates (mean ± SE):
     # a Wilson interval on the replicate count would ignore the pairs' pooling.

@@ -97,7 +97,7 @@ class ErdosRenyi(GraphKind):
 
 @dataclass(frozen=True)
 class WattsStrogatz(GraphKind):
-    """``watts_strogatz`` and ``newman_watts_strogatz``: a ring lattice of ``neighbors``
+    """``watts_strogatz`` (and :class:`NewmanWattsStrogatz`): a ring lattice of ``neighbors``
     (even) nearest neighbours, each edge rewired (or, Newman–Watts, a shortcut added) with
     probability ``rewire_probability``."""
 
@@ -111,6 +111,16 @@ class WattsStrogatz(GraphKind):
         if self.neighbors % 2 or self.neighbors >= n_nodes:
             fail(prefix + "neighbors", f"an even integer < n_nodes = {n_nodes}",
                  self.neighbors)
+
+
+@dataclass(frozen=True)
+class NewmanWattsStrogatz(WattsStrogatz):
+    """``newman_watts_strogatz``: by default the US power grid's size (the network
+    paper's Sec. 5): with 4,941 nodes, neighbours 2 and 0.3345 it has 6,594 edges on
+    average."""
+
+    neighbors: int = 2
+    rewire_probability: float = 0.3345
 
 
 @dataclass(frozen=True)
@@ -154,7 +164,7 @@ class EdgeList(GraphKind):
 #: The network family's graphs (``graph.kind``) and their variants.
 GRAPHS: dict[str, type[GraphKind]] = {
     "geometric": Geometric, "erdos_renyi": ErdosRenyi, "watts_strogatz": WattsStrogatz,
-    "newman_watts_strogatz": WattsStrogatz, "barabasi_albert": BarabasiAlbert,
+    "newman_watts_strogatz": NewmanWattsStrogatz, "barabasi_albert": BarabasiAlbert,
     "grid": Grid, "ring": Ring, "complete": Complete, "edgelist": EdgeList}
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pyarrow as pa
@@ -78,6 +78,12 @@ class ContinualFamily:
     # identity (noise_scale too); new cell ids and random streams.
     version = 2
     options = ContinualConfig
+    #: Small cells (milliseconds each), one per code path that draws or splits its random
+    #: numbers differently, which the conformance suite runs; and values it must refuse.
+    examples: ClassVar[Mapping[str, Mapping[str, Any]]] = {
+        "alg6": {"n_users": 20, "max_samples": 8, "t_max": 160, "method": "alg6",
+                 "epsilon": 20.0, "checkpoints": 12, "dimension": 2}}
+    refused: ClassVar[Mapping[str, Any]] = {"epsilon": 0.0, "order.heavy_users": 2}
     schema = ResultSchema(metrics=METRICS, constants={
         "levels": pa.int64(), "coordinate_epsilon": pa.float64(), "prior": pa.float64(),
         "prior_assumption": pa.bool_()})

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -47,6 +47,15 @@ class DecentralizedFamily:
     name = "decentralized"
     version = 1
     options = DecentralizedConfig
+    #: Small cells (milliseconds each), one per code path that draws or splits its random
+    #: numbers differently, which the conformance suite runs; and values it must refuse.
+    examples: ClassVar[Mapping[str, Mapping[str, Any]]] = {
+        "c_colme": {"graph": {"n_nodes": 20, "degree": 4}, "t_max": 10, "checkpoints": 2},
+        "b_colme": {"graph": {"n_nodes": 20, "degree": 4}, "t_max": 10, "checkpoints": 2,
+                    "method": "b_colme"},
+        "private": {"graph": {"n_nodes": 20, "degree": 4}, "t_max": 10, "checkpoints": 2,
+                    "samples": "bernoulli", "privacy": {"mechanism": "pm2", "noise": "laplace"}}}
+    refused: ClassVar[Mapping[str, Any]] = {"t_max": 0, "graph.degree": 0}
     schema = ResultSchema(metrics={"mse": Metric(), "within": Metric(),
                                    "wrong_links": Metric(), "lost_links": Metric()})
 

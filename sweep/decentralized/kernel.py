@@ -29,6 +29,7 @@ everything it sends is computed from releases (post-processing, see
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -52,6 +53,135 @@ ENTERED = 3  # whether t₀ froze at the first learnt step
 T0 = 4  # t₀ of the global α reset
 CHANGED = 5  # some agent changed its kept set at the previous step
 N_COUNTERS = 6
+
+
+class Segment(NamedTuple):
+    """Steps ``it0`` .. ``it1`` − 1 and what they take in: each step's new samples and
+    p-sum noises (or the releases themselves, :data:`GIVEN`), (it1 − it0, N) each."""
+
+    it0: int
+    it1: int
+    samples: np.ndarray
+    fresh: np.ndarray
+
+
+class Flags(NamedTuple):
+    """How the steps run: the mechanism's code; C-ColME's global α reset (the
+    reference's) or local one; irrevocable exclusions; whether the last step's estimates
+    are recorded; whether neighbours' records are prefetched (:data:`PREFETCH_AHEAD`);
+    B-ColME's ``depths``, D zeros whose type carries D (each depth compiles to its own
+    kernel, its loops over the depths of constant length: unrolled, about 1.5 times
+    faster than D read from the arrays' shape), () for C-ColME."""
+
+    mechanism: int
+    global_reset: bool
+    irrevocable: bool
+    record: bool
+    prefetch: bool
+    depths: tuple
+
+
+class Links(NamedTuple):
+    """A graph in CSR form and its links' state: row pointers, neighbours, each entry's
+    reverse entry (B-ColME; empty for C-ColME), whether its ends share a class, and
+    whether it is kept (updated by the tests)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    reverse: np.ndarray
+    same: np.ndarray
+    kept: np.ndarray
+
+
+class Noise(NamedTuple):
+    """The mechanisms' state per agent: PM-I's sum of the fresh noises so far, PM-II's
+    live p-sum noise of each level (levels, N)."""
+
+    noise_sum: np.ndarray
+    levels: np.ndarray
+
+
+class Tables(NamedTuple):
+    """Per-step constants indexed by n (:func:`step_tables`), and C-ColME's reciprocals
+    1/(1 + k) of the kept counts (empty for B-ColME)."""
+
+    keep_f: np.ndarray
+    new_f: np.ndarray
+    beta: np.ndarray
+    recip: np.ndarray
+
+
+class CState(NamedTuple):
+    """C-ColME's state: the exact running means (2, N), the agents' records ``node``
+    (2, N, :data:`C_FIELDS`) and their integer view, each agent's t₀ (local reset), the
+    ``counters``, and the last step's estimates and oracle values."""
+
+    x: np.ndarray
+    node: np.ndarray
+    node_int: np.ndarray
+    t0: np.ndarray
+    counters: np.ndarray
+    estimate: np.ndarray
+    oracle: np.ndarray
+
+
+class COracle(NamedTuple):
+    """C-ColME's oracle: static weights per entry, self weights, and whether an agent has
+    a same-class neighbour (:func:`oracle_weights`)."""
+
+    weight: np.ndarray
+    self_weight: np.ndarray
+    has: np.ndarray
+
+
+class Messages(NamedTuple):
+    """B-ColME's messages, one row per entry: D sums then D counts, the counts in the
+    integer view ``counts`` of the same memory."""
+
+    values: np.ndarray
+    counts: np.ndarray
+
+
+class BState(NamedTuple):
+    """B-ColME's state: exact running means and releases (2, N), the ``counters``, the
+    messages of both step parities (2, entries, 2D), and the last step's estimates and
+    oracle values."""
+
+    x: np.ndarray
+    release: np.ndarray
+    counters: np.ndarray
+    messages: Messages
+    estimate: np.ndarray
+    oracle: np.ndarray
+
+
+class BOracle(NamedTuple):
+    """B-ColME's oracle: message passing on the same-class subgraph (its ``links``, every
+    entry used), its messages, and whether it runs at all."""
+
+    links: Links
+    messages: Messages
+    enabled: bool
+
+
+class Step(NamedTuple):
+    """One step of B-ColME's message passing: its index, whether its estimates are
+    recorded, whether the tests run first, and the radii β(n) and β(n − 1)."""
+
+    it: int
+    last: bool
+    test: bool
+    beta_new: float
+    beta_old: float
+
+
+class Agents(NamedTuple):
+    """The agents' values at a step: their releases and exact means, and where their
+    estimates go."""
+
+    release: np.ndarray
+    x: np.ndarray
+    estimate: np.ndarray
 
 
 @numba.njit(cache=True)
@@ -156,11 +286,9 @@ C_FIELDS = 4
 
 
 @numba.njit(cache=True)
-def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_reset: bool,
-                  irrevocable: bool, record: bool, indptr, indices, same, kept, t0,
-                  x, node, node_int, noise_sum, levels, oracle_weight, oracle_self, has_oracle,
-                  recip, keep_f, new_f, beta, counters, estimate, oracle, prefetch: bool):
-    """C-ColME and its oracle, steps ``it0`` .. ``it1`` − 1 (it0 >= 1).
+def c_colme_steps(F, segment: Segment, flags: Flags, links: Links, noise: Noise,
+                  tables: Tables, state: CState, oracle_state: COracle) -> None:
+    """C-ColME and its oracle, the steps ``it0`` .. ``it1`` − 1 of ``segment`` (it0 >= 1).
 
     ``samples[it − it0, a]`` is a's new sample; ``fresh`` the new p-sum noises (same
     shape; unused without a mechanism). ``x`` holds the exact running means (2, N);
@@ -177,6 +305,14 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
     an agent changed its kept set at it − 1. Without it (local reset): agent a's own t₀
     moves to it − 1 when a, or a neighbour it keeps, changed its kept set at it − 1.
     """
+    # Unpacked once: the loops read locals.
+    it0, it1, samples, fresh = segment
+    mechanism, global_reset, irrevocable, record, prefetch, _ = flags
+    indptr, indices, _, same, kept = links
+    noise_sum, levels = noise
+    keep_f, new_f, beta, recip = tables
+    x, node, node_int, t0, counters, estimate, oracle = state
+    oracle_weight, oracle_self, has_oracle = oracle_state
     zero = F(0.0)
     one = F(1.0)
     n_agents = len(indptr) - 1
@@ -284,15 +420,14 @@ def c_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, global_
 
 
 @numba.njit(cache=True)
-def _belief_step(F, it: int, record: bool, test: bool, irrevocable: bool, beta_new, beta_old,
-                 indptr, indices, reverse, same, use, release, sent, sent_int, received,
-                 received_int, counters, x, estimate, prefetch: bool, depths: tuple) -> bool:
+def _belief_step(F, step: Step, flags: Flags, links: Links, sent_messages: Messages,
+                 received_messages: Messages, agents: Agents, counters) -> bool:
     """One step of B-ColME's message passing for every agent, over the entries where
-    ``use``; with ``test``, the optimistic tests first (``use`` is then the kept flags,
-    updated). Returns whether a kept set changed; with ``record``, the estimates into
-    ``estimate``. ``received`` holds the previous step's messages, ``sent`` gets this
-    step's (each (entries, 2D) with its integer view); ``release`` and ``x`` are this
-    step's releases and exact means; D = ``len(depths)`` (see :func:`b_colme_steps`).
+    ``use`` (the links' kept flags); with ``test``, the optimistic tests first (``use``
+    is then updated). Returns whether a kept set changed; with ``last``, the estimates
+    into ``estimate``. ``received`` holds the previous step's messages, ``sent`` gets
+    this step's (each (entries, 2D) with its integer view); ``release`` and ``x`` are
+    this step's releases and exact means; D = ``len(depths)`` (see :class:`Flags`).
     With ``prefetch``, the messages to read are asked for ahead, as in C-ColME.
 
     Agent a's row for j (kept) is j's message of the previous step; its totals
@@ -302,6 +437,12 @@ def _belief_step(F, it: int, record: bool, test: bool, irrevocable: bool, beta_n
     the count is zero). Excluded rows count as empty (masked, without a branch: a
     message times 1 is itself).
     """
+    it, record, test, beta_new, beta_old = step
+    _, _, irrevocable, _, prefetch, depths = flags
+    indptr, indices, reverse, same, use = links
+    sent, sent_int = sent_messages
+    received, received_int = received_messages
+    release, x, estimate = agents
     zero = F(0.0)
     depth = len(depths)
     widest = 0
@@ -358,23 +499,25 @@ def _belief_step(F, it: int, record: bool, test: bool, irrevocable: bool, beta_n
 
 
 @numba.njit(cache=True)
-def b_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, irrevocable: bool,
-                  record: bool, indptr, indices, reverse, same, kept,
-                  x, release, noise_sum, levels, keep_f, new_f, beta, counters,
-                  message, message_int, oracle_indptr, oracle_indices, oracle_reverse,
-                  oracle_use, oracle_message, oracle_message_int, estimate, oracle,
-                  with_oracle: bool, prefetch: bool, depths: tuple):
-    """B-ColME (depth D = ``len(depths)``) and its oracle, steps ``it0`` ..
-    ``it1`` − 1: per step, every agent's running mean and release, then the tests and
-    message passing (:func:`_belief_step`) of the method, and the oracle's on the
-    same-class subgraph (``oracle_*``: its CSR, reverse entries and an all-ones mask).
-    ``x`` and ``release`` are (2, N); messages (2, entries, 2D) with their integer views.
-    With ``record``, ``estimate`` and ``oracle`` get the estimates at the last step.
-    ``depths`` is a tuple of D zeros: its type carries D, so that each depth compiles
-    to its own kernel whose loops over the depths have a constant length (unrolled;
-    about 1.5 times faster than with D read from the arrays' shape).
+def b_colme_steps(F, segment: Segment, flags: Flags, links: Links, noise: Noise,
+                  tables: Tables, state: BState, oracle_state: BOracle) -> None:
+    """B-ColME (depth D = ``len(depths)``, :class:`Flags`) and its oracle, the steps
+    ``it0`` .. ``it1`` − 1 of ``segment``: per step, every agent's running mean and
+    release, then the tests and message passing (:func:`_belief_step`) of the method,
+    and the oracle's on the same-class subgraph (:class:`BOracle`: its CSR, reverse
+    entries and an all-ones mask). ``x`` and ``release`` are (2, N); messages
+    (2, entries, 2D) with their integer views. With ``record``, ``estimate`` and
+    ``oracle`` get the estimates at the last step.
     """
-    n_agents = len(indptr) - 1
+    it0, it1, samples, fresh = segment
+    mechanism, _, _, record, _, _ = flags
+    noise_sum, levels = noise
+    keep_f, new_f, beta, _ = tables
+    x, release, counters, messages, estimate, oracle = state
+    message, message_int = messages
+    oracle_links, oracle_messages, with_oracle = oracle_state
+    oracle_message, oracle_message_int = oracle_messages
+    n_agents = len(links.indptr) - 1
     private = mechanism != NO_MECHANISM
     for it in range(it0, it1):
         k = it - it0
@@ -389,22 +532,24 @@ def b_colme_steps(F, it0: int, it1: int, samples, fresh, mechanism: int, irrevoc
             release[cur, a] = _release(F, mechanism, a, n, xa,
                                        fresh[k, a] if private else 0.0, noise_sum, levels)
         counters[CHANGED] = _belief_step(
-            F, it, last, True, irrevocable, beta[n], beta[n - 1], indptr, indices, reverse,
-            same, kept, release[cur], message[cur], message_int[cur], message[prv],
-            message_int[prv], counters, x[cur], estimate, prefetch, depths)
+            F, Step(it, last, True, beta[n], beta[n - 1]), flags, links,
+            Messages(message[cur], message_int[cur]), Messages(message[prv], message_int[prv]),
+            Agents(release[cur], x[cur], estimate), counters)
         if with_oracle:
-            _belief_step(F, it, last, False, True, beta[n], beta[n - 1], oracle_indptr,
-                         oracle_indices, oracle_reverse, oracle_use, oracle_use,
-                         release[cur], oracle_message[cur], oracle_message_int[cur],
-                         oracle_message[prv], oracle_message_int[prv], counters, x[cur],
-                         oracle, prefetch, depths)
+            # Its entries are all used and never tested.
+            _belief_step(F, Step(it, last, False, beta[n], beta[n - 1]), flags, oracle_links,
+                         Messages(oracle_message[cur], oracle_message_int[cur]),
+                         Messages(oracle_message[prv], oracle_message_int[prv]),
+                         Agents(release[cur], x[cur], oracle), counters)
         if counters[WRONG] == 0:
             counters[LEARNT] = 1
 
 
 @numba.njit(cache=True)
-def local_steps(F, it0: int, it1: int, samples, x, keep_f, new_f):
-    """The running means alone (the ``local`` method), steps ``it0`` .. ``it1`` − 1."""
+def local_steps(F, segment: Segment, x, tables: Tables) -> None:
+    """The running means alone (the ``local`` method), the steps of ``segment``."""
+    it0, it1, samples, _ = segment
+    keep_f, new_f, _, _ = tables
     n_agents = x.shape[1]
     for it in range(it0, it1):
         n = it + 1
@@ -512,6 +657,18 @@ __all__ = [
     "PM2",
     "T0",
     "WRONG",
+    "Agents",
+    "BOracle",
+    "BState",
+    "COracle",
+    "CState",
+    "Flags",
+    "Links",
+    "Messages",
+    "Noise",
+    "Segment",
+    "Step",
+    "Tables",
     "b_colme_steps",
     "c_colme_steps",
     "component_means",

@@ -34,6 +34,9 @@ ESTIMATORS = ("estimate", "local", "oracle", "ideal")
 #: they are about to read (below, the records are in cache and the request costs more).
 #: The results are the same either way.
 PREFETCH_ABOVE = 1 << 13
+#: What a structure's unused array fields hold (no noise without privacy, no reverse
+#: entries for C-ColME).
+EMPTY, EMPTY_INT = np.empty((0, 0)), np.empty(0, dtype=np.int64)
 MECHANISM_CODES = {"none": kernel.NO_MECHANISM, "pm1": kernel.PM1, "pm2": kernel.PM2}
 
 
@@ -80,10 +83,10 @@ class Run:
             noise_bound = kernel.noise_radius(config.t_max, self.mechanism,
                                               config.privacy.noise, sigma_dp(config),
                                               config.decision.delta / n_collab)
-        self.keep_f, self.new_f, self.beta = (np.empty(config.t_max + 1, dtype=F)
-                                              for _ in range(3))
+        keep_f, new_f, beta = (np.empty(config.t_max + 1, dtype=F) for _ in range(3))
         kernel.step_tables(F, config.data_bound(), config.decision.delta, n_collab,
-                           noise_bound, self.keep_f, self.new_f, self.beta)
+                           noise_bound, keep_f, new_f, beta)
+        recip = np.empty(0, dtype=F)
         self.with_oracle = "oracle" in config.baselines
         # Integers stored next to values (B-ColME's counts) use a view of the same memory.
         integer = np.int32 if F == np.float32 else np.int64
@@ -93,7 +96,7 @@ class Run:
             self.node = np.zeros((2, n, kernel.C_FIELDS), dtype=F)
             self.node_int = self.node.view(integer)
             self.t0 = np.zeros(n, dtype=np.int64)
-            self.recip = (F(1.0) / (F(1.0) + np.arange(degrees.max(initial=0) + 1, dtype=F)))
+            recip = F(1.0) / (F(1.0) + np.arange(degrees.max(initial=0) + 1, dtype=F))
             self.oracle_weight = np.zeros(entries, dtype=F)
             self.oracle_self = np.zeros(n, dtype=F)
             self.has_oracle = np.zeros(n, dtype=np.bool_)
@@ -113,6 +116,7 @@ class Run:
             self.oracle_message_int = np.zeros((2, oracle_entries, 2 * depth), dtype=integer)
             self.message = self.message_int.view(F)
             self.oracle_message = self.oracle_message_int.view(F)
+        self.tables = kernel.Tables(keep_f, new_f, beta, recip)
         self.components: tuple[int, np.ndarray] | None = None
         self.it = -1
 
@@ -150,26 +154,33 @@ class Run:
         F, g, c = self.F, self.graph, self.config
         it0, it1 = self.it + 1, self.it + 1 + len(samples)
         irrevocable = bool(c.decision.irrevocable)
+        segment = kernel.Segment(it0, it1, samples, EMPTY if fresh is None else fresh)
+        flags = kernel.Flags(self.release_mode, c.alpha_reset == "global", irrevocable,
+                             record, g.n > PREFETCH_ABOVE,
+                             (0,) * c.depth if c.method == "b_colme" else ())
+        noise = kernel.Noise(self.noise_sum, self.levels)
         if c.method == "c_colme":
             kernel.c_colme_steps(
-                F, it0, it1, samples, fresh, self.release_mode, c.alpha_reset == "global",
-                irrevocable, record, g.indptr, g.indices, self.same, self.kept, self.t0,
-                self.x, self.node, self.node_int, self.noise_sum, self.levels, self.oracle_weight,
-                self.oracle_self, self.has_oracle, self.recip, self.keep_f, self.new_f,
-                self.beta, self.counters, self.estimate, self.oracle,
-                g.n > PREFETCH_ABOVE)
+                F, segment, flags, kernel.Links(g.indptr, g.indices, EMPTY_INT, self.same,
+                                                self.kept),
+                noise, self.tables, kernel.CState(self.x, self.node, self.node_int, self.t0,
+                                                  self.counters, self.estimate, self.oracle),
+                kernel.COracle(self.oracle_weight, self.oracle_self, self.has_oracle))
         elif c.method == "b_colme":
+            o = self.oracle_graph
             kernel.b_colme_steps(
-                F, it0, it1, samples, fresh, self.release_mode, irrevocable, record,
-                g.indptr, g.indices, g.reverse, self.same, self.kept, self.x,
-                self.release_buffer, self.noise_sum, self.levels, self.keep_f, self.new_f,
-                self.beta, self.counters, self.message, self.message_int,
-                self.oracle_graph.indptr, self.oracle_graph.indices,
-                self.oracle_graph.reverse, self.oracle_use, self.oracle_message,
-                self.oracle_message_int, self.estimate, self.oracle, self.with_oracle,
-                g.n > PREFETCH_ABOVE, (0,) * c.depth)
+                F, segment, flags, kernel.Links(g.indptr, g.indices, g.reverse, self.same,
+                                                self.kept),
+                noise, self.tables,
+                kernel.BState(self.x, self.release_buffer, self.counters,
+                              kernel.Messages(self.message, self.message_int),
+                              self.estimate, self.oracle),
+                kernel.BOracle(kernel.Links(o.indptr, o.indices, o.reverse, self.oracle_use,
+                                            self.oracle_use),
+                               kernel.Messages(self.oracle_message, self.oracle_message_int),
+                               self.with_oracle))
         else:
-            kernel.local_steps(F, it0, it1, samples, self.x, self.keep_f, self.new_f)
+            kernel.local_steps(F, segment, self.x, self.tables)
         self.it = it1 - 1
         if record and c.method == "local":
             self.estimate[:] = self.local

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pyarrow as pa
@@ -86,6 +86,31 @@ class InferenceFamily:
     # (arrival_days, rizk_start, rizk_clip too); new cell ids and random streams.
     version = 2
     options = InferenceConfig
+    #: Small cells (milliseconds each), one per code path that draws or splits its random
+    #: numbers differently, which the conformance suite runs; and values it must refuse.
+    # Every method; the Laplace toy's null threshold comes from the cell's stream, the
+    # rest from each replicate's.
+    examples: ClassVar[Mapping[str, Mapping[str, Any]]] = {
+        "mle": {"method": "mle", "model": {"kind": "bernoulli"}},
+        "gm": {"method": "gm"},
+        "am-bernoulli": {"method": "am", "model": {"kind": "bernoulli"}},
+        "threshold_1": {"method": "threshold_1", "model": {"kind": "gaussian"}},
+        "threshold_2": {"method": "threshold_2"},
+        "ol": {"method": "ol", "model": {"kind": "bernoulli"}, "iterations": 300},
+        "private_ol": {"method": "private_ol", "model": {"kind": "gaussian"},
+                       "iterations": 300},
+        "private_ol-cox": {"method": "private_ol"},
+        "test": {"method": "test", "model": {"kind": "bernoulli"}},
+        "test-cox": {"method": "test"},
+        "centralized": {"method": "centralized", "model": {"kind": "gaussian"}},
+        "rizk": {"method": "rizk"},
+        "rizk-notebook": {"method": "rizk", "rizk_start": "uniform", "rizk_clip": "l1"},
+        "rr": {"method": "rr", "model": {"kind": "bernoulli", "states": [0.3, 0.7]}},
+        "laplace": {"method": "laplace", "model": {"kind": "bernoulli", "states": [0.3, 0.7]},
+                    "null_draws": 1000},
+    }
+    refused: ClassVar[Mapping[str, Any]] = {"epsilon": -1.0, "model.states": [0.5],
+                                            "dataset.arm": 0}
     schema = ResultSchema(metrics=METRICS, index={"state": pa.string()}, constants={
         "rounds_k": pa.int64(), "iterations_t": pa.int64(), "sensitivity_bound": pa.float64(),
         "noise_scale": pa.float64(), "a_star": pa.float64(), "mle_set": pa.string()})

@@ -50,7 +50,9 @@ PRIVACIES = ("none", "signal", "network")
 #: The noise kinds (those of sweep.components.noise, which loads numba: validating a
 #: cell must not).
 NOISES = ("laplace", "gaussian")
-SIGNALS = ("lognormal", "gaussian")
+#: The signals and the default (mean, σ) of ξ(s) of each: the log-normal fit of the
+#: paper's German households (Sec. 5), and the standard normal.
+SIGNALS = {"lognormal": (1.67, 1.04), "gaussian": (0.0, 1.0)}
 REFERENCES = ("bound", "exact")
 RIZK_STARTS = ("zero", "signal")
 #: The agents an edge list counts in the arithmetic checks, before the family reads it.
@@ -76,7 +78,7 @@ class NetworkConfig:
     ``signal``: ``lognormal`` (ξ(s) = log s, smooth sensitivity, (ε, δ)-DP) or ``gaussian``
     (ξ(s) = s with global sensitivity ``sensitivity``: 1 for the paper's adjacency
     |s − s'| <= 1). ``signal_mean`` and ``signal_sigma`` are the mean and standard deviation
-    of ξ(s) (of log s for log-normal signals).
+    of ξ(s) (of log s for log-normal signals); unset, the signal's own (:data:`SIGNALS`).
 
     ``noise`` is the kind of each agent's noise, calibrated to the same (ε, δ) either way
     (:func:`sweep.components.calibration.calibrate`): ``laplace``, the optimum of
@@ -118,8 +120,8 @@ class NetworkConfig:
 
     graph: GraphConfig = field(default_factory=GraphConfig)
     signal: str = option("lognormal", group="signal")
-    signal_mean: float = 1.67
-    signal_sigma: float = 1.04
+    signal_mean: float | None = None
+    signal_sigma: float | None = None
     sensitivity: float | None = 1.0
     method: str = option("mvue", kind=ROWS)
     privacy: str = "signal"
@@ -154,6 +156,11 @@ class NetworkConfig:
         options["graph"] = GraphConfig.from_options(options.get("graph", {}))
         if isinstance(options.get("references"), str):
             options["references"] = (options["references"],)
+        signal = options.get("signal", cls.signal)
+        choice("signal", signal, SIGNALS)
+        for name, default in zip(("signal_mean", "signal_sigma"), SIGNALS[signal], strict=True):
+            if options.get(name) is None:
+                options[name] = default
         config = cls(**options)
         config.validate()
         return config.normalized()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from ..components.calibration import Calibration
 from ..errors import ConfigError
 from ..options import describe
 from ..results import Metric, ResultSchema
-from .algorithms import Dynamics, bounds, exact_privacy_cost, run_recursion
+from .algorithms import Dynamics, Releases, bounds, exact_privacy_cost, run_recursion
 from .budgets import HeterogeneousCalibration
 from .config import NetworkConfig
 
@@ -95,6 +95,10 @@ def statistic_mean(config: NetworkConfig) -> float:
     return mu + sigma * (stats.norm.pdf(alpha) + alpha * stats.norm.cdf(alpha))
 
 
+#: The examples' graph: small, random, connected.
+_GRAPH = {"kind": "geometric", "n_nodes": 30, "radius": 0.4, "seed": 3}
+
+
 class NetworkFamily:
     """Private consensus (MVUE, OL) under Signal and Network DP, and their baselines."""
 
@@ -105,6 +109,17 @@ class NetworkFamily:
     # in it; new random streams.
     version = 3
     options = NetworkConfig
+    #: Small cells (milliseconds each), one per code path that draws or splits its random
+    #: numbers differently, which the conformance suite runs; and values it must refuse.
+    examples: ClassVar[Mapping[str, Mapping[str, Any]]] = {
+        **{method: {"graph": _GRAPH, "rounds": 40, "checkpoints": [1, 2, 5, 10, 20, 40],
+                    "privacy": "network", "method": method}
+           for method in ("mvue", "ol", "rizk_ol")},
+        # The graph of a time-varying run is the replicate seed's own (third child).
+        "time-varying": {"graph": {**_GRAPH, "seed": 1}, "method": "ol",
+                         "privacy": "network", "edge_keep": 0.5, "budgets": "waterfilling",
+                         "rounds": 15, "checkpoints": [5, 15]}}
+    refused: ClassVar[Mapping[str, Any]] = {"graph.n_nodes": 1}
     schema = ResultSchema(metrics={metric: Metric() for metric in METRICS})
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> NetworkCell:
@@ -174,9 +189,10 @@ class NetworkFamily:
         return frame
 
     def _run_recursion(self, cell: NetworkCell, seeds: Sequence[np.random.SeedSequence],
-                       times: np.ndarray, observe: Callable | None = None) -> np.ndarray:
-        """The replicates' metrics (:func:`run_recursion`); ``observe`` is its hook for
-        the privacy audit."""
+                       times: np.ndarray, observe: Callable | None = None,
+                       releases: Releases | None = None) -> np.ndarray:
+        """The replicates' metrics (:func:`run_recursion`); ``observe`` and ``releases``
+        are its hooks for the privacy audit."""
         from ..components import dynamic
         from ..components.noise import draw_unit, kind_code
 
@@ -203,7 +219,7 @@ class NetworkFamily:
             return np.column_stack([draw_unit(rng, kind, n) for rng in noise_rngs]) * scale
 
         return run_recursion(dynamics, matrix, len(seeds), times, draw_signals,
-                             draw_noise, statistic, statistic_mean(config), observe)
+                             draw_noise, statistic, statistic_mean(config), observe, releases)
 
     def _references(self, cell: NetworkCell, times: np.ndarray) -> list[pd.DataFrame]:
         config, network, dynamics = cell.config, cell.network, cell.dynamics

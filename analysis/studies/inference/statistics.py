@@ -22,10 +22,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 from scipy.special import rel_entr
 
-from sweep.store import ResultsStore, cell_records
+from sweep.store import ResultsStore
 
 from ...load import Z95, MissingData, summaries, wilson
 from ...order_statistics import quantile_ranks
@@ -204,12 +203,6 @@ def decreasing(values: Sequence[float]) -> bool:
     return all(b < a for a, b in itertools.pairwise(values))
 
 
-def largest_at(table: pd.DataFrame, column: str, p: float) -> dict[str, bool]:
-    """Per n: whether ``column`` is largest at ``p`` among the p of that n."""
-    return {f"n = {n}": bool(part.loc[part[column].idxmax(), "p"] == p)
-            for n, part in table.groupby("n")}
-
-
 # -- Sec. 5, Fig. 5: the best treatment ------------------------------------------------------
 
 def best_treatment(rows: pd.DataFrame) -> pd.DataFrame:
@@ -377,8 +370,7 @@ def runtimes(results: str | Path, summary: pd.DataFrame | None = None) -> pd.Dat
     its replicates."""
     store = ResultsStore(Path(results))
     store.scan()
-    seconds = {cell: record["wall_seconds"] for path in store.files
-               for cell, record in cell_records(pq.read_schema(path).metadata).items()
+    seconds = {cell: record["wall_seconds"] for cell, record in store.records().items()
                if record.get("family", FAMILY) == FAMILY}
     if summary is None:
         summary = summaries(results, family=FAMILY)

@@ -32,8 +32,6 @@ from ...plot import MissingData, curves, derived
 #: the theorems bound the total error; the exact RMS cost of privacy is a cost of privacy.
 METRICS = {"total_error": ("total error", "bound"), "cost_of_privacy": ("cost of privacy",
                                                                         "exact")}
-#: What tells a network series apart in these figures: the algorithm and its protection.
-PARTS = ("method", "privacy")
 #: The options that read the paper where it is ambiguous, at their defaults (the paper's
 #: readings), as the family declares them.
 READINGS = readings(NetworkConfig)
