@@ -379,6 +379,16 @@ SIGNAL_CASES = [
 ]
 
 
+def coupling_reference(privacy: str, options: dict[str, Any]) -> tuple[Any, Any, float]:
+    """A coupling's cell, its unmoved run (its links asserted to fail where they may),
+    and the signal's step (Δ, or 1 for log-normal signals)."""
+    prepared = cell(privacy=privacy, **options)
+    first = reference(prepared)
+    if prepared.config.edge_keep is not None:
+        assert_links_fail(prepared, first.weights, 1)
+    return prepared, first, prepared.config.sensitivity or 1.0
+
+
 @pytest.mark.parametrize("options", SIGNAL_CASES,
                          ids=lambda o: "-".join(map(str, o.values())))
 def test_what_others_see_depends_on_a_signal_only_through_its_release(
@@ -390,13 +400,9 @@ def test_what_others_see_depends_on_a_signal_only_through_its_release(
     r_t Δξ (x_0: Δξ) at each round its signal enters, within the sensitivity the noise
     pays for (a global Δ). At least 4 agents a round, and one of each kind of
     :func:`picks` (each kind asserted to occur)."""
-    prepared = cell(privacy="signal", **options)
+    prepared, first, step = coupling_reference("signal", options)
     dynamics, config = prepared.dynamics, prepared.config
     statistic = _signal_draws(config)[1]
-    first = reference(prepared)
-    if config.edge_keep is not None:
-        assert_links_fail(prepared, first.weights, 1)
-    step = config.sensitivity or 1.0
     seen: set[str] = set()
     for t in [0] if dynamics.offline else [1, 3, config.rounds]:
         for agent in picks(prepared, first, t):
@@ -448,12 +454,8 @@ def test_what_others_see_depends_on_a_neighbourhood_only_through_its_release(
     of every agent at every round is identical, bit for bit; the noise the release
     implies moves by r_t λΔξ + q_t Σ_j a_ij δ_j, within max(w_t a_i(t), w Δ). At least 4
     agents a round, and one of each kind of :func:`picks` (each asserted to occur)."""
-    prepared = cell(privacy="network", **options)
+    prepared, first, step = coupling_reference("network", options)
     dynamics, config = prepared.dynamics, prepared.config
-    first = reference(prepared)
-    if config.edge_keep is not None:
-        assert_links_fail(prepared, first.weights, 1)
-    step = config.sensitivity or 1.0
     seen: set[str] = set()
     for t in [0] if dynamics.offline else [2, 5, config.rounds]:
         _, q, r, g = dynamics.coefficients(t) if t else (0.0, 0.0, 1.0, 1.0)
