@@ -295,7 +295,9 @@ def help_lists(what: str) -> str:
             lines.append(textwrap.fill(entry, width=92, initial_indent=HELP_INDENT,
                                        subsequent_indent=HELP_INDENT + " " * 22))
         return "\n".join(lines)
-    default = "colme" if "colme" in names else names[0]  # conf/config.yaml's
+    # A preset that chooses no family runs the primary config's.
+    default = re.search(r"^\s*- family: (\S+)", conf.joinpath("config.yaml").read_text(
+        encoding="utf-8"), re.M)[1]
     by_family: dict[str, list[str]] = {name: [] for name in names}
     for preset in sorted(conf.joinpath("experiment").iterdir(), key=lambda p: p.name):
         if preset.name.endswith(".yaml"):
