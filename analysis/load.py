@@ -14,6 +14,8 @@ them from the declaration of the built-in family that wrote them.
 Which cells are read is said, never silent: of each family only its newest version, and
 of cells that differ only in ``replicates`` the one with most (``keep="all"``: every
 cell); what was left out is warned about and listed in the result's ``attrs["kept"]``.
+A file of an older version is read under its family's newest column names (the
+family's ``renamed``, :func:`sweep.family.current_names`).
 
 A directory may hold several families (each writes to ``results/<family>/`` by
 default), and two families may give a column of the same name different types (colme's
@@ -70,6 +72,7 @@ import collections
 import concurrent.futures
 import contextlib
 import functools
+import json
 import operator
 import os
 import warnings
@@ -85,7 +88,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from sweep.family import families, get_family
+from sweep.family import current_names, families, get_family
 from sweep.results import CONTINUOUS, METRIC, PROPORTION, ROLE_KEY, STANDARD_INDEX, roles
 from sweep.store import ResultsStore, listing, provenance_of, why_empty
 
@@ -263,6 +266,9 @@ class _File:
     #: Cells of the file already read from an earlier one (another directory's file
     #: that holds them): its rows of these are left out.
     skip: frozenset[str] = frozenset()
+    #: Its columns that a later version of its family renamed: their names in
+    #: :attr:`schema` (the newest) and in the file.
+    renamed: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -350,8 +356,26 @@ def _footers(files: list[str], listed: bool) -> Iterator[_File]:
         # The field marks and the pandas dtypes stay; the file's own provenance goes.
         bare = schema.with_metadata({k: v for k, v in (schema.metadata or {}).items()
                                      if k == b"pandas"})
+        names = current_names(*version) if version else {}
+        if names := {old: new for old, new in names.items() if old in schema.names}:
+            bare = _renamed(bare, names)
         bare = shared.setdefault(bare.serialize().to_pybytes(), bare)
-        yield _File(path, rows, bare, version, cells, frozenset(skip))
+        yield _File(path, rows, bare, version, cells, frozenset(skip),
+                    {new: old for old, new in names.items()})
+
+
+def _renamed(schema: pa.Schema, names: Mapping[str, str]) -> pa.Schema:
+    """``schema`` with its columns ``names`` (old: new) renamed, in its pandas metadata
+    too (which names the columns whose dtypes it restores)."""
+    metadata = dict(schema.metadata or {})
+    if b"pandas" in metadata:
+        pandas = json.loads(metadata[b"pandas"])
+        for column in pandas.get("columns", []):
+            for key in ("name", "field_name"):
+                if column.get(key) in names:
+                    column[key] = names[column[key]]
+        metadata[b"pandas"] = json.dumps(pandas).encode()
+    return pa.schema([f.with_name(names.get(f.name, f.name)) for f in schema], metadata)
 
 
 def _footer(path: str) -> tuple[pa.Schema, int]:
@@ -565,9 +589,12 @@ def _file_table(file: _File, columns: list[str], dictionaries: list[str]) -> pa.
     An error of reading the file is a damaged file: its footer, or a page whose checksum
     (which the sweep writes) fails.
     """
-    with _checked(file.path), _opened(file.path, read_dictionary=dictionaries,
-                                      page_checksum_verification=True) as handle:
-        return handle.read(columns=columns, use_threads=False)
+    stored = [file.renamed.get(c, c) for c in columns]
+    with _checked(file.path), _opened(file.path, read_dictionary=[
+            file.renamed.get(c, c) for c in dictionaries],
+            page_checksum_verification=True) as handle:
+        table = handle.read(columns=stored, use_threads=False)
+    return table.rename_columns(columns) if file.renamed else table
 
 
 def _conformed(table: pa.Table, schema: pa.Schema, columns: list[str],

@@ -94,6 +94,7 @@ def _one_line(error: BaseException) -> str:
     from hydra.errors import MissingConfigException, OverrideParseException
     from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
+    from .family import renamed_option
     from .options import unknown_key
     from .schema import dotted_keys
 
@@ -113,6 +114,10 @@ def _one_line(error: BaseException) -> str:
                 schema, parent = source.object_type, source.parent_node
                 if not dataclasses.is_dataclass(schema):  # a free-form mapping
                     return f"{source.full_key}: unknown option"
+                family = parent._get_root().get("family") if parent is not None else None
+                if isinstance(family, str) and (
+                        moved := renamed_option(family, str(source.full_key))):
+                    return moved
                 prefix = source.full_key.removesuffix(str(source.key))
                 group = prefix.rstrip(".") or f"family {parent.get('family')}"
                 return unknown_key(str(source.key), dotted_keys(schema), prefix,

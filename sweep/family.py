@@ -103,6 +103,49 @@ class Family(Protocol):
         """
 
 
+def current_names(family: str, version: int) -> dict[str, str]:
+    """The columns of results of ``family`` made by ``version`` that a later version
+    renamed, and their names now (old: new).
+
+    A family may declare ``renamed``: by version, the columns it renamed (old: new, all
+    at once, so that two names may swap). A file of an earlier version is read under the
+    names of the newest (:func:`analysis.load`). An unknown family renames nothing.
+    """
+    try:
+        steps = getattr(get_family(family), "renamed", {})
+    except ConfigError:
+        return {}
+    names: dict[str, str] = {}
+    for step in sorted(v for v in steps if v > version):
+        moved = steps[step]
+        names = {old: moved.get(new, new) for old, new in names.items()}
+        names.update({old: new for old, new in moved.items() if old not in names.values()
+                      and old not in names})
+    return {old: new for old, new in names.items() if old != new}
+
+
+def renamed_option(family: str, name: str) -> str | None:
+    """"``name``: renamed ``new`` in version N" if ``family`` renamed its column (and
+    option) ``name``, for the error of an unknown option; else None."""
+    try:
+        steps = getattr(get_family(family), "renamed", {})
+    except ConfigError:
+        return None
+    for version in sorted(steps, reverse=True):
+        if name in steps[version] and name not in option_names(family):
+            new = current_names(family, version - 1).get(name, steps[version][name])
+            return (f"{name}: renamed {new} in version {version} of family {family} "
+                    f"(use {new}=...)")
+    return None
+
+
+def option_names(family: str) -> set[str]:
+    """The flat names of ``family``'s options (its columns' names)."""
+    from .results import option_columns
+
+    return set(option_columns(get_family(family).options))
+
+
 def shared_work(family: Family, prepared: Any) -> Mapping[Any, float]:
     """The work, by key, and its seconds, that a process does once for all the cells
     that need it (the family's optional ``shared``; none by default)."""
@@ -146,6 +189,13 @@ def check_declaration(spec: str, family: Family) -> None:
     if isinstance(family.version, bool) or not isinstance(family.version, int):
         raise FamilyError(f"family {spec}: version must be an integer; got "
                           f"{family.version!r}")
+    renamed = getattr(family, "renamed", {})
+    if not isinstance(renamed, Mapping) or not all(
+            isinstance(v, int) and 0 < v <= family.version and isinstance(names, Mapping)
+            and all(isinstance(n, str) for pair in names.items() for n in pair)
+            for v, names in renamed.items()):
+        raise FamilyError(f"family {spec}: renamed must map versions 1 to {family.version} "
+                          f"to the columns they renamed (old: new); got {renamed!r}")
     # Imported here: this module is read by every Hydra start (the platform's config
     # source names the families), which needs no Arrow.
     from .results import EXECUTION_KEYS, check_schema, option_columns

@@ -381,20 +381,36 @@ def check_delta(name: str, delta: float, units: int | None, count: str, unit: st
          delta)
 
 
-def check_split(prefix: str, split: bool, permitted: bool, t_max: int, epsilon: float,
-                delta: float, gaussian: bool) -> None:
-    """Refuse PM-II without its split (``{prefix}pm2_split=false``: every p-sum calibrated
-    to the whole (ε, δ) while a sample enters up to ⌊log2 t_max⌋ + 1 of them) unless
-    ``{prefix}allow_pm2_unsplit`` (``permitted``) says that the run means it."""
-    if split or permitted:
+def check_release_guarantee(release: Any, prefix: str, epsilon: float, delta: float,
+                            t_max: int, samples: int, count: str) -> None:
+    """Refuse a run of Private-ColME's mechanisms (journal, Sec. IV) whose guarantee is
+    weaker than its options suggest, unless its acknowledgement says that it is meant.
+
+    ``release`` holds the options ``{prefix}mechanism``, ``noise``, ``pm2_split``,
+    ``allow_pm2_unsplit`` and ``allow_large_delta``. PM-II without its split
+    (``pm2_split=false``: every p-sum calibrated to the whole (ε, δ) while a sample enters
+    up to ⌊log2 t_max⌋ + 1 of them) needs ``allow_pm2_unsplit``; with Gaussian noise, a
+    run's δ above min(0.1, 1/n) for its n = ``samples`` protected samples (``count``
+    spells it) needs ``allow_large_delta`` (:func:`check_delta`; the run's δ is
+    ⌊log2 t_max⌋ + 1 times δ without the split). Laplace noise is pure ε-DP: δ unused.
+    """
+    if release.mechanism == "none":
         return
     levels = t_max.bit_length()  # ⌊log2 t_max⌋ + 1
-    run = (f"({levels}ε, {levels}δ) = ({levels * epsilon:g}, {levels * delta:g})"
-           if gaussian else f"({levels}ε = {levels * epsilon:g})")
-    fail(f"{prefix}pm2_split", f"true with {prefix}mechanism=pm2: false calibrates every "
-         f"p-sum to the whole (ε, δ), and a sample enters up to ⌊log2 t_max⌋ + 1 = "
-         f"{levels} of them, so the run is only {run}-DP; or set {prefix}allow_pm2_unsplit"
-         "=true to run this weaker guarantee on purpose", split)
+    unsplit = release.mechanism == "pm2" and not release.pm2_split
+    gaussian = release.noise == "gaussian"
+    if unsplit and not release.allow_pm2_unsplit:
+        run = (f"({levels}ε, {levels}δ) = ({levels * epsilon:g}, {levels * delta:g})"
+               if gaussian else f"({levels}ε = {levels * epsilon:g})")
+        fail(f"{prefix}pm2_split", f"true with {prefix}mechanism=pm2: false calibrates "
+             f"every p-sum to the whole (ε, δ), and a sample enters up to ⌊log2 t_max⌋ + 1 "
+             f"= {levels} of them, so the run is only {run}-DP; or set "
+             f"{prefix}allow_pm2_unsplit=true to run this weaker guarantee on purpose",
+             release.pm2_split)
+    if gaussian:
+        check_delta("delta", delta, samples, count, "sample", f"{prefix}allow_large_delta",
+                    bool(release.allow_large_delta), levels if unsplit else 1,
+                    ", pm2_split=false" if unsplit else "")
 
 
 #: How far below the largest finite number of its dtype a run's values stay:

@@ -1,4 +1,5 @@
-"""What every test shares: Ray's state kept private to the test run."""
+"""What every test shares: Ray's state kept private to the test run, and the order of
+the files."""
 
 from __future__ import annotations
 
@@ -8,6 +9,20 @@ import tempfile
 from collections.abc import Iterator
 
 import pytest
+
+#: Files whose tests are few and long (reports rendered, sweeps through the command line,
+#: literal transcriptions run): run first, so that the suite on several workers, a file
+#: per worker at a time, does not end with one worker on one of them alone.
+FIRST = ("test_figures.py", "test_analysis.py", "test_executors.py", "test_reference.py",
+         "test_sweep.py", "test_continual_analysis.py", "test_kernels.py", "test_variance.py",
+         "test_external_family.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Order the tests so that the files of :data:`FIRST` come first (in its order),
+    each file's tests in their own order."""
+    rank = {name: place for place, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))
 
 
 @pytest.fixture(scope="session", autouse=True)

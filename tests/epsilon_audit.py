@@ -183,9 +183,8 @@ def _decentralized(noise: str, delta: float, whole_run: bool = False
     config = DecentralizedConfig.from_options(
         samples="bernoulli", class_means=[0.5], class_proportions=[1.0], t_max=t_max,
         precision="float64",
-        graph={"n_nodes": n, "degree": 2},
-        privacy={"mechanism": "pm2" if whole_run else "pm1", "noise": noise,
-                 "epsilon": 1.0, "delta": delta})
+        graph={"n_nodes": n, "degree": 2}, epsilon=1.0, delta=delta,
+        privacy={"mechanism": "pm2" if whole_run else "pm1", "noise": noise})
     graph = graphs.regular(n, 2, np.random.default_rng(0))
     classes = np.zeros(n, dtype=np.int64)
     spans = np.array([1, 2, 4, 8])

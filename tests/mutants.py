@@ -277,7 +277,8 @@ MUTANTS = (
     Mutant("decentralized-no-pm2-split", "decentralized",
            "PM-II's p-sums each get the whole budget (the split by ⌊log2 t_max⌋ + 1 lost)",
            "sweep/decentralized/config.py",
-           'parts = t_max.bit_length() if self.mechanism == "pm2" and self.pm2_split else 1',
+           'parts = self.t_max.bit_length() if privacy.mechanism == "pm2" and '
+           'privacy.pm2_split else 1',
            "parts = 1"),
 )
 

@@ -1,6 +1,7 @@
 """The small regression grid of the sweep platform and its key statistics, and what the
 tests share to drive the platform: the one way to start a command line (:func:`start_cli`,
-:func:`run_cli`), a small valid scenario (:data:`SMALL`) and a report page (:class:`Page`).
+:func:`run_cli`, :func:`run_clis`), a small valid scenario (:data:`SMALL`) and a report
+page (:class:`Page`).
 
 Regenerate the stored reference values (after a deliberate change of results) with::
 
@@ -69,6 +70,22 @@ def run_cli(arguments: list[str], cwd: Path, module: str = "sweep", path: Sequen
             process.terminate()
             raise
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def run_clis(commands: list[list[str]], cwd: Path, timeout: float = 1800
+             ) -> tuple[list[int], subprocess.CompletedProcess]:
+    """Several ``python -m sweep`` command lines, one after another in one fresh interpreter
+    (:mod:`tests.cli_batch`): their exit codes, and the process (its captured output)."""
+    with start_cli([], cwd, module="tests.cli_batch", stdin=subprocess.PIPE) as process:
+        try:
+            stdout, stderr = process.communicate(json.dumps(commands), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.terminate()
+            raise
+    done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+    lines = stdout.strip().splitlines()
+    assert process.returncode == 0 and lines, stderr[-3000:]
+    return json.loads(lines[-1]), done
 
 
 class Page(html.parser.HTMLParser):

@@ -130,14 +130,15 @@ BAD = [
      "order.heavy_users"),  # = n
     (["family=continual", "method=alg7"], "method"),
     (["family=continual", "epsilon=0"], "epsilon"),
-    (["family=continual", "delta=1"], "delta"),
+    (["family=continual", "failure_probability=1"], "failure_probability"),
+    # delta is the DP δ of advanced composition: refused without it.
+    (["family=continual", "delta=0.01"], "delta"),
     (["family=continual", "prior_offset=0.1"], "prior_offset"),  # alg6, the default
     (["family=continual", "method=alg2", "prior_offset=0.1"], "prior_offset"),
     (["family=continual", "method=alg4", "prior_offset=1.5"], "prior_offset"),
     (["family=continual", "dimension=0"], "dimension"),
     (["family=continual", "composition=fancy"], "composition"),
-    (["family=continual", "dimension=3", "composition=advanced", "composition_delta=1"],
-     "composition_delta"),
+    (["family=continual", "dimension=3", "composition=advanced", "delta=1"], "delta"),
     (["family=continual", "level_count=round"], "level_count"),
     (["family=continual", "bound_constant=0"], "bound_constant"),
     (["family=continual", "noise_scale=-1"], "noise_scale"),
@@ -159,7 +160,7 @@ BAD = [
     (["family=network"], "delta"),  # the paper's δ = 0.01 > 1/969
     (["family=network", "signal=gaussian", "noise=gaussian"], "delta"),
     (["family=decentralized", "samples=bernoulli", "privacy.mechanism=pm1", "t_max=2000"],
-     "privacy.delta"),  # 1e-6 > 1/(10,000 × 2,000)
+     "delta"),  # 1e-6 > 1/(10,000 × 2,000)
     (["family=decentralized", "samples=bernoulli", "privacy.mechanism=pm2",
       "privacy.pm2_split=false"], "privacy.pm2_split"),
     (["family=decentralized", "privacy.allow_large_delta=x"], "privacy.allow_large_delta"),
@@ -172,7 +173,7 @@ BAD = [
     (["family=decentralized", "precision=float64", "class_means=[0,1e300]"], "class_means"),
     (["family=decentralized", "accuracy=1e39"], "accuracy"),
     (["family=decentralized", "samples=bernoulli", "privacy.mechanism=pm1",
-      "privacy.epsilon=1e-30"], "privacy.epsilon"),
+      "epsilon=1e-30"], "epsilon"),
     (["family=network", "allow_large_delta=true", "signal_mean=1000"], "signal_mean"),
     (["family=network", "allow_large_delta=true", "signal_sigma=50"], "signal_sigma"),
     (["family=network", "signal=gaussian", "signal_mean=1e300"], "signal_mean"),
@@ -182,8 +183,7 @@ BAD = [
     (["family=continual", "noise_scale=1e308"], "noise_scale"),
     (["family=continual", "method=alg2", "epsilon=1e-150"], "epsilon"),
     # Advanced composition's δ̃ is a DP δ over the users: 0.01 > 1/1000.
-    (["family=continual", "dimension=4", "composition=advanced",
-      "composition_delta=0.01"], "composition_delta"),
+    (["family=continual", "dimension=4", "composition=advanced", "delta=0.01"], "delta"),
     (["family=continual", "allow_large_delta=perhaps"], "allow_large_delta"),
 ]
 
@@ -223,12 +223,12 @@ ACKNOWLEDGED = [
      ["delta"]),  # 1/n = 0.05
     (["family=decentralized", "graph.n_nodes=20", "graph.degree=4", "t_max=50",
       "checkpoints=2", "samples=bernoulli", "privacy.mechanism=pm2",
-      "privacy.pm2_split=false", "privacy.delta=0.01"],
+      "privacy.pm2_split=false", "delta=0.01"],
      ["privacy.allow_pm2_unsplit=true", "privacy.allow_large_delta=true"],
-     ["privacy.pm2_split", "privacy.delta"]),  # 1/n = 1e-3
+     ["privacy.pm2_split", "delta"]),  # 1/n = 1e-3
     (["family=continual", "n_users=20", "max_samples=4", "t_max=80", "checkpoints=2",
-      "method=alg5", "dimension=2", "composition=advanced", "composition_delta=0.1"],
-     ["allow_large_delta=true"], ["composition_delta"]),  # 1/n = 0.05
+      "method=alg5", "dimension=2", "composition=advanced", "delta=0.1"],
+     ["allow_large_delta=true"], ["delta"]),  # 1/n = 0.05
 ]
 
 

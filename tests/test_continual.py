@@ -651,15 +651,17 @@ def test_alg6_activation_median_projection_and_buffer() -> None:
 # -------------------------------------------------------- 5. parameters by hand
 
 # T is large enough that no threshold of Alg. 6 (at most 2660 here) is capped at T + 1.
-HAND = {"n_users": 500, "max_samples": 6, "t_max": 3000, "epsilon": 0.8, "delta": 0.1}
+HAND = {"n_users": 500, "max_samples": 6, "t_max": 3000, "epsilon": 0.8,
+        "failure_probability": 0.1}
 LOG_M = math.log2(6)  # "log m" in ln(2n log m/δ): 2.585
 PRIOR = 0.5 + 1 / (2 * math.sqrt(6))  # μ̃ = μ + 1/(2√m), the default offset
 
 
 def hand_parameters(method: str) -> dict[str, Any]:
-    """n = 500, m = 6, T = 3000, ε = 0.8, δ = 0.1, by the paper's equations with the
-    conventions of parameters.py: tree depth ⌊log2 N⌋ + 1 (depth(500) = 9,
-    depth(1500) = 11, depth(3000) = 12), L = ⌈log2 6⌉ = 3, k_ℓ rounded up."""
+    """n = 500, m = 6, T = 3000, ε = 0.8, the paper's failure probability δ = 0.1
+    (``failure_probability``), by the paper's equations with the conventions of
+    parameters.py: tree depth ⌊log2 N⌋ + 1 (depth(500) = 9, depth(1500) = 11,
+    depth(3000) = 12), L = ⌈log2 6⌉ = 3, k_ℓ rounded up."""
     ln_conc = math.log(2 * 500 * LOG_M / 0.1)  # ln(2n log m/δ) of eqs. (4)–(7)
     if method == "non_private":
         return {"mode": kernel.STREAM, "eta": [0.0], "depth": 12, "initial": 0.0}
@@ -844,7 +846,8 @@ def test_samples_used_and_arrival_columns() -> None:
                 counts = counts_at(users, cfg.n_users, t)
                 top = counts.max()
                 assert row.max_count == top and row.n_users_seen == (counts > 0).sum()
-                need = 16 / cfg.epsilon * 2 * L * math.log(3 * L * math.sqrt(top) / cfg.delta)
+                need = 16 / cfg.epsilon * 2 * L * math.log(
+                    3 * L * math.sqrt(top) / cfg.failure_probability)
                 assert row.diversity == float(np.minimum(counts, top / 2).sum()
                                               >= top / 2 * need)
                 if method in ("non_private", "naive_laplace", "alg2"):
@@ -898,10 +901,10 @@ def test_within_bound_is_missing_exactly_where_the_theorem_does_not_apply() -> N
     assert rows.within_bound.dropna().isin([0.0, 1.0]).all()
 
 
-def coverage_failures(within: int, replicates: int, delta: float) -> bool:
+def coverage_failures(within: int, replicates: int, failure: float) -> bool:
     """One-sided binomial test: so few replicates within the bound are unlikely (< 2Φ(−Z))
-    if each is within it with probability 1 − δ."""
-    return binom.cdf(within, replicates, 1 - delta) < ALPHA
+    if each is within it with probability 1 − δ (δ = ``failure``)."""
+    return binom.cdf(within, replicates, 1 - failure) < ALPHA
 
 
 COVERAGE = [
@@ -914,7 +917,7 @@ COVERAGE = [
     ({"method": "alg6", "epsilon": 8.0, "n_users": 400, "t_max": 6400}, 600),
 ]
 COVERAGE_BASE = {"n_users": 50, "max_samples": 16, "t_max": 800, "checkpoints": 12,
-                 "delta": 0.05}
+                 "failure_probability": 0.05}
 
 
 @pytest.mark.slow
@@ -934,7 +937,7 @@ def test_within_bound_coverage(options: dict[str, Any], replicates: int) -> None
         # where it holds (all of them for the other methods).
         assert len(part) == replicates or options["method"] == "alg6"
         within = int(part.within_bound.sum())
-        assert not coverage_failures(within, len(part), cell.config.delta), (
+        assert not coverage_failures(within, len(part), cell.config.failure_probability), (
             t, within, len(part))
 
 
@@ -954,7 +957,7 @@ def test_within_bound_covers_the_largest_coordinate_error() -> None:
     assert rows.within_bound.notna().all()
     for t, part in rows.groupby("t"):
         within = int(part.within_bound.sum())
-        assert not coverage_failures(within, replicates, cell.config.delta), (
+        assert not coverage_failures(within, replicates, cell.config.failure_probability), (
             t, within, replicates)
 
 
@@ -1005,19 +1008,18 @@ def test_basic_composition_runs_each_coordinate_at_epsilon_over_d() -> None:
             np.testing.assert_array_equal(mine.abs_error, np.abs(errors).max(axis=0))
 
 
-@pytest.mark.parametrize(("dimension", "composition_delta", "epsilon"),
+@pytest.mark.parametrize(("dimension", "delta", "epsilon"),
                          [(2, 1e-6, 1.0), (10, 1e-6, 1.0), (100, 1e-5, 0.5), (50, 0.01, 3.0),
                           (2, 0.9, 0.01)])
 def test_advanced_composition_solves_drv_theorem_iii_3(
-        dimension: int, composition_delta: float, epsilon: float) -> None:
+        dimension: int, delta: float, epsilon: float) -> None:
     """Dwork, Rothblum & Vadhan, Thm III.3: d ε₀-DP releases are (ε', δ̃)-DP with
     ε' = √(2d ln(1/δ̃)) ε₀ + d ε₀ (e^ε₀ − 1). The left side grows from 0 to ∞ in ε₀, so
     one root makes ε' = ε for every valid δ̃ and ε; the cell takes the larger of that
     root and basic composition's ε/d (both are (ε, δ̃)-DP)."""
-    cfg = config(dimension=dimension, composition="advanced",
-                 composition_delta=composition_delta, epsilon=epsilon)
+    cfg = config(dimension=dimension, composition="advanced", delta=delta, epsilon=epsilon)
     e0 = coordinate_epsilon(cfg)
-    root = math.sqrt(2 * dimension * math.log(1 / composition_delta))
+    root = math.sqrt(2 * dimension * math.log(1 / delta))
 
     def spent(e: float) -> float:
         return root * e + dimension * e * math.expm1(e)

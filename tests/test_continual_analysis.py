@@ -106,7 +106,8 @@ def test_quantile_ranks_are_the_textbook_order_statistics() -> None:
 def test_quantiles_take_the_order_statistics_of_each_checkpoint() -> None:
     rng = np.random.default_rng(0)
     rows = pd.DataFrame([{"cell_id": "a", "method": "alg6", "source": "simulated",
-                          "replicate": r, "t": t, "abs_error": float(v), "delta": 0.05}
+                          "replicate": r, "t": t, "abs_error": float(v),
+                          "failure_probability": 0.05}
                          for t in (1, 2) for r, v in enumerate(rng.permutation(20) + 1)])
     rows.attrs.update(index=["method", "source", "replicate", "t"], metrics=["abs_error"])
     found = quantiles(rows)

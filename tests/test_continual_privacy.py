@@ -106,7 +106,7 @@ class Scenario:
         c = self.config
         prior = "" if c.prior is None else f" prior={c.prior:g}"
         return (f"{c.method} {c.order.kind} n={c.n_users} m={c.max_samples} T={c.t_max} "
-                f"ε={c.epsilon:g} δ={c.delta:g}{prior}")
+                f"ε={c.epsilon:g} δ={c.failure_probability:g}{prior}")
 
     def run(self, values: np.ndarray, forced: np.ndarray | None = None,
             seed: int = 0) -> Coordinate:
@@ -351,7 +351,8 @@ def grid(method: str) -> list[Scenario]:
         out += [scenario(method, "uniform", 24, 8, epsilon=epsilon, seed=1),
                 scenario(method, "zipf", 30, 5, 100, epsilon=epsilon, seed=2)]
     out += [scenario(method, "uniform", 11, 6, epsilon=40.0, level_count="floor"),
-            scenario(method, "round_robin", 10, 16, epsilon=40.0, delta=0.5)]
+            scenario(method, "round_robin", 10, 16, epsilon=40.0,
+                         failure_probability=0.5)]
     if method == "alg6":
         out += [scenario(method, "uniform", 400, 4, 1200, seed=3),
                 scenario(method, "staggered", 36, 32, epsilon=60.0, seed=4),
@@ -388,8 +389,8 @@ def test_every_method_spends_at_most_epsilon(method: str) -> None:
 
 def slow_grid(method: str) -> list[Scenario]:
     """More arrivals: every order × 5 shapes (n up to 160, users sampled beyond 40;
-    m = 1, 2, 7, 12, 32) × ε in {0.5, 50}, δ 0.01 and 0.3 in turn, each its own
-    arrivals."""
+    m = 1, 2, 7, 12, 32) × ε in {0.5, 50}, failure probability δ 0.01 and 0.3 in turn,
+    each its own arrivals."""
     shapes = ((160, 1, None), (64, 2, None), (33, 7, 200), (50, 12, None), (20, 32, None))
     out = []
     for order in ORDERS:
@@ -399,7 +400,7 @@ def slow_grid(method: str) -> list[Scenario]:
             for epsilon in (0.5, 50.0):  # Alg. 6's levels activate at ε = 50
                 k = len(out)
                 out.append(scenario(method, order, n, m, t_max, epsilon=epsilon,
-                                    delta=(0.01, 0.3)[k % 2], seed=100 + k))
+                                    failure_probability=(0.01, 0.3)[k % 2], seed=100 + k))
     return out
 
 

@@ -33,7 +33,7 @@ BOUNDED = {"samples": "bernoulli", "class_means": [0.2, 0.8]}
     {"alpha_reset": "local", "precision": "float64", "decision": {"irrevocable": False}},
     {**BOUNDED, "privacy": {"mechanism": "pm1"}},
     {"method": "b_colme", "samples": "uniform", "sigma": 0.5,
-     "privacy": {"mechanism": "pm2", "noise": "laplace", "epsilon": 2.0}},
+     "epsilon": 2.0, "privacy": {"mechanism": "pm2", "noise": "laplace"}},
     {"graph": {"kind": "erdos_renyi", "n_nodes": 40, "edge_probability": 0.2, "seed": 3}},
     {"graph": {"kind": "tree", "n_nodes": 40, "branching": 3}, "method": "b_colme"},
 ], ids=["c_colme", "b_colme", "local", "local-reset-revocable", "pm1", "pm2-laplace",
@@ -246,9 +246,14 @@ def test_a_disconnected_edge_list_is_refused(tmp_path: Path) -> None:
     ({"class_proportions": [1.0]}, "class_proportions"),
     ({"method": "b_colme", "depth": 0}, "depth"),
     ({"accuracy": 0.0}, "accuracy"),
-    ({**BOUNDED, "privacy": {"mechanism": "pm1", "epsilon": 0.0}}, "privacy.epsilon"),
-    ({**BOUNDED, "privacy": {"mechanism": "pm1", "epsilon": -1.0}}, "privacy.epsilon"),
-    ({**BOUNDED, "privacy": {"mechanism": "pm1", "epsilon": 2.0}}, "privacy.epsilon"),
+    ({**BOUNDED, "epsilon": 0.0, "privacy": {"mechanism": "pm1"}}, "epsilon"),
+    ({**BOUNDED, "epsilon": -1.0, "privacy": {"mechanism": "pm1"}}, "epsilon"),
+    ({**BOUNDED, "epsilon": 2.0, "privacy": {"mechanism": "pm1"}}, "epsilon"),  # Lemma 1
+    ({"epsilon": -1.0}, "epsilon"),  # checked without a mechanism too
+    ({"delta": 1.0}, "delta"),
+    # The privacy budget is top-level, as in every family; decision.delta was the test's.
+    ({"privacy": {"epsilon": 1.0}}, "privacy.epsilon"),
+    ({"privacy": {"delta": 1e-6}}, "privacy.delta"),
     ({"privacy": {"mechanism": "pm1"}}, "samples"),  # Gaussian samples are unbounded
     ({"samples": "bernoulli", "class_means": [0.2, 1.5]}, "class_means"),
     ({"method": "local"}, "baselines"),
@@ -265,7 +270,8 @@ def test_a_disconnected_edge_list_is_refused(tmp_path: Path) -> None:
     ({"graph": {"kind": "erdos_renyi", "edge_probability": 0.0}}, "graph.edge_probability"),
     ({"graph": {"kind": "edgelist"}}, "graph.edgelist"),
     ({"graph": {"configuration": "exact"}}, "graph.configuration"),
-    ({"decision": {"delta": 1.0}}, "decision.delta"),
+    ({"decision": {"failure_probability": 1.0}}, "decision.failure_probability"),
+    ({"decision": {"delta": 0.1}}, "decision.delta"),
 ])
 def test_bad_input_is_refused_naming_the_key(options: dict, key: str) -> None:
     with pytest.raises(ConfigError) as error:

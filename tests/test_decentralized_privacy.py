@@ -39,8 +39,8 @@ LAPLACE_SCALE_OF_SD = 1.0 / np.sqrt(2.0)
 def config(mechanism: str, noise: str, **options) -> DecentralizedConfig:
     chosen = {"samples": "bernoulli", "class_means": [0.3, 0.7], "t_max": T_MAX,
               "graph": {"n_nodes": 12, "degree": 4}, "precision": "float64",
-              "privacy": {"mechanism": mechanism, "noise": noise, "epsilon": 1.0,
-                          "delta": 1e-6}}
+              "epsilon": 1.0, "delta": 1e-6, "privacy": {"mechanism": mechanism,
+                                                         "noise": noise}}
     return DecentralizedConfig.from_options(**(chosen | options))
 
 
@@ -158,8 +158,8 @@ def declared_scale(cfg: DecentralizedConfig) -> float:
     """Lemma 1 or 2 at (ε, δ)/(⌊log2 t_max⌋ + 1) for PM-II with the split."""
     privacy = cfg.privacy
     parts = cfg.t_max.bit_length() if privacy.mechanism == "pm2" and privacy.pm2_split else 1
-    return lemma_scale(privacy.noise, cfg.data_bound(), privacy.epsilon / parts,
-                       privacy.delta / parts)
+    return lemma_scale(privacy.noise, cfg.data_bound(), cfg.epsilon / parts,
+                       cfg.delta / parts)
 
 
 @pytest.mark.parametrize(("mechanism", "noise"), CASES)
@@ -205,8 +205,8 @@ def test_what_others_see_depends_on_an_agent_only_through_its_releases(
         options["alpha_reset"] = "local"  # the reset bits are messages too
     cfg = config(mechanism, LAPLACE, t_max=COUPLED_T, class_means=[0.1, 0.9],
                  graph={"n_nodes": 30, "degree": 6},
-                 privacy={"mechanism": mechanism, "noise": LAPLACE,
-                          "epsilon": COUPLED_EPSILON[mechanism], "delta": 1e-6},
+                 epsilon=COUPLED_EPSILON[mechanism], delta=1e-6,
+                 privacy={"mechanism": mechanism, "noise": LAPLACE},
                  **options)
     n = cfg.graph.n_nodes
     classes = np.arange(n) % 2
@@ -240,7 +240,7 @@ def test_the_radius_pays_for_the_noise(mechanism: str) -> None:
                      t_max=20_000, checkpoints=[20_000], baselines=[],
                      graph={"n_nodes": 100, "degree": 6},
                      # δ = 10⁻⁶ over 2·10⁶ samples: above 1/n, meant here.
-                     privacy={"mechanism": mechanism, "epsilon": 1.0,
-                              "allow_large_delta": True})
+                     epsilon=1.0, privacy={"mechanism": mechanism,
+                                           "allow_large_delta": True})
     method = frame[frame["method"] == "c_colme"]
     assert (method["lost_links"] == 0).all() and (method["wrong_links"] == 0).all()

@@ -34,7 +34,7 @@ TINY = {
     "decentralized_private": ({"graph.n_nodes": 200, "t_max": 200, "method": "c_colme",
                                "samples": "bernoulli", "class_means": [0.1, 0.9]},
                               {"privacy.mechanism": ["pm1", "pm2"],
-                               "privacy.epsilon": [0.5, 1.0], "graph.degree": [4, 10]}),
+                               "epsilon": [0.5, 1.0], "graph.degree": [4, 10]}),
 }
 
 

@@ -207,6 +207,12 @@ def test_a_family_whose_option_names_a_column_is_rejected_on_load() -> None:
     family.options = make_dataclass("Options", [("size", int, 1)])
     with pytest.raises(FamilyError, match="version must be an integer"):
         check_declaration("bad", family)
+    for renamed in ({2: {"a": "b"}}, {0: {"a": "b"}}, {1: {"a": 2}}, [("a", "b")]):
+        family = _Family()
+        family.options = make_dataclass("Options", [("size", int, 1)])
+        family.renamed = renamed
+        with pytest.raises(FamilyError, match="renamed must map versions 1 to 1"):
+            check_declaration("bad", family)
 
 
 def test_option_columns_flatten_nested_groups() -> None:

@@ -13,7 +13,11 @@ from analysis import MissingData, summaries
 from analysis.__main__ import main
 from analysis.claims import read_tables
 from analysis.document import TemplateError, busy, fill, render
-from tests.sweep_reference import run_cli
+from tests.sweep_reference import run_clis
+
+#: Every preset of three papers run, then the whole document rendered (its 20 figures, its
+#: claims, timed runs in fresh processes): minutes on two cores, so with the slow checks.
+pytestmark = pytest.mark.slow
 
 #: Small graphs; a radius of 0.3 keeps the 60-node geometric graph (the German
 #: households') connected. A radius is refused for the power grid's Newman–Watts–Strogatz
@@ -59,10 +63,10 @@ COMMANDS = [
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """The results root of the small runs, and the document rendered from it."""
     work = tmp_path_factory.mktemp("reproduce")
-    for command in COMMANDS:
-        preset = command[0].removeprefix("+experiment=")
-        done = run_cli(["-m", *command, "executor=serial", f"results_dir=paper/{preset}"], work)
-        assert done.returncode == 0, done.stderr[-3000:]
+    codes, done = run_clis([["-m", *command, "executor=serial",
+                             f"results_dir=paper/{command[0].removeprefix('+experiment=')}"]
+                            for command in COMMANDS], work)
+    assert codes == [0] * len(COMMANDS), done.stderr[-3000:]
     assert main(["reproduce", str(work / "paper"), "--out", str(work / "docs"),
                  "--any-size"]) == 0
     return work / "paper", (work / "docs" / "reproduction.md").read_text(encoding="utf-8")

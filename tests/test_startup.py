@@ -56,7 +56,7 @@ def _heavy(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
 @pytest.mark.parametrize(("family", "key", "guess"), [
     ("colme", "epsilonn", "epsilon"), ("network", "epsilonn", "epsilon"),
     ("continual", "epsilonn", "epsilon"), ("inference", "epsilonn", "epsilon"),
-    ("decentralized", "t_maxx", "t_max"),  # its epsilon is privacy.epsilon
+    ("decentralized", "epsilonn", "epsilon"),
 ])
 def test_a_bad_key_is_reported_without_the_families_libraries(
         tmp_path: Path, family: str, key: str, guess: str) -> None:

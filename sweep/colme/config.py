@@ -23,9 +23,8 @@ from ..options import (
     ROWS,
     TAIL,
     check_checkpoints,
-    check_delta,
     check_magnitude,
-    check_split,
+    check_release_guarantee,
     checkpoint_times,
     choice,
     fail,
@@ -301,17 +300,8 @@ class ColmeConfig:
         t_max samples (``allow_large_delta``; the run's δ, ⌊log2 t_max⌋ + 1 times δ
         without the split). A configuration may describe such a run (an audit, a stored
         cell's scenario); the family refuses to run it (:meth:`ColmeFamily.prepare`)."""
-        if self.mechanism == "none":
-            return
-        levels = self.t_max.bit_length()  # ⌊log2 t_max⌋ + 1
-        unsplit = self.mechanism == "pm2" and not self.pm2_split
-        check_split("", not unsplit, bool(self.allow_pm2_unsplit), self.t_max,
-                    self.epsilon, self.delta, self.noise == "gaussian")
-        if self.noise == "gaussian":  # Laplace noise is pure ε-DP: δ unused
-            check_delta("delta", self.delta, self.n_agents * self.t_max,
-                        "n_agents × t_max", "sample", "allow_large_delta",
-                        bool(self.allow_large_delta), levels if unsplit else 1,
-                        ", pm2_split=false" if unsplit else "")
+        check_release_guarantee(self, "", self.epsilon, self.delta, self.t_max,
+                                self.n_agents * self.t_max, "n_agents × t_max")
 
     def normalized(self, oracle: bool) -> ColmeConfig:
         """This configuration with the readings that do not apply at their defaults, so

@@ -7,7 +7,9 @@ sequence user-level ε-DP. The methods (:mod:`~sweep.continual.parameters`,
 Algorithms 2–6 of the paper; :mod:`~sweep.continual.bounds` holds their theorems' bounds.
 
 Errata and readings. Where the paper is wrong or silent, this is what the family does
-(each is also documented where it is applied):
+(each is also documented where it is applied). δ is the paper's failure probability, the
+option ``failure_probability`` (``delta`` is the DP δ in every family); δ̃, advanced
+composition's DP δ, is the option ``delta``.
 
 1. Alg. 1, line 11 adds NoisyPartialSums[index] for every bit; only the bits b_j = 1 may
    contribute (:func:`sweep.components.tree.set_bits_sum`).

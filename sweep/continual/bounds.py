@@ -1,10 +1,12 @@
 """The theorems' error bounds, with their constants, and the single-release lower bound.
 
 Each bound is the last inequality of its proof before the Õ(·), at failure probability δ
-per event; c is Lemma A.2's absolute constant (``bound_constant``). The paper's Lemma A.2,
-c √(Σ b_i² ln(1/δ)), is false for small δ (a single Laplace(b) exceeds b·ln(1/δ) with
-probability δ); the proofs use c √(Σ b_i²)·ln(1/δ), which holds with c = 4 for δ <= 0.35
-(a Chernoff bound at λ = 1/(2√(Σ b_i²)) gives 2e^(1/3) δ²). Terms, with the error at time t:
+per event (the failure probability δ of the paper: the option ``failure_probability``, as
+``delta`` is the DP δ everywhere); c is Lemma A.2's absolute constant (``bound_constant``).
+The paper's Lemma A.2, c √(Σ b_i² ln(1/δ)), is false for small δ (a single Laplace(b)
+exceeds b·ln(1/δ) with probability δ); the proofs use c √(Σ b_i²)·ln(1/δ), which holds
+with c = 4 for δ <= 0.35 (a Chernoff bound at λ = 1/(2√(Σ b_i²)) gives 2e^(1/3) δ²).
+Terms, with the error at time t:
 
 * statistical: √(ln(2/δ)/(2t)) when μ̂_t averages all t samples (non_private,
   naive_laplace, alg2); √(ln(2/δ)/t) for Algs 3–6, which average at least t/2 (Claim C.1);
@@ -29,9 +31,9 @@ from .config import ContinualConfig
 from .parameters import Parameters
 
 
-def statistical(config: ContinualConfig, t: np.ndarray, delta: float) -> np.ndarray:
-    """The sampling term of the bound at times ``t`` and failure probability ``delta``."""
-    spread = math.log(2 / delta)
+def statistical(config: ContinualConfig, t: np.ndarray, failure: float) -> np.ndarray:
+    """The sampling term of the bound at times ``t`` and failure probability ``failure``."""
+    spread = math.log(2 / failure)
     if config.method in ("non_private", "naive_laplace", "alg2"):
         return np.sqrt(spread / (2 * t))
     return np.sqrt(spread / t)
@@ -48,8 +50,8 @@ def bound(config: ContinualConfig, parameters: Parameters, t: np.ndarray,
     coordinate's is at δ (the methods' own δ, in their projections and thresholds, stays).
     """
     t = np.asarray(t, dtype=np.float64)
-    delta = config.delta / config.dimension
-    c, tail = config.bound_constant, math.log(1 / delta)
+    failure = config.failure_probability / config.dimension
+    c, tail = config.bound_constant, math.log(1 / failure)
     eta = parameters.eta
     method = config.method
     noise = np.zeros_like(t)
@@ -66,7 +68,7 @@ def bound(config: ContinualConfig, parameters: Parameters, t: np.ndarray,
         top = np.floor(np.log2(np.maximum(max_count, 1))).astype(np.int64)
         squares = np.cumsum(eta**2)[np.minimum(top, eta.size - 1)]
         noise = 2 * c * tail * np.sqrt(depth(config.n_users) * squares) / t
-    total = statistical(config, t, delta) + noise
+    total = statistical(config, t, failure) + noise
     if method == "alg3":
         # Lines 3–5: before the first block, μ̂_t = μ̃, within 1/√m of μ by assumption.
         total = np.where(t < config.max_samples, 1 / math.sqrt(config.max_samples), total)

@@ -1,9 +1,9 @@
 """Options of a continual-mean simulation and their validation.
 
 Defaults: n = 1000 users giving at most m = 64 Bernoulli(1/2) samples each, in uniformly
-random order, T = 50,000 releases, ε = 1, δ = 0.05, one dimension, Algorithm 6. Every
-choice the paper leaves open is an option documented here and in
-``sweep/continual/__init__.py`` (the errata).
+random order, T = 50,000 releases, ε = 1, failure probability 0.05 (the paper's δ), one
+dimension, Algorithm 6. Every choice the paper leaves open is an option documented here
+and in ``sweep/continual/__init__.py`` (the errata).
 """
 
 from __future__ import annotations
@@ -144,22 +144,23 @@ class ContinualConfig:
     ``order`` (:class:`OrderConfig`: ``order.kind``, and ``order.zipf_exponent``,
     ``order.light_samples`` or ``order.heavy_users`` for the orders that take them;
     :mod:`sweep.continual.orders`). ``method`` releases μ̂_t at every t under user-level
-    ``epsilon``-DP; ``delta`` is the failure probability of the guarantees (and enters
-    the projection intervals and activation thresholds), not a DP δ: the releases are
-    ε-DP (for d > 1 with ``composition=advanced``, (ε, ``composition_delta``)-DP), so
-    the other families' rule on a DP δ (at most 0.1 and 1/n,
-    :func:`sweep.options.check_delta`) does not apply to it. It applies to
-    ``composition_delta`` (n = ``n_users``), unless ``allow_large_delta=true``.
+    ``epsilon``-DP. ``failure_probability`` is the failure probability δ of the paper,
+    that of its guarantees (it also enters the projection intervals and activation
+    thresholds), not a DP δ: the platform names it so because ``delta`` is the DP δ in
+    every family. The releases are ε-DP, and for d > 1 with ``composition=advanced``
+    (ε, ``delta``)-DP, ``delta`` being the paper's δ̃; the other families' rule on a DP δ
+    (at most 0.1 and 1/n, :func:`sweep.options.check_delta`) applies to it (n =
+    ``n_users``), unless ``allow_large_delta=true``, and not to ``failure_probability``.
     ``prior_offset`` is μ̃ − μ for the methods that take a prior (Algs 3–5; default
     1/(2√m)); an offset beyond 1/√m breaks the theorems' assumption and is flagged in the
     ``prior_assumption`` column.
 
     ``dimension`` d > 1 runs the method on each coordinate, each at ε/d (``composition=
     basic``) or at the ε₀ for which d-fold advanced composition (Dwork, Rothblum &
-    Vadhan, Thm III.3) gives (ε, ``composition_delta``)-DP. ``level_count`` is how
-    L is rounded (``ceil`` as Algs 5–6 print, ``floor`` as the proof of Thm 3.2).
-    ``bound_constant`` is the absolute constant c of Lemma A.2 in the bounds (the
-    paper leaves it open; 4 makes Lemma A.2's ln(1/δ) form hold for δ <= 0.35).
+    Vadhan, Thm III.3) gives (ε, ``delta``)-DP. ``level_count`` is how L is rounded
+    (``ceil`` as Algs 5–6 print, ``floor`` as the proof of Thm 3.2). ``bound_constant``
+    is the absolute constant c of Lemma A.2 in the bounds (the paper leaves it open; 4
+    makes Lemma A.2's ln(1/δ) form hold for a failure probability δ <= 0.35).
     ``noise_scale`` (not the paper's: a control) replaces the Laplace scale η of every
     binary mechanism, per-step release and level by one number: 0 runs the method without
     noise, and one value for two methods compares them under equal noise, so that a
@@ -176,11 +177,11 @@ class ContinualConfig:
     order: OrderConfig = field(default_factory=OrderConfig)
     method: str = option("alg6", kind=ROWS)
     epsilon: float = 1.0
-    delta: float = 0.05
+    failure_probability: float = 0.05
     prior_offset: float | None = None
     dimension: int = 1
     composition: str = "basic"
-    composition_delta: float | None = None
+    delta: float | None = None
     # An acknowledgement (``permit``): in neither the cell's identity nor its columns.
     allow_large_delta: bool = option(False, kind=PERMIT)
     level_count: str = option("ceil", kind=READING)
@@ -231,8 +232,8 @@ class ContinualConfig:
         """The method, its privacy and its prior; the coordinates' composition."""
         choice("method", self.method, METHODS)
         in_range("epsilon", self.epsilon, 0.0, math.inf, "a finite number > 0")
-        if not real(self.delta) or not 0.0 < self.delta < 1.0:
-            fail("delta", "in (0, 1)", self.delta)
+        if not real(self.failure_probability) or not 0.0 < self.failure_probability < 1.0:
+            fail("failure_probability", "in (0, 1)", self.failure_probability)
         if self.prior_offset is not None:
             if self.method not in PRIOR_METHODS:
                 why = (" (alg6 estimates its priors with PrivateMedian)"
@@ -243,12 +244,11 @@ class ContinualConfig:
                 fail("prior_offset", "in [-1, 1] (μ̃ − μ)", self.prior_offset)
         integer("dimension", self.dimension, 1)
         choice("composition", self.composition, COMPOSITIONS)
-        if self.composition_delta is not None:
+        if self.delta is not None:
             if self.composition != "advanced":
-                fail("composition_delta", "unset unless composition=advanced",
-                     self.composition_delta)
-            if not real(self.composition_delta) or not 0.0 < self.composition_delta < 1.0:
-                fail("composition_delta", "in (0, 1)", self.composition_delta)
+                fail("delta", "unset unless composition=advanced", self.delta)
+            if not real(self.delta) or not 0.0 < self.delta < 1.0:
+                fail("delta", "in (0, 1)", self.delta)
         if not isinstance(self.allow_large_delta, bool | np.bool_):
             fail("allow_large_delta", "true or false", self.allow_large_delta)
         choice("level_count", self.level_count, LEVEL_COUNTS)
@@ -264,26 +264,26 @@ class ContinualConfig:
                             f"unset or at most {limit / TAIL:.3g}", self.t_max)
 
     def check_guarantee(self) -> None:
-        """Refuse advanced composition's δ̃ (a DP δ over the run's ``n_users`` users)
-        above min(0.1, 1/n) unless ``allow_large_delta`` says that it is meant. Called when
-        a cell is prepared to run (:meth:`ContinualFamily.prepare`): a configuration may
-        still describe such a run, as the tests of the composition do."""
-        composed = self.normalized().composition_delta
+        """Refuse advanced composition's ``delta`` (the paper's δ̃, a DP δ over the run's
+        ``n_users`` users) above min(0.1, 1/n) unless ``allow_large_delta`` says that it is
+        meant. Called when a cell is prepared to run (:meth:`ContinualFamily.prepare`): a
+        configuration may still describe such a run, as the tests of the composition do."""
+        composed = self.normalized().delta
         if composed is not None:
-            check_delta("composition_delta", composed, self.n_users, "n_users", "user",
+            check_delta("delta", composed, self.n_users, "n_users", "user",
                         "allow_large_delta", bool(self.allow_large_delta))
 
     def normalized(self) -> ContinualConfig:
         """The order's parameter with its default; the prior's default filled in for
-        Algs 3–5; the composition δ for advanced composition (default 1e-6) and nothing
+        Algs 3–5; the DP ``delta`` for advanced composition (default 1e-6) and nothing
         for basic."""
         changes: dict[str, Any] = {"order": self.order.normalized()}
         if self.method in PRIOR_METHODS and self.prior_offset is None:
             changes["prior_offset"] = default_prior_offset(self.max_samples)
         if self.composition == "basic" or self.dimension == 1:
-            changes.update(composition="basic", composition_delta=None)
-        elif self.composition_delta is None:
-            changes["composition_delta"] = 1e-6
+            changes.update(composition="basic", delta=None)
+        elif self.delta is None:
+            changes["delta"] = 1e-6
         return dataclasses.replace(self, **changes)
 
     @property

@@ -76,7 +76,17 @@ class ContinualFamily:
     # 2: the arrival order is the nested group order (columns order.kind,
     # order.zipf_exponent, ... for order, zipf_exponent, ...), every option in the
     # identity (noise_scale too); new cell ids and random streams.
-    version = 2
+    # 3: delta is the DP δ as in every family: the failure probability of the guarantees
+    # (delta) is failure_probability, advanced composition's δ̃ (composition_delta) is
+    # delta. Renamed options only, the same computation: new cell ids, and new random
+    # streams (a stream's key hashes the options by name), so the noise drawn differs.
+    version = 3
+    #: The options (and so columns) each version renamed, old: new; analysis.load reads
+    #: files of earlier versions under the new names (sweep.family.current_names).
+    renamed: ClassVar[Mapping[int, Mapping[str, str]]] = {
+        2: {"order": "order.kind", **{name: f"order.{name}" for name in (
+            "zipf_exponent", "light_samples", "heavy_users")}},
+        3: {"delta": "failure_probability", "composition_delta": "delta"}}
     options = ContinualConfig
     #: Small cells (milliseconds each), one per code path that draws or splits its random
     #: numbers differently, which the conformance suite runs; and values it must refuse.

@@ -14,6 +14,9 @@ Conventions, applied to every method alike (see the errata in :mod:`sweep.contin
 * levels 0 and 1 hold single samples: they are never projected (their range [0, 1] is
   within every interval) and Alg. 6 never needs a prior for them;
 * k_ℓ, the number of arrays of PrivateMedian, is an integer: ⌈(32L/ε) ln(3L 2^(ℓ/2)/δ)⌉.
+
+δ in the equations is the paper's failure probability, the option ``failure_probability``
+(the platform's ``delta`` is a DP δ: advanced composition's δ̃ here).
 """
 
 from __future__ import annotations
@@ -42,33 +45,36 @@ def level_count(config: ContinualConfig) -> int:
 
 def coordinate_epsilon(config: ContinualConfig) -> float:
     """ε₀ of each of the d coordinates: ε/d (basic composition), or with advanced
-    composition the larger of ε/d and the ε₀ at which d-fold composition is (ε, δ̃)-DP by
-    Dwork, Rothblum & Vadhan's Thm III.3, √(2d ln(1/δ̃)) ε₀ + d ε₀ (e^ε₀ − 1) = ε (Sec. 4
-    writes ε√(d ln(1/δ̃)) up to constants). Below d ≈ 2 ln(1/δ̃) the theorem gives less
-    than basic composition, which is (ε, δ̃)-DP too.
+    composition the larger of ε/d and the ε₀ at which d-fold composition is (ε, δ̃)-DP
+    (δ̃ the option ``delta``) by Dwork, Rothblum & Vadhan's Thm III.3,
+    √(2d ln(1/δ̃)) ε₀ + d ε₀ (e^ε₀ − 1) = ε (Sec. 4 writes ε√(d ln(1/δ̃)) up to
+    constants). Below d ≈ 2 ln(1/δ̃) the theorem gives less than basic composition,
+    which is (ε, δ̃)-DP too.
     """
     d, epsilon = config.dimension, config.epsilon
     if d == 1 or config.composition == "basic":
         return epsilon / d
     from scipy.optimize import brentq  # here: only d > 1 with advanced composition needs it
 
-    root = math.sqrt(2 * d * math.log(1 / config.composition_delta))
+    root = math.sqrt(2 * d * math.log(1 / config.delta))
     # At ε/root the first term alone is ε: the root lies in [0, ε/root].
     advanced = brentq(lambda e: root * e + d * e * math.expm1(e) - epsilon, 0.0,
                       epsilon / root)
     return max(epsilon / d, advanced)
 
 
-def median_arrays(level: int, levels: int, epsilon: float, delta: float) -> int:
-    """k_ℓ = k(ε/(2L), ℓ, δ/(3L)) = ⌈(32L/ε) ln(3L 2^(ℓ/2)/δ)⌉ (eq. 9, line 9 of Alg. 6)."""
+def median_arrays(level: int, levels: int, epsilon: float, failure: float) -> int:
+    """k_ℓ = k(ε/(2L), ℓ, δ/(3L)) = ⌈(32L/ε) ln(3L 2^(ℓ/2)/δ)⌉ (eq. 9, line 9 of Alg. 6),
+    δ = ``failure``."""
     L = max(levels, 1)
-    return math.ceil(32 * L / epsilon * math.log(3 * L * 2 ** (level / 2) / delta))
+    return math.ceil(32 * L / epsilon * math.log(3 * L * 2 ** (level / 2) / failure))
 
 
-def _concentration(size: float, n: int, delta: float, blocks: float = 1.0) -> float:
-    """√((size/2) ln(2n·blocks/δ)): with probability 1 − δ/blocks, the sum of a block of
-    ``size`` samples of each of n users is this close to its mean (Lemma A.1)."""
-    return math.sqrt(size / 2 * math.log(2 * n * blocks / delta))
+def _concentration(size: float, n: int, failure: float, blocks: float = 1.0) -> float:
+    """√((size/2) ln(2n·blocks/δ)), δ = ``failure``: with probability 1 − δ/blocks, the
+    sum of a block of ``size`` samples of each of n users is this close to its mean
+    (Lemma A.1)."""
+    return math.sqrt(size / 2 * math.log(2 * n * blocks / failure))
 
 
 def parameters(config: ContinualConfig) -> Parameters:
@@ -83,7 +89,9 @@ def parameters(config: ContinualConfig) -> Parameters:
 def calibrated(config: ContinualConfig) -> Parameters:
     """The method's parameters for one coordinate as the paper calibrates them to ε
     (eqs. 2–10)."""
-    n, m, T, delta = config.n_users, config.max_samples, config.t_max, config.delta
+    # The paper's δ, its failure probability (not a DP δ).
+    n, m, T = config.n_users, config.max_samples, config.t_max
+    failure = config.failure_probability
     epsilon = coordinate_epsilon(config)
     L = level_count(config)
     levels = L + 1
@@ -108,7 +116,7 @@ def calibrated(config: ContinualConfig) -> Parameters:
         # Each of the T releases is (ε/T)-DP; a user changes the running sum by m at most.
         return single(kernel.NAIVE, m * T / epsilon, 1)
     if method == "alg3":
-        half = _concentration(m, n, delta) + math.sqrt(m)  # eq. (2)
+        half = _concentration(m, n, failure) + math.sqrt(m)  # eq. (2)
         return single(kernel.BLOCK, 2 * half * depth(n) / epsilon, depth(n), carried=m,
                       centre=m * config.prior, half=half)
     used = math.floor(math.log2(m) + 1e-12) + 1  # levels a user's count can reach
@@ -119,12 +127,12 @@ def calibrated(config: ContinualConfig) -> Parameters:
     if method in ("alg4", "alg5"):
         # Eq. (4): Δ_ℓ = √(2^(ℓ−1)/2 ln(2n log m/δ)) + 2^(ℓ−1)/√m, around 2^(ℓ−1) μ̃.
         for ell in range(2, levels):
-            half[ell] = _concentration(power[ell], n, delta, log_m(m)) + power[ell] / math.sqrt(m)
+            half[ell] = _concentration(power[ell], n, failure, log_m(m)) + power[ell] / math.sqrt(m)
             centre[ell] = power[ell] * config.prior
         if method == "alg4":
             # Eq. (5): one mechanism over at most n(⌊log m⌋ + 1) elements of sensitivity
             # 2Δ at most, Δ = √(m/2 ln(2n log m/δ)) + √m; a user has ⌊log m⌋ + 1 of them.
-            bound = _concentration(m, n, delta, log_m(m)) + math.sqrt(m)
+            bound = _concentration(m, n, failure, log_m(m)) + math.sqrt(m)
             tree = depth(n * used)
             eta = np.array([2 * bound * used * tree / epsilon])
             mechanism = np.zeros(levels, dtype=np.int64)
@@ -132,17 +140,17 @@ def calibrated(config: ContinualConfig) -> Parameters:
             # Eq. (7): mechanism ℓ at ε/(L + 1), its elements' sensitivity 2(√(2^(ℓ−1)/2
             # ln(2n log m/δ)) + √(2^(ℓ−1))).
             tree = depth(n)
-            eta = np.array([2 * (_concentration(p, n, delta, log_m(m)) + math.sqrt(p)) * tree
+            eta = np.array([2 * (_concentration(p, n, failure, log_m(m)) + math.sqrt(p)) * tree
                             / (epsilon / levels) for p in power])
             mechanism = np.arange(levels)
     elif method == "alg6":
         tree = depth(n)
         eta = np.empty(levels)
         for ell in range(levels):
-            arrays = median_arrays(ell, L, epsilon, delta)
+            arrays = median_arrays(ell, L, epsilon, failure)
             # Eq. (9), at 2^(ℓ−1) = 1/2 for ℓ = 0 as printed.
-            bound = (_concentration(power[ell], n, delta / 3, log_m(m))
-                     + math.sqrt(2.0 ** ell * math.log(2 * arrays / (delta / (3 * max(L, 1))))))
+            bound = (_concentration(power[ell], n, failure / 3, log_m(m))
+                     + math.sqrt(2.0 ** ell * math.log(2 * arrays / (failure / (3 * max(L, 1))))))
             eta[ell] = 2 * bound * tree / (epsilon / (2 * levels))  # eq. (10)
             # A level whose threshold exceeds T never activates: capped there, k and the
             # threshold fit in 64 bits however small ε is.
@@ -158,12 +166,12 @@ def calibrated(config: ContinualConfig) -> Parameters:
 
 
 def diversity_need(config: ContinualConfig, epsilon: float) -> np.ndarray:
-    """``need[M]`` = (16/ε)(2L ln(3L√M/δ)) for M = 0..m: the diversity condition (11) at
-    M_t = M is Σ_u min(m_u(t), M/2) >= (M/2)·need[M]."""
+    """``need[M]`` = (16/ε)(2L ln(3L√M/δ)) for M = 0..m (δ = ``failure_probability``): the
+    diversity condition (11) at M_t = M is Σ_u min(m_u(t), M/2) >= (M/2)·need[M]."""
     L = max(level_count(config), 1)
     M = np.arange(config.max_samples + 1, dtype=np.float64)
     with np.errstate(divide="ignore"):
-        need = 16 / epsilon * 2 * L * np.log(3 * L * np.sqrt(M) / config.delta)
+        need = 16 / epsilon * 2 * L * np.log(3 * L * np.sqrt(M) / config.failure_probability)
     need[0] = 0.0
     return need
 

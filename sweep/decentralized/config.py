@@ -4,10 +4,12 @@ Defaults are the default experiment of the public C++ code of Galante, Neglia & 
 (AAAI 2025, "Scalable decentralized algorithms for online personalized mean
 estimation"): N = 10,000 agents on a random 10-regular graph built by its configuration
 model, two equiprobable classes of means 0 and 1, Gaussian samples of σ = 2, the
-optimistic test at δ = 0.1, T = 2,000 steps, the fraction of agents within 0.1 of their
-mean as the metric, C-ColME with the global α reset, float32 arithmetic. Three nested
-option groups: ``graph`` (:class:`GraphOptions`), ``decision`` (:class:`DecisionOptions`)
-and ``privacy`` (:class:`PrivacyOptions`, this project's own design: off by default).
+optimistic test at failure probability 0.1 (its δ), T = 2,000 steps, the fraction of
+agents within 0.1 of their mean as the metric, C-ColME with the global α reset, float32
+arithmetic. Three nested option groups: ``graph`` (:class:`GraphOptions`), ``decision``
+(:class:`DecisionOptions`) and ``privacy`` (:class:`PrivacyOptions`, this project's own
+design: off by default); the privacy budget (ε, δ) is the top-level ``epsilon`` and
+``delta``, as in every family.
 """
 
 from __future__ import annotations
@@ -29,9 +31,8 @@ from ..options import (
     ROWS,
     TAIL,
     check_checkpoints,
-    check_delta,
     check_magnitude,
-    check_split,
+    check_release_guarantee,
     checkpoint_times,
     choice,
     fail,
@@ -152,19 +153,20 @@ class DecisionOptions:
     """The optimistic neighbour test: the nested option group ``decision``.
 
     Agent a keeps neighbour b while |x̂_a − x̂_b| − β_a − β_b <= 0, with the reference's
-    radius β(n) = σ √((2/n)(1 + 1/n) ln(√(n + 1)/γ)), γ = ``delta``/(4 × the number of
-    directed edges), β = ∞ for n < 2. ``irrevocable`` (the reference's choice): an
-    excluded neighbour is never tested again; otherwise every neighbour is tested at
-    every step and may come back.
+    radius β(n) = σ √((2/n)(1 + 1/n) ln(√(n + 1)/γ)), γ = ``failure_probability``/(4 ×
+    the number of directed edges), β = ∞ for n < 2 (the reference's δ: the probability
+    that some test ever cuts a same-class link, not a privacy parameter).
+    ``irrevocable`` (the reference's choice): an excluded neighbour is never tested
+    again; otherwise every neighbour is tested at every step and may come back.
     """
 
-    delta: float = 0.1
+    failure_probability: float = 0.1
     # The reference's reading: an excluded neighbour is never tested again.
     irrevocable: bool = option(True, kind=READING)
 
     def validate(self) -> None:
-        if not real(self.delta) or not 0.0 < self.delta < 1.0:
-            fail("decision.delta", "in (0, 1)", self.delta)
+        if not real(self.failure_probability) or not 0.0 < self.failure_probability < 1.0:
+            fail("decision.failure_probability", "in (0, 1)", self.failure_probability)
         if not isinstance(self.irrevocable, bool | np.bool_):
             fail("decision.irrevocable", "true or false", self.irrevocable)
 
@@ -176,79 +178,44 @@ class PrivacyOptions:
     This is the platform's own design (no published private C-ColME or B-ColME code).
     ``mechanism``: ``none`` (the reference: neighbours see the exact running means),
     ``pm1`` or ``pm2``, Private-ColME's mechanisms (journal, Sec. IV) run over the
-    agent's own stream with a release at every step: PM-I adds a fresh p-sum noise per
-    step (each sample in one p-sum: the whole run is (ε, δ)-DP per sample), PM-II the
-    binary mechanism's (each sample in up to ⌊log2 t_max⌋ + 1 p-sums; ``pm2_split``
-    divides (ε, δ) by that number, so that the run is (ε, δ)-DP). ``noise``: Lemma 1's
-    Gaussian mechanism (per-release ε <= 1) or Lemma 2's Laplace mechanism. Every value
-    an agent sends (its consensus value, its belief-propagation sums, its test
-    decisions) is computed from releases only, so the guarantee holds by
+    agent's own stream with a release at every step, spending the budget (ε, δ) of the
+    top-level ``epsilon`` and ``delta`` (:class:`DecentralizedConfig`): PM-I adds a
+    fresh p-sum noise per step (each sample in one p-sum: the whole run is (ε, δ)-DP per
+    sample), PM-II the binary mechanism's (each sample in up to ⌊log2 t_max⌋ + 1 p-sums;
+    ``pm2_split`` divides (ε, δ) by that number, so that the run is (ε, δ)-DP).
+    ``noise``: Lemma 1's Gaussian mechanism (per-release ε <= 1) or Lemma 2's Laplace
+    mechanism. Every value an agent sends (its consensus value, its belief-propagation
+    sums, its test decisions) is computed from releases only, so the guarantee holds by
     post-processing; its own estimate also uses its exact local mean, which it keeps.
 
-    Honest privacy settings (:meth:`check_guarantee`, when a cell is prepared to run):
-    a weaker guarantee than the options suggest runs only if an acknowledgement (kind
-    ``permit``: in neither the cell's identity nor its columns, so setting it changes no
-    cell id and no row) says it is meant. ``pm2_split=false`` with PM-II makes the run
-    only ((⌊log2 t_max⌋ + 1)ε, (⌊log2 t_max⌋ + 1)δ)-DP by basic composition: it needs
-    ``allow_pm2_unsplit=true`` (refused rather than recorded: new result columns would
-    change every stored row). With Gaussian noise the run's δ must be at most 0.1 and
-    at most 1/n for its n = n_nodes × t_max protected samples, unless
+    Honest privacy settings (:meth:`DecentralizedConfig.check_guarantee`, when a cell is
+    prepared to run): a weaker guarantee than the options suggest runs only if an
+    acknowledgement (kind ``permit``: in neither the cell's identity nor its columns, so
+    setting it changes no cell id and no row) says it is meant. ``pm2_split=false`` with
+    PM-II makes the run only ((⌊log2 t_max⌋ + 1)ε, (⌊log2 t_max⌋ + 1)δ)-DP by basic
+    composition: it needs ``allow_pm2_unsplit=true`` (refused rather than recorded: new
+    result columns would change every stored row). With Gaussian noise the run's δ must
+    be at most 0.1 and at most 1/n for its n = n_nodes × t_max protected samples, unless
     ``allow_large_delta=true``.
     """
 
     mechanism: str = "none"
     noise: str = "gaussian"
-    epsilon: float = 1.0
-    delta: float = 1e-6
     pm2_split: bool = True
     # Acknowledgements (``permit``): they let a weaker guarantee run, and change no result.
     allow_large_delta: bool = option(False, kind=PERMIT)
     allow_pm2_unsplit: bool = option(False, kind=PERMIT)
 
-    def validate(self, t_max: int) -> None:
+    def validate(self) -> None:
         choice("privacy.mechanism", self.mechanism, MECHANISMS)
         choice("privacy.noise", self.noise, NOISES)
-        in_range("privacy.epsilon", self.epsilon, 0.0, math.inf, "a finite number > 0")
-        if not real(self.delta) or not 0.0 < self.delta < 1.0:
-            fail("privacy.delta", "in (0, 1)", self.delta)
         for name in ("pm2_split", "allow_large_delta", "allow_pm2_unsplit"):
             if not isinstance(getattr(self, name), bool | np.bool_):
                 fail("privacy." + name, "true or false", getattr(self, name))
-        if self.mechanism != "none" and self.noise == "gaussian":
-            epsilon, _ = self.release_budget(t_max)
-            if epsilon > 1.0:
-                parts = self.epsilon / epsilon
-                allowed = "in (0, 1] for privacy.noise=gaussian (Lemma 1)" if parts == 1 else (
-                    f"at most {parts:g} for privacy.noise=gaussian: each p-sum gets "
-                    f"ε/{parts:g}, which Lemma 1 needs in (0, 1]")
-                fail("privacy.epsilon", allowed, self.epsilon)
-
-    def release_budget(self, t_max: int) -> tuple[float, float]:
-        """(ε, δ) each p-sum is calibrated with: PM-II's divided by ⌊log2 t_max⌋ + 1
-        with ``pm2_split`` (every sample is in at most that many p-sums)."""
-        parts = t_max.bit_length() if self.mechanism == "pm2" and self.pm2_split else 1
-        return self.epsilon / parts, self.delta / parts
-
-    def check_guarantee(self, n_nodes: int, t_max: int) -> None:
-        """Refuse a run whose guarantee is weaker than its options suggest, unless its
-        acknowledgement says that it is meant (see the class): PM-II without its split
-        (``privacy.allow_pm2_unsplit``), a δ above min(0.1, 1/n) for the run's
-        n = n_nodes × t_max samples (``privacy.allow_large_delta``; the run's δ,
-        ⌊log2 t_max⌋ + 1 times δ without the split). Called when a cell is prepared to
-        run (:meth:`DecentralizedFamily.prepare`): a configuration may still describe
-        such a run, for an audit."""
-        if self.mechanism == "none":
-            return
-        levels = t_max.bit_length()  # ⌊log2 t_max⌋ + 1
-        unsplit = self.mechanism == "pm2" and not self.pm2_split
-        check_split("privacy.", not unsplit, bool(self.allow_pm2_unsplit), t_max,
-                    self.epsilon, self.delta, self.noise == "gaussian")
-        if self.noise == "gaussian":  # Laplace noise is pure ε-DP: δ unused
-            check_delta("privacy.delta", self.delta, n_nodes * t_max, "n_nodes × t_max",
-                        "sample", "privacy.allow_large_delta", bool(self.allow_large_delta),
-                        levels if unsplit else 1, ", pm2_split=false" if unsplit else "")
 
     def normalized(self) -> PrivacyOptions:
+        """Settings that do not apply at their defaults: all of them without a mechanism,
+        ``pm2_split`` with PM-I."""
         if self.mechanism == "none":
             return PrivacyOptions()
         if self.mechanism == "pm1":
@@ -276,12 +243,17 @@ class DecentralizedConfig:
 
     ``accuracy`` is ε_acc of the reference's metric (the fraction of agents within it
     of their mean). ``precision``: ``float32``, the reference's arithmetic (same
-    operations in the same order), or ``float64``; class means, σ and
-    ``privacy.epsilon`` whose sums and squares over a run would overflow it are refused
+    operations in the same order), or ``float64``; class means, σ and ``epsilon``
+    whose sums and squares over a run would overflow it are refused
     (:meth:`check_arithmetic`). ``baselines``: rows next to the
     method's, on the same data: ``local``, ``oracle`` (the method run with the true
     same-class neighbours, never tested), ``ideal`` (the mean of the local means over the
     agent's same-class connected component).
+
+    ``epsilon`` and ``delta``: the differential-privacy budget (ε, δ) of every agent's
+    whole run of releases with respect to each of its samples, spent as ``privacy`` says
+    (:class:`PrivacyOptions`); they do not apply without a mechanism. The neighbour
+    test's failure probability is ``decision.failure_probability``.
     """
 
     graph: GraphOptions = field(default_factory=GraphOptions)
@@ -296,6 +268,8 @@ class DecentralizedConfig:
     sigma: float | None = 2.0
     accuracy: float = 0.1
     decision: DecisionOptions = field(default_factory=DecisionOptions)
+    epsilon: float = 1.0
+    delta: float = 1e-6
     privacy: PrivacyOptions = field(default_factory=PrivacyOptions)
     # The reference's arithmetic.
     precision: str = option("float32", kind=READING)
@@ -334,7 +308,18 @@ class DecentralizedConfig:
             in_range("sigma", self.sigma, 0.0, math.inf, "a finite number > 0")
         in_range("accuracy", self.accuracy, 0.0, math.inf, "a finite number > 0")
         self.decision.validate()
-        self.privacy.validate(self.t_max)
+        in_range("epsilon", self.epsilon, 0.0, math.inf, "a finite number > 0")
+        if not real(self.delta) or not 0.0 < self.delta < 1.0:
+            fail("delta", "in (0, 1)", self.delta)
+        self.privacy.validate()
+        if self.private and self.privacy.noise == "gaussian":
+            epsilon, _ = self.release_budget()
+            if epsilon > 1.0:
+                parts = self.epsilon / epsilon
+                allowed = "in (0, 1] for privacy.noise=gaussian (Lemma 1)" if parts == 1 else (
+                    f"at most {parts:g} for privacy.noise=gaussian: each p-sum gets "
+                    f"ε/{parts:g}, which Lemma 1 needs in (0, 1]")
+                fail("epsilon", allowed, self.epsilon)
         if self.privacy.mechanism != "none" and self.samples == "gaussian":
             fail("samples", f"bernoulli or uniform with privacy.mechanism="
                  f"{self.privacy.mechanism} (the release's sensitivity needs bounded "
@@ -390,25 +375,40 @@ class DecentralizedConfig:
         if self.accuracy > top:
             fail("accuracy", f"at most {top:.3g} for precision={self.precision}",
                  self.accuracy)
-        if self.privacy.mechanism != "none":
+        if self.private:
             # σ_DP is inversely proportional to ε: TAIL × its value at ε = 1.
             unit = TAIL * self.noise_scale(1.0)
-            check_magnitude("privacy.epsilon", self.privacy.epsilon,
-                            unit / self.privacy.epsilon, limit,
+            check_magnitude("epsilon", self.epsilon, unit / self.epsilon, limit,
                             f"at least {unit / limit:.3g}, the noise's scale being "
                             f"{unit / TAIL:.3g}/ε", values, dtype)
+
+    def release_budget(self) -> tuple[float, float]:
+        """(ε, δ) each p-sum is calibrated with: PM-II's divided by ⌊log2 t_max⌋ + 1
+        with ``privacy.pm2_split`` (every sample is in at most that many p-sums)."""
+        privacy = self.privacy
+        parts = self.t_max.bit_length() if privacy.mechanism == "pm2" and privacy.pm2_split else 1
+        return self.epsilon / parts, self.delta / parts
+
+    def check_guarantee(self, n_nodes: int) -> None:
+        """Refuse a run whose guarantee is weaker than its options suggest, unless its
+        acknowledgement says that it is meant (see :class:`PrivacyOptions`): PM-II without
+        its split (``privacy.allow_pm2_unsplit``), a ``delta`` above min(0.1, 1/n) for the
+        run's n = n_nodes × t_max samples (``privacy.allow_large_delta``; the run's δ,
+        ⌊log2 t_max⌋ + 1 times ``delta`` without the split). Called when a cell is prepared
+        to run (:meth:`DecentralizedFamily.prepare`): a configuration may still describe
+        such a run, for an audit."""
+        check_release_guarantee(self.privacy, "privacy.", self.epsilon, self.delta,
+                                self.t_max, n_nodes * self.t_max, "n_nodes × t_max")
 
     def noise_scale(self, epsilon: float | None = None) -> float:
         """σ_DP of every p-sum's noise (0 without a mechanism): Lemma 1 (``gaussian``)
         or Lemma 2 (``laplace``) with the data bound L and the per-p-sum budget, at the
-        overall ``epsilon`` (default: ``privacy.epsilon``)."""
-        privacy = self.privacy
-        if privacy.mechanism == "none":
+        overall ``epsilon`` (default: the configured one)."""
+        if not self.private:
             return 0.0
-        if epsilon is not None:
-            privacy = dataclasses.replace(privacy, epsilon=epsilon)
-        release_epsilon, release_delta = privacy.release_budget(self.t_max)
-        return mean_release_std(privacy.noise, self.data_bound(), release_epsilon,
+        config = self if epsilon is None else dataclasses.replace(self, epsilon=epsilon)
+        release_epsilon, release_delta = config.release_budget()
+        return mean_release_std(self.privacy.noise, self.data_bound(), release_epsilon,
                                 release_delta)
 
     def normalized(self) -> DecentralizedConfig:
@@ -423,6 +423,9 @@ class DecentralizedConfig:
             unused["sigma"] = None
         # The local mean releases nothing: its cells do not differ by privacy.
         privacy = PrivacyOptions() if self.method == "local" else self.privacy.normalized()
+        if privacy.mechanism == "none":  # no release is noised: the budget is not spent
+            unused.update(epsilon=DecentralizedConfig.epsilon,
+                          delta=DecentralizedConfig.delta)
         return dataclasses.replace(self, **unused, graph=self.graph.normalized(),
                                    privacy=privacy)
 

@@ -185,14 +185,15 @@ class Agents(NamedTuple):
 
 
 @numba.njit(cache=True)
-def step_tables(F, scale: float, delta: float, n_collab: int, noise_radius: np.ndarray,
+def step_tables(F, scale: float, failure: float, n_collab: int, noise_radius: np.ndarray,
                 keep_f: np.ndarray, new_f: np.ndarray, beta: np.ndarray) -> None:
     """Fill the per-step constants, indexed by n = 0..t_max (samples per agent), in
     precision ``F``: (n − 1)/n and 1/n of the running mean, and the test radius
     β(n) + ρ(n) (β = ∞ for n < 2; ``noise_radius`` ρ, 0 without privacy), β as the
-    reference computes it: γ = δ/n_collab, ln(√(n + 1)/γ), σ √(((2 (1/n)) (1 + 1/n)) ln)."""
+    reference computes it: γ = ``failure``/n_collab (the test's failure probability, the
+    reference's δ), ln(√(n + 1)/γ), σ √(((2 (1/n)) (1 + 1/n)) ln)."""
     one = F(1.0)
-    gamma = F(delta) / F(n_collab)
+    gamma = F(failure) / F(n_collab)
     for n in range(len(beta)):
         nf = F(n)
         keep_f[n] = (nf - one) / nf if n > 0 else F(0.0)

@@ -30,11 +30,10 @@ from .config import DecentralizedConfig
 def sigma_dp(config: DecentralizedConfig) -> float:
     """σ_DP of every p-sum's noise (0 without a mechanism): Lemma 1 (``gaussian``) or
     Lemma 2 (``laplace``) with the data bound L and the per-p-sum budget."""
-    privacy = config.privacy
-    if privacy.mechanism == "none":
+    if config.privacy.mechanism == "none":
         return 0.0
-    epsilon, delta = privacy.release_budget(config.t_max)
-    return mean_release_std(privacy.noise, config.data_bound(), epsilon, delta)
+    epsilon, delta = config.release_budget()
+    return mean_release_std(config.privacy.noise, config.data_bound(), epsilon, delta)
 
 
 __all__ = ["sigma_dp"]

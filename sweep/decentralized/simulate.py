@@ -76,16 +76,18 @@ class Run:
         self.counters[kernel.LEARNT] = self.counters[kernel.WRONG] == 0
         self.estimate = np.zeros(n, dtype=F)
         self.oracle = np.zeros(n, dtype=F)
-        # Per-step constants; the radius's γ = δ/(4 × directed entries), the reference's.
+        # Per-step constants; the radius's γ = failure_probability/(4 × directed entries),
+        # the reference's (its δ).
         n_collab = 4 * entries
+        failure = config.decision.failure_probability
         noise_bound = np.zeros(config.t_max + 1)
         if self.private:
             noise_bound = kernel.noise_radius(config.t_max, self.mechanism,
                                               config.privacy.noise, sigma_dp(config),
-                                              config.decision.delta / n_collab)
+                                              failure / n_collab)
         keep_f, new_f, beta = (np.empty(config.t_max + 1, dtype=F) for _ in range(3))
-        kernel.step_tables(F, config.data_bound(), config.decision.delta, n_collab,
-                           noise_bound, keep_f, new_f, beta)
+        kernel.step_tables(F, config.data_bound(), failure, n_collab, noise_bound, keep_f,
+                           new_f, beta)
         recip = np.empty(0, dtype=F)
         self.with_oracle = "oracle" in config.baselines
         # Integers stored next to values (B-ColME's counts) use a view of the same memory.

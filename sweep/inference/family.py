@@ -85,6 +85,14 @@ class InferenceFamily:
     # for model, states, truth, ..., dataset, arm, ...), every option in the identity
     # (arrival_days, rizk_start, rizk_clip too); new cell ids and random streams.
     version = 2
+    #: Columns each version renamed (old: new): older files are read under the new names.
+    renamed: ClassVar[Mapping[int, Mapping[str, str]]] = {2: {
+        **{name: f"model.{name}" for name in ("states", "truth", "sigma", "samples", "rate",
+                                               "ties", "bound_theta", "bound_x")},
+        **{name: f"dataset.{name}" for name in ("arm", "csv_path", "duration_col",
+                                                 "event_col", "covariate_col", "split",
+                                                 "split_seed", "patients")},
+        "model": "model.kind", "dataset": "dataset.kind"}}
     options = InferenceConfig
     #: Small cells (milliseconds each), one per code path that draws or splits its random
     #: numbers differently, which the conformance suite runs; and values it must refuse.

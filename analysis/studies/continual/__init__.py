@@ -54,11 +54,14 @@ VOCABULARY = Vocabulary(
           "clipped": "elements clipped by the projection", "active_levels":
           "active binary mechanisms (Alg. 6)", "diversity": "diversity condition (11) holds",
           "within_bound": "error within the theorem's bound", "level": "level ℓ"},
+    # δ is the paper's failure probability (the option failure_probability; the
+    # platform's delta is a DP δ, advanced composition's δ̃ here).
     symbols={"n_users": "n", "max_samples": "m", "t_max": "T", "mu": "μ",
-             "dimension": "d"},
+             "dimension": "d", "failure_probability": "δ"},
     curves=("non_private", "naive_laplace", "alg2", "alg3", "alg4", "alg5", "alg6"),
     scheme=("method", "composition", "level_count"),
-    facets=("epsilon", "order.kind", "max_samples", "n_users", "t_max", "delta", "dimension"),
+    facets=("epsilon", "order.kind", "max_samples", "n_users", "t_max",
+            "failure_probability", "dimension"),
     # A method's bound; and Sec. 5's lower bound where the study files it under the
     # cell's method (the results give it as method "lower_bound", source "bound").
     references=("bound", "lower_bound"),

@@ -60,10 +60,10 @@ def quantile_values(runs: Mapping[str, pd.DataFrame]) -> Values:
     ranks, at_max = [], True
     for preset, rows in runs.items():
         cells = rows.drop_duplicates("cell_id")
-        for (n, delta), _ in cells.groupby(["replicates", "delta"]):
-            r = quantile_ranks(int(n), 1.0 - float(delta))
+        for (n, failure), _ in cells.groupby(["replicates", "failure_probability"]):
+            r = quantile_ranks(int(n), 1.0 - float(failure))
             at_max &= r.high == n
-            ranks.append(f"`{preset}` ({n} runs, δ = {delta:g}): X_({r.point}) in "
+            ranks.append(f"`{preset}` ({n} runs, δ = {failure:g}): X_({r.point}) in "
                          f"[X_({r.low}), X_({r.high})], coverage {percent(r.coverage)}")
     return {"quantile_ranks": "; ".join(ranks), "quantile_at_max": at_max}
 
@@ -76,7 +76,7 @@ def setting_values(runs: Mapping[str, pd.DataFrame]) -> Values:
 
 #: The options a preset's setting names, with their symbols.
 SETTING = {"n_users": "n", "max_samples": "m", "t_max": "T", ORDER: "order",
-           "epsilon": "ε", "delta": "δ", "bound_constant": "c"}
+           "epsilon": "ε", "failure_probability": "δ", "bound_constant": "c"}
 
 
 def setting(rows: pd.DataFrame) -> str:

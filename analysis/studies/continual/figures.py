@@ -67,9 +67,10 @@ FIT = "the fixed fit"
 
 def quantiles(rows: pd.DataFrame, y: str = "abs_error", level: float = LEVEL) -> pd.DataFrame:
     """Per cell, method and checkpoint of the simulated rows: the (1 − δ) quantile of
-    ``y`` over the replicates (δ the cell's ``delta``), with ``<y>_low`` and ``<y>_high``
-    the order-statistic interval of :func:`quantile_ranks` at ``level``, the number of
-    replicates ``n``, the interval's ``coverage``, and the cell's constant columns.
+    ``y`` over the replicates (δ the cell's ``failure_probability``, the paper's failure
+    probability), with ``<y>_low`` and ``<y>_high`` the order-statistic interval of
+    :func:`quantile_ranks` at ``level``, the number of replicates ``n``, the interval's
+    ``coverage``, and the cell's constant columns.
 
     The rows of a group are sorted once, so each rank is one lookup: the groups of a
     sweep (cells × checkpoints) are many, the replicates of each few.
@@ -82,8 +83,8 @@ def quantiles(rows: pd.DataFrame, y: str = "abs_error", level: float = LEVEL) ->
     starts = np.flatnonzero(~ordered.duplicated(KEYS).to_numpy())
     sizes = np.diff(np.append(starts, len(ordered)))
     firsts = ordered.iloc[starts]
-    ranks = [quantile_ranks(int(n), float(1.0 - delta), level)
-             for n, delta in zip(sizes, firsts.delta, strict=True)]
+    ranks = [quantile_ranks(int(n), float(1.0 - failure), level)
+             for n, failure in zip(sizes, firsts.failure_probability, strict=True)]
     out = firsts[KEYS].reset_index(drop=True)
     for column, field in ((y, "point"), (f"{y}_low", "low"), (f"{y}_high", "high")):
         out[column] = values[starts + np.array([getattr(r, field) for r in ranks]) - 1]
@@ -394,11 +395,11 @@ def at_end(rows: pd.DataFrame, y: str = "abs_error", level: float = LEVEL) -> pd
     ``lower_bound``), M_T (``max_count``), the share of the samples μ̂_T uses
     (``used``) and of replicates in which (11) holds at T (``diversity``), whether the
     theorem applies at T in every replicate (``applies``), with the cell's method, order
-    (``order``), m and ε."""
+    (``order``), m, ε and failure probability δ (``failure_probability``)."""
     last = final(rows)
     grouped = last.groupby("cell_id")
     cells = last.drop_duplicates("cell_id").set_index("cell_id")[
-        ["method", ORDER, "max_samples", "epsilon", "t", "delta"]].rename(
+        ["method", ORDER, "max_samples", "epsilon", "t", "failure_probability"]].rename(
         columns={ORDER: "order"})
     cells["mean_error"] = grouped[y].mean()
     cells["se"] = grouped[y].std(ddof=1) / np.sqrt(grouped[y].count())

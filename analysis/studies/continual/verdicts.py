@@ -181,11 +181,11 @@ def guarantee_rows(rows: pd.DataFrame, methods: Sequence[str]
         applies = set(cells[(cells.method == method) & cells.applies].order)
         for order in [o for o in ORDERS if o in applies]:
             units = GUARANTEES[method][2] if method in GUARANTEES else 2
-            delta = float(cells.delta.iloc[0])
+            failure = float(cells.failure_probability.iloc[0])
             what = ("runs whose error at T exceeds its bound" if method in STRAWMEN else
                     "runs whose error at T exceeds the bound (c = 4)")
-            out.append((method, order, _guarantee(cells, last, method, order, units * delta,
-                                                  what)))
+            out.append((method, order, _guarantee(cells, last, method, order,
+                                                  units * failure, what)))
     return out
 
 

@@ -41,11 +41,11 @@ VOCABULARY = Vocabulary(
           "within": "fraction of agents within the accuracy",
           "wrong_links": "wrong links kept", "lost_links": "same-class links cut"},
     symbols={"graph.n_nodes": "N", "graph.degree": "r", "t_max": "T", "depth": "D",
-             "privacy.epsilon": "ε"},
+             "epsilon": "ε"},
     curves=("c_colme", "b_colme"),
     baselines=("local", "ideal"),
     scheme=("method", "privacy.mechanism"),
-    facets=("privacy.epsilon", "graph.degree", "graph.n_nodes"),
+    facets=("epsilon", "graph.degree", "graph.n_nodes"),
     metric="mse",
     colours={"c_colme": "#0072B2", "b_colme": "#D55E00", "pm1": "#E69F00", "pm2": "#0072B2"},
 )

@@ -104,7 +104,9 @@ def setting_values(rows: pd.DataFrame) -> Values:
     sizes = "/".join(f"{n:,}" for n in sorted(rows["graph.n_nodes"].unique()))
     return {"reference_setting": (
         f"N = {sizes} agents, r = {first['graph.degree']:g}, σ = {first['sigma']:g}, "
-        f"δ = {first['decision.delta']:g}, T = {first['t_max']:,}, {runs} runs per cell")}
+        # The test's failure probability, as the reference names it.
+        f"δ = {first['decision.failure_probability']:g}, T = {first['t_max']:,}, "
+        f"{runs} runs per cell")}
 
 
 # -- Agreement with the reference's runs ------------------------------------------------
@@ -330,7 +332,7 @@ def privacy_values(rows: pd.DataFrame) -> Values:
     checks, lines = [], []
     found: dict[str, dict[Verdict, list[str]]] = {}
     private = rows[rows["privacy.mechanism"] != "none"]
-    keys = ["privacy.mechanism", "privacy.epsilon", "graph.degree"]
+    keys = ["privacy.mechanism", "epsilon", "graph.degree"]
     for (mechanism, epsilon, degree), cell, t_max in cells_by(rows, keys, private):
         ours = per_run(cell, "c_colme", "mse")[t_max]
         local = per_run(cell, "local", "mse")[t_max]

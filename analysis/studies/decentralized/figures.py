@@ -235,7 +235,7 @@ def private_figure(rows: pd.DataFrame, title: str | None = None) -> sns.FacetGri
     last = private[private.t == private.groupby("cell_id").t.transform("max")]
     summary = across_runs(last, "mse", ("cell_id", "method"))
     cells = last.drop_duplicates("cell_id").set_index("cell_id")
-    columns = ["privacy.mechanism", "privacy.epsilon", "graph.degree"]
+    columns = ["privacy.mechanism", "epsilon", "graph.degree"]
     summary = summary.join(cells[[*columns, "t_max"]], on="cell_id")
     degrees = sorted(summary["graph.degree"].unique())
     grid = panel_grid([f"r = {r:g}" for r in degrees], height=3.2, aspect=1.1, sharey=True)
@@ -248,17 +248,17 @@ def private_figure(rows: pd.DataFrame, title: str | None = None) -> sns.FacetGri
             for method, dashes, marker, text in (("c_colme", "-", "o", label),
                                                  ("c_colme_oracle", ":", "", f"{label}, oracle"),
                                                  ("local", "--", "", "local (each cell)")):
-                curve = of_mechanism[of_mechanism.method == method].sort_values("privacy.epsilon")
+                curve = of_mechanism[of_mechanism.method == method].sort_values("epsilon")
                 if curve.empty:
                     continue
                 runs.append(int(curve["n"].max()))
-                ax.errorbar(curve["privacy.epsilon"], curve["mean"],
+                ax.errorbar(curve["epsilon"], curve["mean"],
                             yerr=[curve["mean"] - curve["low"], curve["high"] - curve["mean"]],
                             ls=dashes, marker=marker, ms=4, lw=1.2 if method != "local" else 0.8,
                             color=GREY if method == "local" else colour, capsize=2, label=text)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        epsilons = sorted(panel["privacy.epsilon"].unique())
+        epsilons = sorted(panel["epsilon"].unique())
         ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
         ax.minorticks_off()
         ax.set_xlabel("ε")
