@@ -27,6 +27,7 @@ from .errors import ClusterError, ConfigError, StoreError
 
 if TYPE_CHECKING:
     from .execute import Summary
+    from .plan import Execution, Plan
 
 #: The package of the Hydra configuration: ``conf/`` at the repository's root, installed as
 #: ``sweep.conf`` (pyproject.toml). Every reader finds it through this name: Hydra at
@@ -52,9 +53,54 @@ def run_configs(configs: Iterable[Mapping[str, Any]], progress: bool = True) -> 
     from .plan import plan
 
     started = time.perf_counter() - process_age()  # the command's start-up counts too
+    if iter(configs) is configs:  # read twice with replicates=auto
+        configs = list(configs)
     cells, execution = plan(configs)
     summary = execute(cells, execution, progress=progress, started=started)
+    if cells.targeted:
+        summary = _to_targets(configs, cells, execution, summary, progress)
     print(summary, flush=True)
+    return summary
+
+
+def _to_targets(configs: Iterable[Mapping[str, Any]], cells: Plan, execution: Execution,
+                pilot: Summary, progress: bool) -> Summary:
+    """After the pilots of the ``replicates=auto`` cells (``pilot``), the rest of their
+    replicates, as many as each pilot says it needs for its precision, at most
+    ``target.max`` (:mod:`sweep.target`); the summary of that second stage. A dry run
+    says what the second stage would cost: exactly once the pilots are stored, else at
+    most (every cell to ``target.max``)."""
+    from .execute import execute
+    from .plan import make_cell, plan
+    from .store import ResultsStore
+    from .target import AUTO, needs
+
+    store = ResultsStore(execution.results_dir)
+    store.scan()
+    auto = [cell for cell in cells if cell.target is not None]
+    if execution.dry_run and any(store.held.get(c.cell_id, 0) < c.target.pilot for c in auto):
+        most = sum(c.cost / max(c.replicates, 1) * (c.target.max - c.target.pilot)
+                   for c in auto)
+        pilot.note = (f"then, for their targets, at most {most:.2g} CPU-seconds more (every "
+                      f"cell of replicates=auto to its target.max; their pilots' variances "
+                      "decide)")
+        return pilot
+    print(f"pilot: {pilot}", flush=True)
+    needed = needs(auto, store)
+    limits = {c.cell_id: c.target.max for c in auto}
+    rest = []
+    for config in configs:
+        if config.get("replicates") == AUTO:
+            cell_id = make_cell(config).cell_id
+            rest.append({**config, "target": None,
+                         "replicates": min(needed[cell_id], limits[cell_id])})
+    second, _ = plan(rest)
+    summary = execute(second, execution, progress=progress)
+    summary.failed = [*pilot.failed, *summary.failed]
+    summary.capped = sorted(c for c, n in needed.items() if n > limits[c])
+    for cell_id in summary.capped:
+        print(f"cell {cell_id}: needs {needed[cell_id]} replicates for its target, stopped "
+              f"at target.max={limits[cell_id]}", flush=True)
     return summary
 
 
@@ -95,6 +141,7 @@ def _one_line(error: BaseException) -> str:
     from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
     from .family import renamed_option
+    from .hydra_compat import root_of
     from .options import unknown_key
     from .schema import dotted_keys
 
@@ -114,7 +161,7 @@ def _one_line(error: BaseException) -> str:
                 schema, parent = source.object_type, source.parent_node
                 if not dataclasses.is_dataclass(schema):  # a free-form mapping
                     return f"{source.full_key}: unknown option"
-                family = parent._get_root().get("family") if parent is not None else None
+                family = root_of(parent).get("family") if parent is not None else None
                 if isinstance(family, str) and (
                         moved := renamed_option(family, str(source.full_key))):
                     return moved

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from dataclasses import replace as with_fields
@@ -45,7 +45,7 @@ from .plan import (
     pieces,
     tasks,
 )
-from .results import cell_table, option_columns, roles
+from .results import cell_rows, cell_table, option_columns, roles
 from .store import ResultsStore, family_directory, format_error, provenance, worker
 from .threads import limit_threads
 
@@ -90,7 +90,7 @@ def simulate(family: str, replicates: int = 1, seed: int = 0, **options: Any) ->
     them. Raises :class:`~sweep.errors.ConfigError` on bad input before any work.
     """
     cell = make_cell({"family": family, "replicates": replicates, "seed": seed, **options})
-    table = pa.concat_tables([compute(p) for p in pieces(cell, math.inf)])
+    table = cell_rows([compute(p) for p in pieces(cell, math.inf)])
     frame = table.to_pandas()
     # The roles a file carries, where analysis.summarize looks for them.
     index, metrics = roles(table.schema)
@@ -413,6 +413,10 @@ class Summary:
     estimate: float | None = None  # CPU seconds of the missing cells, for dry runs
     damaged: int = 0  # damaged files found, set aside and recomputed
     replaced: int = 0  # stored cells recomputed (``recompute``)
+    extended: int = 0  # stored cells given more replicates
+    #: Cells of replicates=auto that needed more than their target.max (sweep.target).
+    capped: list[str] = field(default_factory=list)
+    note: str = ""  # a further sentence
     executor: str = ""  # the executor chosen, and why
     families: list[str] = field(default_factory=list)  # the families' subdirectories
 
@@ -421,16 +425,24 @@ class Summary:
         where = self.results_dir
         if len(self.families) == 1:  # where pandas reads every column of the family
             where = os.path.join(self.results_dir, self.families[0])
+        more = f" ({self.extended} extended)" if self.extended else ""
+        after = f"; {self.note}" if self.note else ""
+        if self.capped:
+            after += (f"; {len(self.capped)} of replicates=auto stopped at target.max before "
+                      "their precision")
         if self.estimate is not None:
             again = f", {self.replaced} of them present" if self.replaced else ""
+            more = (f", {self.extended} to extend with more replicates" if self.extended
+                    else "")
             return (
-                f"{self.cells} cells: {self.skipped + self.replaced} present, "
-                f"{self.cells - self.skipped} to compute{again} (about {self.estimate:.2g} "
-                f"CPU-seconds){damaged}; results in {where}"
+                f"{self.cells} cells: {self.skipped + self.replaced + self.extended} present,"
+                f" {self.cells - self.skipped - self.extended} to compute{again}{more} (about "
+                f"{self.estimate:.2g} CPU-seconds){damaged}; results in {where}{after}"
             )
         return (
-            f"{self.cells} cells: {self.done} done, {self.skipped} skipped (already present), "
-            f"{len(self.failed)} failed in {self.seconds:.1f} s{damaged}; results in {where}"
+            f"{self.cells} cells: {self.done} done{more}, {self.skipped} skipped (already "
+            f"present), {len(self.failed)} failed in {self.seconds:.1f} s{damaged}; results "
+            f"in {where}{after}"
         )
 
 
@@ -493,8 +505,7 @@ class _Collector:
                 self.store.record_failure(cell, family.columns(cell.prepared), errors[0], record)
                 self.summary.failed.append(cell.cell_id)
                 continue
-            parts.sort(key=lambda p: (p.piece.analytic, p.piece.start))
-            batch.append((cell, pa.concat_tables([p.table for p in parts]), record))
+            batch.append((cell, cell_rows([p.table for p in parts]), record))
         if batch:
             self.store.commit(batch, self.replace)
             self.summary.done += len(batch)
@@ -513,17 +524,32 @@ def listing(cells: Plan, states: Iterable[str]) -> Iterator[str]:
 
 
 #: A cell's state in a dry run's listing, by its code in :func:`execute`.
-STATES = ("present", "missing", "recompute")
+STATES = ("present", "missing", "recompute", "extend")
 
 
 def _text(value: Any) -> str:
     return "-" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _states(cells: Plan, present: set[str]) -> bytearray:
-    """Per cell, in order: 0 present (skipped), 1 missing, 2 present and to recompute."""
-    return bytearray((2 if again else 0) if f"{number:016x}" in present else 1
-                     for number, again in zip(cells.numbers, cells.replace, strict=True))
+def _states(cells: Plan, held: Mapping[str, int]) -> bytearray:
+    """Per cell, in order: 0 present (skipped), 1 missing, 2 present and to recompute,
+    3 present with fewer replicates than asked (to extend); ``held``: the replicates
+    stored of each cell."""
+    states = bytearray()
+    for number, again, count in zip(cells.numbers, cells.replace, cells.replicates,
+                                    strict=True):
+        stored = held.get(f"{number:016x}")
+        states.append(1 if stored is None else 2 if again else 3 if stored < count else 0)
+    return states
+
+
+def _remaining(cells: Plan, states: bytearray, held: Mapping[str, int]) -> list[float]:
+    """The estimated CPU-seconds of what each cell has left to compute: all of a missing
+    or recomputed cell, an extended cell's new replicates."""
+    return [0.0 if not state else cost if state != 3 else
+            cost * (1 - held[f"{number:016x}"] / count)
+            for number, cost, count, state in zip(cells.numbers, cells.costs,
+                                                  cells.replicates, states, strict=True)]
 
 
 def execute(cells: Plan, execution: Execution, progress: bool = True,
@@ -537,19 +563,20 @@ def execute(cells: Plan, execution: Execution, progress: bool = True,
     start = time.perf_counter()
     started = start if started is None else started
     store = ResultsStore(execution.results_dir)
-    present = store.scan()
-    states = _states(cells, present)
+    store.scan()
+    states = _states(cells, store.held)
     if not execution.dry_run and (any(states) or store.damaged or store.pending()):
         # Only a command with work to do writes to the directory (it may be read-only).
-        present = store.prepare()
-        states = _states(cells, present)
+        store.prepare()
+        states = _states(cells, store.held)
     replaced = {f"{n:016x}" for n, s in zip(cells.numbers, states, strict=True) if s == 2}
-    cost = sum(c for c, s in zip(cells.costs, states, strict=True) if s)
+    cost = sum(_remaining(cells, states, store.held))
     shared = sum(seconds for seconds, needing in cells.shared.values()
                  if any(states[i] for i in needing))
     todo = len(states) - states.count(0)
     summary = Summary(str(execution.results_dir), len(cells), skipped=len(cells) - todo,
-                      damaged=len(store.damaged), replaced=len(replaced))
+                      damaged=len(store.damaged), replaced=len(replaced),
+                      extended=states.count(3))
     summary.families = sorted({family_directory(family) for family in cells.families})
     name, planned, reason = choose_executor(execution, cost, cells.families,
                                             time.perf_counter() - started, shared)
@@ -572,8 +599,10 @@ def execute(cells: Plan, execution: Execution, progress: bool = True,
                 joined = with_fields(planned, workers=executor.workers)
                 print(f"ray: {executor.workers} CPUs: about {two_digits(joined.computing)} s "
                       f"computing{joined.parts()}", flush=True)
-            missing = collector.expect((c for c, s in zip(cells, states, strict=True) if s),
-                                       execution.ray.task_seconds)
+            missing = collector.expect(
+                (with_fields(c, start=store.held[c.cell_id]) if s == 3 else c
+                 for c, s in zip(cells, states, strict=True) if s),
+                execution.ray.task_seconds)
             for task, results in executor.map(tasks(missing, execution.ray.task_seconds,
                                                     executor.workers, cost)):
                 if isinstance(results, str):  # the whole task was lost

@@ -86,6 +86,17 @@ def child_node(container: DictConfig, key: str) -> Node | None:
     return get_node(key)  # type: ignore[no-any-return]
 
 
+def root_of(node: Node) -> Node:
+    """The configuration ``node`` belongs to, from its root (OmegaConf's public API
+    gives a node's parent only through its private root walk)."""
+    try:
+        get_root = node._get_root
+    except AttributeError:
+        raise PrivateApiError(f"omegaconf.Node._get_root is gone in {versions()}: "
+                              "see sweep/hydra_compat.py") from None
+    return get_root()  # type: ignore[no-any-return]
+
+
 def is_basic_launcher(launcher: Launcher) -> bool:
     """Whether ``launcher`` is Hydra's basic launcher (which has no public name)."""
     basic = private("hydra._internal.core_plugins.basic_launcher", "BasicLauncher")

@@ -1,15 +1,17 @@
 """From resolved configurations to cells, and from cells to tasks.
 
-A *cell* is one grid point: a family, its options, a replicate count and a root seed. Its
-id is a hash of exactly those, of the family's ``version`` and of :data:`FORMAT_VERSION`,
-so identical cells in any two sweeps share an id, and so its results file, while a new
-version of one family makes only that family's cells missing. A *piece* is part of a
-cell: a block of replicates, or the cell's analytic rows; a *task* is the pieces one
-worker runs in one go. How cells are cut into pieces and packed into tasks never changes
-a result: replicate r of a cell always draws from
-``SeedSequence(seed, spawn_key=(*stream key, r))``, where the stream key hashes what the
-experiment is (family, options, replicates, seed) but not the code's versions, so a
-version bump reruns a cell on the same random numbers.
+A *cell* is one grid point: a family, its options and a root seed, run for a number of
+replicates. Its id is a hash of the family, options and seed, of the family's ``version``
+and of :data:`FORMAT_VERSION`, not of the replicate count: identical cells in any two
+sweeps share an id, and so its results file, while a new version of one family makes only
+that family's cells missing. A *piece* is part of a cell: a block of replicates, or the
+cell's analytic rows; a *task* is the pieces one worker runs in one go. How cells are cut
+into pieces and packed into tasks never changes a result: replicate r of a cell always
+draws from ``SeedSequence(seed, spawn_key=(*stream key, r))``, where the stream key hashes
+what the experiment is (family, options, seed) but neither the replicate count nor the
+code's versions. So replicate r is the same whatever the count (a stored cell of R
+replicates is extended to R' > R by computing replicates R to R' − 1 only, :attr:`Cell.start`),
+and a version bump reruns a cell on the same random numbers.
 """
 
 from __future__ import annotations
@@ -29,12 +31,15 @@ import numpy as np
 from .errors import ConfigError
 from .family import Family, get_family, shared_work
 from .results import EXECUTION_KEYS, option_columns
+from .target import AUTO, Target
 from .threads import THREADS
 
-#: Version of the results format and of the cell-id recipe; part of every cell id.
-FORMAT_VERSION = 2
-#: Version of the recipe of the random streams; changing it moves every result.
-STREAM_VERSION = 1
+#: Version of the results format and of the cell-id recipe; part of every cell id. 3: the
+#: replicate count left the id (a cell's stored replicates are extended, not recomputed).
+FORMAT_VERSION = 3
+#: Version of the recipe of the random streams; changing it moves every result. 2: the
+#: replicate count left the stream key (replicate r draws the same at any count).
+STREAM_VERSION = 2
 
 EXECUTORS = ("auto", "processes", "ray", "serial")
 
@@ -98,8 +103,15 @@ class Cell:
     prepared: Any
     replicates: int
     seed: int
-    settings: dict[str, Any]  # what the id hashes: family, version, replicates, seed, options
+    #: What the id hashes (family, version, seed, options), and the replicate count.
+    settings: dict[str, Any]
     stream: tuple[int, int]  # the key of the cell's random streams
+    #: Replicates already stored (an extension computes ``start`` to ``replicates - 1``,
+    #: and no analytic rows: they are stored).
+    start: int = 0
+    #: The precision of ``replicates=auto`` (:mod:`sweep.target`): ``replicates`` is then
+    #: its pilot's, until the pilot says how many it needs.
+    target: Target | None = None
 
     def seeds(self, start: int, stop: int) -> list[np.random.SeedSequence]:
         """Seed sequences of replicates ``start`` to ``stop - 1``."""
@@ -207,35 +219,48 @@ def make_cell(config: Mapping[str, Any]) -> Cell:
     """The cell of one resolved configuration; :class:`ConfigError` if anything is invalid."""
     options = {k: v for k, v in config.items() if k not in EXECUTION_KEYS}
     spec = options.pop("family", "colme")
-    replicates = _integer("replicates", options.pop("replicates", 1), 0)
+    target = _target(options.pop("replicates", 1), options.pop("target", None))
+    replicates = target.pilot if target else _integer("replicates", config.get(
+        "replicates", 1), 0)
     seed = _integer("seed", options.pop("seed", 0), 0)
     family: Family = get_family(spec)
+    if target and target.metric not in family.schema.metrics:
+        raise ConfigError(f"target.metric: must be a metric of family {spec} ("
+                          f"{', '.join(family.schema.metrics)}); got {target.metric!r}")
     prepared = family.prepare(options, replicates)
-    experiment = {
-        "family": spec,
-        "replicates": replicates,
-        "seed": seed,
-        "options": family.identity(prepared),
-    }
-    settings = {**experiment, "version": family.version}
+    experiment = {"family": spec, "seed": seed, "options": family.identity(prepared)}
     stream, cell_id = _digests(experiment, family.version)
+    settings = {**experiment, "version": family.version, "replicates": replicates}
     return Cell(cell_id, spec, prepared, replicates, seed, settings,
-                (int(stream[:8], 16), int(stream[8:16], 16)))
+                (int(stream[:8], 16), int(stream[8:16], 16)), target=target)
+
+
+def _target(replicates: Any, options: Mapping[str, Any] | None) -> Target | None:
+    """The precision target of ``replicates=auto`` (None for a count); a target's keys
+    set with a count are refused, as they would do nothing."""
+    if replicates == AUTO:
+        return Target.of(options)
+    default = Target()
+    changed = [k for k, v in (options or {}).items() if v != getattr(default, k, None)]
+    if changed:
+        raise ConfigError(f"target.{changed[0]}: applies to replicates=auto only; got "
+                          f"replicates={replicates!r}")
+    return None
 
 
 def _digests(experiment: Mapping[str, Any], version: int) -> tuple[str, str]:
     """The first 16 hex digits of the SHA-256 of the canonical JSON
     (``json.dumps(record, sort_keys=True)``) of the stream record ``{"format":
     STREAM_VERSION, **experiment}`` and of the cell record ``{"format": FORMAT_VERSION,
-    **experiment, "version": version}``.
+    **experiment, "version": version}``; ``experiment`` is the family, seed and options
+    (not the replicate count).
 
     Both are spelled from one serialization of the options (the longest part: a tenth
     of the cost of planning a cell), with the keys in sorted order.
     """
     options = json.dumps(experiment["options"], sort_keys=True)
     head = f'{{"family": {json.dumps(experiment["family"])}, "format": '
-    tail = (f', "options": {options}, "replicates": {int(experiment["replicates"])}, '
-            f'"seed": {int(experiment["seed"])}')
+    tail = f', "options": {options}, "seed": {int(experiment["seed"])}'
     stream = f"{head}{STREAM_VERSION}{tail}}}"
     cell = f'{head}{FORMAT_VERSION}{tail}, "version": {int(version)}}}'
     return (hashlib.sha256(stream.encode()).hexdigest()[:16],
@@ -254,11 +279,15 @@ class Plan:
     def __init__(self, configs: Iterable[Mapping[str, Any]], new: bytearray,
                  ids: array.array, costs: array.array, replace: bytearray,
                  swept: list[str], families: set[str],
-                 shared: Mapping[Any, tuple[float, array.array]] | None = None) -> None:
+                 shared: Mapping[Any, tuple[float, array.array]] | None = None,
+                 replicates: array.array | None = None, targeted: int = 0) -> None:
         self.configs = configs
         self.new = new  # per configuration: 1 if its cell is not an earlier one's
         self.numbers = ids  # the cells' ids as integers (16 hex digits = 64 bits)
-        self.costs = costs  # estimated CPU-seconds of each cell
+        self.costs = costs  # estimated CPU-seconds of each cell (all its replicates)
+        # Each cell's replicate count (a pilot's, for replicates=auto).
+        self.replicates = replicates if replicates is not None else array.array("Q")
+        self.targeted = targeted  # how many cells are of replicates=auto
         self.replace = replace  # per cell: 1 if ``recompute`` names it
         self.swept = swept  # the columns that vary over the cells (dry runs only)
         self.families = families
@@ -305,8 +334,9 @@ def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[Plan, Execution]:
     if iter(configs) is configs:  # a one-shot iterator: the plan iterates it again
         configs = list(configs)
     new, replace = bytearray(), bytearray()
-    ids, costs = array.array("Q"), array.array("d")
-    seen: set[int] = set()
+    ids, costs, counts = array.array("Q"), array.array("d"), array.array("Q")
+    targeted = 0
+    seen: dict[int, int] = {}  # id: replicates
     families: set[str] = set()
     shared: dict[Any, tuple[float, array.array]] = {}
     values: dict[str, set[Any]] = {}
@@ -323,10 +353,17 @@ def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[Plan, Execution]:
         number = int(cell.cell_id, 16)
         new.append(number not in seen)
         if not new[-1]:
+            if seen[number] != cell.replicates:
+                raise ConfigError(
+                    f"replicates: must be one count per cell; got {seen[number]} and "
+                    f"{cell.replicates} for cells that differ in nothing else (the larger "
+                    "count holds the smaller: replicate r is the same in both)")
             continue
-        seen.add(number)
+        seen[number] = cell.replicates
         ids.append(number)
         costs.append(cell.cost)
+        counts.append(cell.replicates)
+        targeted += cell.target is not None
         families.add(cell.family)
         for key, seconds in shared_work(get_family(cell.family), cell.prepared).items():
             shared.setdefault(key, (seconds, array.array("Q")))[1].append(len(ids) - 1)
@@ -335,7 +372,8 @@ def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[Plan, Execution]:
             for key, value in cell.listed().items():
                 values.setdefault(key, set()).add(_hashable(value))
     swept = [key for key, seen_values in values.items() if len(seen_values) > 1]
-    plan = Plan(configs, new, ids, costs, replace, swept, families, shared)
+    plan = Plan(configs, new, ids, costs, replace, swept, families, shared, counts,
+                targeted)
     return plan, execution or Execution()
 
 
@@ -344,22 +382,26 @@ def _hashable(value: Any) -> Any:
 
 
 def pieces(cell: Cell, task_seconds: float) -> list[Piece]:
-    """Cut a cell into blocks of replicates of about ``task_seconds`` each.
+    """Cut a cell (its replicates from :attr:`Cell.start` on) into blocks of replicates
+    of about ``task_seconds`` each.
 
     A cell of one block is one piece, analytic rows included: the family then builds
     one table, not two (half a tiny cell's cost).
     """
     family = get_family(cell.family)
     per_replicate = family.cost(cell.prepared)
-    analytic = family.has_analytic(cell.prepared)
-    blocks = max(1, min(cell.replicates, round(cell.replicates * per_replicate / task_seconds)))
+    # An extension's analytic rows are stored already.
+    analytic = cell.start == 0 and family.has_analytic(cell.prepared)
+    first, stop = cell.start, cell.replicates
+    count = stop - first
+    blocks = max(1, min(count, round(count * per_replicate / task_seconds)))
     if blocks == 1:
-        cost = cell.replicates * per_replicate + (per_replicate / 10 if analytic else 0.0)
-        return [Piece(cell, 0, cell.replicates, analytic, cost)]
-    size = math.ceil(cell.replicates / blocks)
-    result = [Piece(cell, start, min(start + size, cell.replicates), False,
-                    (min(start + size, cell.replicates) - start) * per_replicate)
-              for start in range(0, cell.replicates, size)]
+        cost = count * per_replicate + (per_replicate / 10 if analytic else 0.0)
+        return [Piece(cell, first, stop, analytic, cost)]
+    size = math.ceil(count / blocks)
+    result = [Piece(cell, start, min(start + size, stop), False,
+                    (min(start + size, stop) - start) * per_replicate)
+              for start in range(first, stop, size)]
     if analytic:
         result.append(Piece(cell, 0, 0, True, per_replicate / 10))
     return result

@@ -17,12 +17,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .errors import FamilyError
 from .options import PERMIT, ROWS, declaration
@@ -145,6 +146,16 @@ def option_columns(options: type) -> dict[str, pa.DataType | None]:
         args = [a for a in typing.get_args(hint) if a is not type(None)]
         columns[f.name] = _ARROW_TYPES.get(args[0] if len(args) == 1 else hint)
     return columns
+
+
+def cell_rows(tables: Sequence[pa.Table]) -> pa.Table:
+    """A cell's rows from the tables of its pieces (or of its stored replicates and an
+    extension's): by replicate, a replicate's rows in the family's order (a stable sort),
+    the rows of no replicate (analytic, reference) last. So they are the same however
+    the replicates were cut into pieces, or added to a stored cell."""
+    table = pa.concat_tables(tables, promote_options="default")
+    # Arrow places nulls last by default.
+    return table.take(pc.sort_indices(table, sort_keys=[("replicate", "ascending")]))
 
 
 def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[str, Any],

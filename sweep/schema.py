@@ -19,6 +19,7 @@ from typing import Any, Optional, Union
 
 from .family import get_family
 from .hydra_compat import IntegralNode
+from .target import Target
 
 #: Config group of the families' schemas (see conf/family/).
 SCHEMA_GROUP = "schema"
@@ -26,11 +27,14 @@ SCHEMA_GROUP = "schema"
 
 @dataclass
 class CellKeys:
-    """The engine's own keys of a cell (the family's options come next to them)."""
+    """The engine's own keys of a cell (the family's options come next to them):
+    ``replicates`` is a count, or ``auto`` for the precision ``target``
+    (:mod:`sweep.target`)."""
 
     family: str = "colme"
-    replicates: int = 20
+    replicates: Any = 20
     seed: int = 0
+    target: Target = field(default_factory=Target)
 
 
 def _omegaconf_type(hint: Any) -> Any:

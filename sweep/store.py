@@ -53,6 +53,7 @@ import yaml
 
 from .errors import StoreError
 from .plan import FORMAT_VERSION, Cell
+from .results import cell_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,13 +90,15 @@ def cell_records(metadata: Mapping[bytes, bytes] | None) -> dict[str, dict[str, 
     return {record["cell_id"]: record}
 
 
-def _footer_cells(path: Path) -> tuple[str, ...] | None:
-    """The cells a file's footer lists, if it reads and matches the file's name."""
+def _footer_cells(path: Path) -> dict[str, int] | None:
+    """The cells a file's footer lists and the replicates it holds of each, if it reads
+    and matches the file's name."""
     try:
-        ids = tuple(cell_records(pq.read_schema(path).metadata))
+        records = cell_records(pq.read_schema(path).metadata)
+        held = {cell: int(record["config"]["replicates"]) for cell, record in records.items()}
     except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
         return None
-    return ids if ids and file_name(ids) == path.stem else None
+    return held if held and file_name(list(held)) == path.stem else None
 
 
 def _family_of(records: Mapping[str, Mapping[str, Any]]) -> tuple[str, int]:
@@ -235,6 +238,8 @@ class ResultsStore:
     host: str = field(default_factory=socket.gethostname)
     files: dict[Path, tuple[str, ...]] = field(default_factory=dict)
     damaged: list[Path] = field(default_factory=list)
+    #: The replicates each cell of :attr:`files` holds (0 to n − 1), by cell id.
+    held: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
@@ -249,14 +254,18 @@ class ResultsStore:
         taken as a result.
         """
         current = set(listing(self.root))
-        self.files = {p: ids for p, ids in self.files.items() if p in current}
+        gone = [p for p in self.files if p not in current]
+        for path in gone:
+            for cell in self.files.pop(path):
+                self.held.pop(cell, None)
         self.damaged = []
         for path in sorted(current - set(self.files)):
-            ids = _footer_cells(path)
-            if ids is None:
+            held = _footer_cells(path)
+            if held is None:
                 self.damaged.append(path)
             else:
-                self.files[path] = ids
+                self.files[path] = tuple(held)
+                self.held.update(held)
         return self.present()
 
     def present(self) -> set[str]:
@@ -383,15 +392,22 @@ class ResultsStore:
 
         A cell another sweep stored meanwhile is left as it is, unless its id is in
         ``replace``: then the file holding it is rewritten without it, in the same
-        transaction. A failure recorded earlier for a stored cell is removed.
+        transaction. An extension (a cell whose :attr:`~sweep.plan.Cell.start` is not 0)
+        is merged with the replicates stored (:meth:`_extended`) and replaces them in the
+        same way; it is dropped if the store holds as many replicates already, or no
+        longer holds the cell. A failure recorded earlier for a stored cell is removed.
         """
         with self.locked():
             self.scan()
             wanted = {cell.cell_id for cell, _, _ in batch}
             held = {cell: path for path, ids in self.files.items()
                     for cell in wanted.intersection(ids)}
-            batch = [item for item in batch
-                     if item[0].cell_id not in held or item[0].cell_id in replace]
+            extending = {cell.cell_id for cell, _, _ in batch if cell.start and (
+                cell.cell_id in held and self.held[cell.cell_id] < cell.replicates)}
+            batch = [self._extended(held[item[0].cell_id], item)
+                     if item[0].cell_id in extending else item for item in batch
+                     if item[0].cell_id in extending or (not item[0].start and (
+                         item[0].cell_id not in held or item[0].cell_id in replace))]
             groups: dict[tuple[str, int], list[tuple[Cell, pa.Table, dict[str, Any]]]] = {}
             for item in batch:
                 groups.setdefault((item[0].family, item[0].version), []).append(item)
@@ -410,6 +426,25 @@ class ResultsStore:
                 (self.root / FAILURES / f"{cell.cell_id}{SUFFIX}").unlink(missing_ok=True)
             self.scan()
         return len(batch)
+
+    def _extended(self, path: Path, item: tuple[Cell, pa.Table, dict[str, Any]]
+                  ) -> tuple[Cell, pa.Table, dict[str, Any]]:
+        """An extension (a cell's replicates from :attr:`Cell.start` on) merged with the
+        cell's rows stored in ``path`` (:func:`~sweep.results.cell_rows`): the stored
+        replicates and analytic rows, and the new replicates the store does not hold yet
+        (another sweep may have extended the cell meanwhile); its record keeps the stored
+        one's (``extends``)."""
+        cell, rows, record = item
+        table = pq.read_table(path)
+        stored = table.filter(pc.equal(table.column("cell_id"), cell.cell_id))
+        added = rows.filter(pc.greater_equal(rows.column("replicate"), self.held[cell.cell_id]))
+        merged = cell_rows([stored.replace_schema_metadata(rows.schema.metadata), added])
+        where = merged.schema.get_field_index("replicates")
+        merged = merged.set_column(where, merged.schema.field(where), pa.array(
+            [cell.replicates] * merged.num_rows, merged.schema.field(where).type))
+        earlier = cell_records(table.schema.metadata)[cell.cell_id]
+        return cell, merged.replace_schema_metadata(rows.schema.metadata), {
+            **record, "extends": earlier}
 
     def _without(self, path: Path, cells: set[str]) -> _Staged | None:
         """The file at ``path`` without the rows of ``cells``, staged (None if empty)."""

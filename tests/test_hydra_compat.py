@@ -36,6 +36,7 @@ from sweep.hydra_compat import (
     is_basic_launcher,
     plain_override,
     private,
+    root_of,
     versions,
 )
 
@@ -74,6 +75,12 @@ def test_a_plain_override_equals_the_grammars() -> None:
     with pinned("hydra.core.override_parser.types.Override._value"):
         parsed = OverridesParser.create().parse_override("seed=17")
         assert plain_override("seed", 17, "seed=17", None) == parsed
+
+
+def test_root_of_a_nested_node_is_its_configuration() -> None:
+    config = OmegaConf.create({"family": "toy", "privacy": {"epsilon": 1.0}})
+    assert root_of(child_node(config, "privacy")).get("family") == "toy"
+    assert root_of(config) is config
 
 
 def test_child_node_is_the_typed_node_of_a_key() -> None:

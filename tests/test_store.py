@@ -1,5 +1,6 @@
-"""The results store's transactions: compaction (also under SIGKILL at every step),
-``recompute``, and what plain readers see of a compacted or mixed directory."""
+"""The results store's transactions: compaction and extension with more replicates (also
+under SIGKILL at every step), ``recompute``, and what plain readers see of a compacted or
+mixed directory."""
 
 from __future__ import annotations
 
@@ -199,3 +200,51 @@ def test_a_rerun_with_nothing_to_do_writes_nothing(small_files: Path, tmp_path: 
     summary = _run(directory, CELLS)
     assert (summary.done, summary.skipped) == (0, len(CELLS))
     assert sorted(p.relative_to(directory) for p in directory.rglob("*")) == before
+
+
+#: Extends the cells of :data:`CELLS` to 4 replicates (one task, one transaction per
+#: cell), killed with SIGKILL at its K-th file operation (a rename or a removal).
+EXTENDER = KILLER.replace("ResultsStore(sys.argv[1]).compact(cells=10)\n", textwrap.dedent("""
+    from sweep.execute import execute
+    from sweep.plan import plan
+    from tests.test_store import CELLS
+    cells, execution = plan([{**c, "replicates": 4, "results_dir": sys.argv[1],
+                              "executor": "serial", "ray": {"task_seconds": 1e-9}}
+                             for c in CELLS])
+    execute(cells, execution, progress=False)
+"""))
+assert EXTENDER != KILLER
+
+
+def test_an_extension_killed_at_any_step_resumes_without_loss_or_duplication(
+    small_files: Path, tmp_path: Path
+) -> None:
+    fresh = tmp_path / "fresh"
+    _run(fresh, [{**c, "replicates": 4} for c in CELLS])
+    expected = _rows(fresh)
+    stored = tmp_path / "stored"
+    shutil.copytree(small_files, stored)
+    ResultsStore(stored).compact(cells=10)  # extending rewrites a file of other cells too
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    killed_mid_way = 0
+    for kill_at in (1, 2, 3, 5, 8, 13, 21, 34, 55):
+        directory = tmp_path / f"kill_{kill_at}"
+        shutil.copytree(stored, directory)
+        done = subprocess.run([sys.executable, "-c", EXTENDER, str(directory), str(kill_at)],
+                              env=env, capture_output=True, text=True)
+        assert done.returncode == -signal.SIGKILL, done.stderr
+        # Before any recovery, a plain reader never sees a row twice, nor a cell in two
+        # files, nor a cell partly extended.
+        rows = pd.read_parquet(directory)
+        assert not rows.duplicated(["cell_id", "method", "source", "replicate", "t"]).any()
+        assert rows.groupby("cell_id").replicates.nunique().eq(1).all()
+        sizes = rows.groupby("cell_id").replicate.nunique()
+        assert sizes.isin([2, 4]).all()
+        killed_mid_way += bool(list((directory / JOURNAL).glob("*.json")))
+        # The next sweep completes the transaction, then extends what is left.
+        summary = _run(directory, [{**c, "replicates": 4} for c in CELLS])
+        assert summary.failed == [] and summary.done == summary.extended
+        assert summary.done + summary.skipped == len(CELLS)
+        pd.testing.assert_frame_equal(_rows(directory), expected, check_exact=True)
+        assert not list(directory.glob("**/.*.tmp")) and not list(directory.glob(f"{JOURNAL}/*"))
+    assert killed_mid_way >= 3  # kills landed inside transactions, not only between them

@@ -48,7 +48,10 @@ class ColmeFamily:
     """Algorithm 1 of the Private-ColME paper and its local, ideal and oracle baselines."""
 
     name = "colme"
-    version = 1
+    # 2: replicate r draws from a stream whose key no longer hashes the replicate count
+    # (sweep.plan.STREAM_VERSION 2), so that stored cells are extended with more
+    # replicates: new cell ids and random streams, the same computation.
+    version = 2
     options = ColmeOptions
     #: Small cells (milliseconds each), one per code path that draws or splits its random
     #: numbers differently, which the conformance suite runs; and values it must refuse.

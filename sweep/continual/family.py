@@ -80,6 +80,7 @@ class ContinualFamily:
     # (delta) is failure_probability, advanced composition's δ̃ (composition_delta) is
     # delta. Renamed options only, the same computation: new cell ids, and new random
     # streams (a stream's key hashes the options by name), so the noise drawn differs.
+    # Version 3 also keys the streams without the replicate count (STREAM_VERSION 2).
     version = 3
     #: The options (and so columns) each version renamed, old: new; analysis.load reads
     #: files of earlier versions under the new names (sweep.family.current_names).

@@ -50,6 +50,7 @@ class DecentralizedFamily:
     # is decision.failure_probability (decision.delta before): renamed options, so new
     # cell ids and random streams (the streams' key hashes the options by name); the
     # simulation is unchanged (the same seeds give the same rows, bit for bit).
+    # Version 2 also keys the streams without the replicate count (STREAM_VERSION 2).
     version = 2
     #: Options (columns) renamed by version, old: new; analysis.load reads older files so.
     renamed: ClassVar[Mapping[int, Mapping[str, str]]] = {

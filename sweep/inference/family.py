@@ -84,7 +84,9 @@ class InferenceFamily:
     # (columns model.kind, model.states, model.truth, ..., dataset.kind, dataset.arm, ...
     # for model, states, truth, ..., dataset, arm, ...), every option in the identity
     # (arrival_days, rizk_start, rizk_clip too); new cell ids and random streams.
-    version = 2
+    # 3: the streams' key without the replicate count (sweep.plan.STREAM_VERSION 2):
+    # new cell ids and random streams, the same computation.
+    version = 3
     #: Columns each version renamed (old: new): older files are read under the new names.
     renamed: ClassVar[Mapping[int, Mapping[str, str]]] = {2: {
         **{name: f"model.{name}" for name in ("states", "truth", "sigma", "samples", "rate",

@@ -107,7 +107,9 @@ class NetworkFamily:
     # ...), the identity and so the random streams those of version 1. 3: the identity
     # is the declared one (sweep.options.describe): the graph group nested, every option
     # in it; new random streams.
-    version = 3
+    # 4: the streams' key without the replicate count (sweep.plan.STREAM_VERSION 2):
+    # new cell ids and random streams, the same computation.
+    version = 4
     options = NetworkConfig
     #: Small cells (milliseconds each), one per code path that draws or splits its random
     #: numbers differently, which the conformance suite runs; and values it must refuse.
