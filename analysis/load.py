@@ -341,18 +341,26 @@ def _listing(paths: Sequence[PathLike]) -> list[str]:
 def _footers(files: list[str], listed: bool) -> Iterator[_File]:
     """Each file's footer, read once; files of the same columns and roles share one
     schema object. If ``listed`` (several directories), each cell is read once: from the
-    first file that holds it, as the directories are given (cells are content-addressed;
-    in one directory, no cell is in two files)."""
+    file that holds most of its replicates, the first of those as the directories are
+    given (cells are content-addressed, and a cell of more replicates holds those of
+    fewer; in one directory, no cell is in two files)."""
     shared: dict[bytes, pa.Schema] = {}
-    seen: set[str] = set()
-    for path, (schema, rows) in zip(files, _threaded(_footer, files), strict=True):
+    footers: Iterable[tuple[str, tuple[pa.Schema, int]]] = zip(
+        files, _threaded(_footer, files), strict=True)
+    chosen: dict[str, tuple[int, str]] = {}  # cell: (replicates, path)
+    if listed:  # two passes, over footers kept: which copy of each cell to read
+        footers = list(footers)
+        for path, (schema, _) in footers:
+            for cell, count in (provenance_of(path, schema.metadata, True)[1] or {}).items():
+                if cell not in chosen or count > chosen[cell][0]:
+                    chosen[cell] = (count, path)
+    for path, (schema, rows) in footers:
         version, cells = provenance_of(path, schema.metadata, listed)
         skip: set[str] = set()
         if listed:
-            if seen.issuperset(cells):
+            skip = {cell for cell in cells if chosen[cell][1] != path}
+            if len(skip) == len(cells):
                 continue
-            skip = seen.intersection(cells)
-            seen.update(cells)
         # The field marks and the pandas dtypes stay; the file's own provenance goes.
         bare = schema.with_metadata({k: v for k, v in (schema.metadata or {}).items()
                                      if k == b"pandas"})
@@ -360,7 +368,8 @@ def _footers(files: list[str], listed: bool) -> Iterator[_File]:
         if names := {old: new for old, new in names.items() if old in schema.names}:
             bare = _renamed(bare, names)
         bare = shared.setdefault(bare.serialize().to_pybytes(), bare)
-        yield _File(path, rows, bare, version, cells, frozenset(skip),
+        yield _File(path, rows, bare, version, None if cells is None else tuple(cells),
+                    frozenset(skip),
                     {new: old for old, new in names.items()})
 
 

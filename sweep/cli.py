@@ -63,6 +63,10 @@ def run_configs(configs: Iterable[Mapping[str, Any]], progress: bool = True) -> 
     return summary
 
 
+#: Cells stopped at ``target.max`` named one by one on the terminal; the rest are counted.
+SHOWN = 10
+
+
 def _to_targets(configs: Iterable[Mapping[str, Any]], cells: Plan, execution: Execution,
                 pilot: Summary, progress: bool) -> Summary:
     """After the pilots of the ``replicates=auto`` cells (``pilot``), the rest of their
@@ -98,9 +102,12 @@ def _to_targets(configs: Iterable[Mapping[str, Any]], cells: Plan, execution: Ex
     summary = execute(second, execution, progress=progress)
     summary.failed = [*pilot.failed, *summary.failed]
     summary.capped = sorted(c for c, n in needed.items() if n > limits[c])
-    for cell_id in summary.capped:
+    for cell_id in summary.capped[:SHOWN]:
         print(f"cell {cell_id}: needs {needed[cell_id]} replicates for its target, stopped "
               f"at target.max={limits[cell_id]}", flush=True)
+    if len(summary.capped) > SHOWN:
+        print(f"... and {len(summary.capped) - SHOWN} more cells stopped at target.max",
+              flush=True)
     return summary
 
 

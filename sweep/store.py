@@ -90,13 +90,19 @@ def cell_records(metadata: Mapping[bytes, bytes] | None) -> dict[str, dict[str, 
     return {record["cell_id"]: record}
 
 
+#: The replicates held of a cell whose record does not say: as many as any sweep asks.
+UNCOUNTED = 2**62
+
+
 def _footer_cells(path: Path) -> dict[str, int] | None:
     """The cells a file's footer lists and the replicates it holds of each, if it reads
     and matches the file's name."""
     try:
         records = cell_records(pq.read_schema(path).metadata)
-        held = {cell: int(record["config"]["replicates"]) for cell, record in records.items()}
-    except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
+        # A record without its count (not written by a sweep) is never extended.
+        held = {cell: int(record.get("config", {}).get("replicates", UNCOUNTED))
+                for cell, record in records.items()}
+    except (OSError, pa.ArrowException, KeyError, ValueError, TypeError, AttributeError):
         return None
     return held if held and file_name(list(held)) == path.stem else None
 
@@ -129,18 +135,21 @@ def _header(metadata: Mapping[bytes, bytes] | None) -> dict[str, Any] | None:
 
 
 def provenance_of(path: str | Path, metadata: Mapping[bytes, bytes] | None, cells: bool
-                  ) -> tuple[tuple[str, int] | None, tuple[str, ...] | None]:
+                  ) -> tuple[tuple[str, int] | None, dict[str, int] | None]:
     """(family, version) of the results file at ``path`` from its footer's ``metadata``
-    (None if it has no provenance), and the cells it holds: a file without provenance
-    is named by its one cell's id; None if not ``cells`` and the file's header says its
-    family and version without them."""
+    (None if it has no provenance), and the cells it holds with the replicates of each
+    (:data:`UNCOUNTED` where the record does not say): a file without provenance is named
+    by its one cell's id; None if not ``cells`` and the file's header says its family and
+    version without them."""
     if not cells and (header := _header(metadata)) is not None:
         return (header["family"], int(header["family_version"])), None
     try:
         records = cell_records(metadata)
-        return _family_of(records), tuple(records)
+        return _family_of(records), {
+            cell: int(record.get("config", {}).get("replicates", UNCOUNTED))
+            for cell, record in records.items()}
     except (KeyError, ValueError, TypeError, StopIteration, yaml.YAMLError):
-        return None, (Path(path).name.removesuffix(SUFFIX),)
+        return None, {Path(path).name.removesuffix(SUFFIX): UNCOUNTED}
 
 
 def listing(root: str | Path) -> list[Path]:

@@ -26,13 +26,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import ConfigError
-
-if TYPE_CHECKING:
-    from .plan import Cell
-    from .store import ResultsStore
 
 #: The value of ``replicates`` that asks for a precision target.
 AUTO = "auto"
@@ -138,10 +134,11 @@ def two_stage_interval(values: Sequence[float], pilot: int, level: float
         values.size)
 
 
-def needs(cells: Iterable[Cell], store: ResultsStore) -> dict[str, int]:
-    """Stein's N (before the cap) of each cell of ``replicates=auto`` among ``cells``,
-    from its first ``target.pilot`` stored replicates: the largest over its series (a
-    method, source and the family's own index) at the target's checkpoint."""
+def needs(cells: Iterable[Any], store: Any) -> dict[str, int]:
+    """Stein's N (before the cap) of each cell of ``replicates=auto`` among ``cells``
+    (:class:`sweep.plan.Cell`), from its first ``target.pilot`` replicates stored in
+    ``store`` (:class:`sweep.store.ResultsStore`): the largest over its series (a method,
+    source and the family's own index) at the target's checkpoint."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 

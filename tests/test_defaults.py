@@ -22,6 +22,7 @@ from omegaconf import OmegaConf
 from sweep.cli import CONFIG_MODULE
 from sweep.family import families, get_family
 from sweep.results import EXECUTION_KEYS
+from sweep.schema import CellKeys
 
 #: Groups that set several values on purpose, and the family group itself.
 PRESETS = {"experiment", "family", "scenario"}
@@ -49,7 +50,7 @@ def _options(family: str, config: Callable[[], Mapping[str, Any]]) -> Any:
     refuse it), as its Python API builds them; ``"refused"`` if either side refuses."""
     try:
         options = {k: v for k, v in config().items()
-                   if k not in (*EXECUTION_KEYS, "family", "replicates", "seed")}
+                   if k not in (*EXECUTION_KEYS, *CellKeys.__dataclass_fields__)}
         built = get_family(family)
         parse = getattr(built.options, "from_options", None)
         if parse is None:  # a family without one: its cell's identity

@@ -110,10 +110,34 @@ def test_the_band_is_the_standard_error_over_replicates(grid: Path) -> None:
     assert (analytic.error_high == analytic.error).all() and (analytic.n == 1).all()
 
 
-def test_of_cells_that_differ_only_in_replicates_the_largest_is_kept(tmp_path: Path) -> None:
+def test_a_cell_asked_for_more_replicates_is_read_with_all_of_them(tmp_path: Path) -> None:
+    """One directory: the cell is extended, and read once with its 6 replicates; several
+    directories: each cell is read from the one that holds most of its replicates."""
     for replicates in (5, 6):
-        _sweep(tmp_path, *({**CELL, "scale": scale, "replicates": replicates}
-                           for scale in (0.5, 1.0)))
+        _sweep(tmp_path / "a", *({**CELL, "scale": scale, "replicates": replicates}
+                                 for scale in (0.5, 1.0)))
+    _sweep(tmp_path / "b", *({**CELL, "scale": scale, "replicates": 3}
+                             for scale in (0.5, 1.0)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing left out, nothing said
+        for read in (tmp_path / "a", [tmp_path / "b", tmp_path / "a"]):
+            summary = summaries(read)
+            assert set(summary.replicates) == {6} and summary.cell_id.nunique() == 2
+            assert set(summary[summary.source == "simulated"].n) == {6}
+    rows = load([tmp_path / "b", tmp_path / "a"], columns=["replicate"])
+    assert rows.groupby("cell_id").replicate.nunique().eq(6).all()
+
+
+def test_of_cells_that_differ_only_in_replicates_the_largest_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files of format 2, whose cell ids hashed the replicate count, may hold cells that
+    differ only in it: of those, the one with most replicates is read, and said."""
+    for replicates in (5, 6):
+        with monkeypatch.context() as patch:
+            if replicates == 5:  # an id of before, beside today's
+                patch.setattr("sweep.plan.FORMAT_VERSION", 2)
+            _sweep(tmp_path, *({**CELL, "scale": scale, "replicates": replicates}
+                               for scale in (0.5, 1.0)))
     said = ("kept replicates = 6 over 5 for 2 cells that differ only in replicates "
             "(keep='all' shows both)")
     with pytest.warns(UserWarning, match=r"kept replicates = 6 over 5 for 2 cells"):

@@ -59,26 +59,30 @@ def test_cell_id_depends_on_what_changes_results_only() -> None:
     # Equal values in other spellings, and how to run, leave the id alone.
     assert make_cell({**CELL, "scale": 2, "results_dir": "elsewhere"}).cell_id == cell.cell_id
     assert make_cell({**CELL, "ray": {"num_cpus": 1}}).cell_id == cell.cell_id
-    for change in ({"seed": 4}, {"replicates": 6}, {"scale": 0.5}, {"samples": 40},
-                   {"checkpoints": [5, 20]}):
+    for change in ({"seed": 4}, {"scale": 0.5}, {"samples": 40}, {"checkpoints": [5, 20]}):
         assert make_cell({**CELL, **change}).cell_id != cell.cell_id, change
     assert cell.cell_id == make_cell(dict(reversed(CELL.items()))).cell_id
+    # The replicate count is neither in the id nor in the streams: a cell of more
+    # replicates extends the stored one (tests/test_extend.py).
+    more = make_cell({**CELL, "replicates": 6})
+    assert (more.cell_id, more.stream) == (cell.cell_id, cell.stream)
     # The recipes of the id and of the random streams: changing either moves every
-    # family's results (test_private_colme_keeps_the_ids_of_its_existing_results). Bump
-    # FORMAT_VERSION (and these values) when that is intended.
-    assert cell.cell_id == "a1fb723ccd402f10"
-    assert cell.stream == (0xEAA8201D, 0x09AEA24B)
+    # family's results (test_private_colme_ids_and_streams_are_pinned). Bump
+    # FORMAT_VERSION or STREAM_VERSION (and these values) when that is intended.
+    assert cell.cell_id == "492d309e864528e5"
+    assert cell.stream == (0x5348DE04, 0x004E4006)
 
 
-def test_private_colme_keeps_the_ids_of_its_existing_results() -> None:
+def test_private_colme_ids_and_streams_are_pinned() -> None:
     cell = make_cell(COLME)
     # Ids name the files of existing results directories: a change of the recipe, or of
     # the options a family hashes, makes every earlier result look missing. Bump
-    # FORMAT_VERSION (and this value) when that is intended.
-    assert cell.cell_id == "848690ecfcc6e121"
-    # The random streams are keyed by what the experiment is, not by the code's versions:
-    # this key is the cell id of format 1, so results computed since then hold bit for bit.
-    assert cell.stream == (0x7B07C533, 0x565FDD57)
+    # FORMAT_VERSION (and this value) when that is intended: format 3 left the replicate
+    # count out.
+    assert cell.cell_id == "8413b2fe4db208a2"
+    # The random streams are keyed by what the experiment is, not by the code's versions
+    # nor by the replicate count (STREAM_VERSION 2).
+    assert cell.stream == (0xACAC9C78, 0xDD0916A4)
     # Its options, a nested group's included, are what its id hashes.
     for change in ({"baselines": ["local"]}, {"decision": {"theta0": 0.01}}):
         assert make_cell({**COLME, **change}).cell_id != cell.cell_id, change
@@ -348,8 +352,9 @@ def test_cell_ids_and_streams_hash_the_canonical_json_of_the_cell() -> None:
 
     for config in (CELL, NETWORK, {**CELL, "family": "tests.faulty_family:FAMILY"}):
         cell = make_cell(config)
-        assert cell.cell_id == digest({"format": FORMAT_VERSION, **cell.settings})
-        experiment = {k: v for k, v in cell.settings.items() if k != "version"}
+        hashed = {k: v for k, v in cell.settings.items() if k != "replicates"}
+        assert cell.cell_id == digest({"format": FORMAT_VERSION, **hashed})
+        experiment = {k: v for k, v in hashed.items() if k != "version"}
         stream = digest({"format": STREAM_VERSION, **experiment})
         assert cell.stream == (int(stream[:8], 16), int(stream[8:16], 16))
 

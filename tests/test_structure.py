@@ -104,9 +104,10 @@ def test_a_cycle_through_a_late_import_is_found(tmp_path: Path) -> None:
 
 
 #: The engine modules of sweep that any reader of results may use (``sweep.cli`` for where
-#: the presets are, :data:`sweep.cli.CONFIG_MODULE`).
+#: the presets are, :data:`sweep.cli.CONFIG_MODULE`; ``sweep.target`` for what a preset's
+#: ``replicates=auto`` means).
 ENGINE = {"sweep.family", "sweep.results", "sweep.store", "sweep.errors", "sweep.cli",
-          "sweep.options", "sweep.discovery"}
+          "sweep.options", "sweep.discovery", "sweep.target"}
 
 
 def test_the_analysis_reads_a_family_only_through_its_api() -> None:

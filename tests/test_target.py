@@ -16,6 +16,8 @@ from sweep.errors import ConfigError
 from sweep.plan import make_cell
 from sweep.target import Target, pilot_deviations, two_stage_interval
 
+from .sweep_reference import run_cli
+
 FAMILY = "tests.minimal_family:FAMILY"
 TRIALS = 4000
 
@@ -97,3 +99,25 @@ def test_bad_targets_are_refused_before_any_work(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"^target\.half_width: applies to replicates=auto"):
         make_cell({**base, "replicates": 5, "target": {"half_width": 1.0}})
     assert not any(tmp_path.iterdir())
+
+
+def test_the_command_line_runs_a_target(tmp_path: Path) -> None:
+    conf = Path(__file__).resolve().parent / "conf"
+    arguments = ["-m", f"hydra.searchpath=[file://{conf}]", "family=minimal",
+                 "scale=0.5,1", "replicates=auto", "target.metric=error", "target.at=20",
+                 "target.half_width=0.05", "target.pilot=5", "target.max=100"]
+    dry = run_cli([*arguments, "dry_run=true"], tmp_path)
+    assert dry.returncode == 0, dry.stderr
+    last = dry.stdout.strip().splitlines()[-1]
+    assert last.startswith("2 cells: 0 present, 2 to compute") and "at most" in last
+    done = run_cli(arguments, tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert any(line.startswith("pilot: 2 cells: 2 done") for line in lines)
+    assert "2 done (2 extended)" in lines[-1] or "0 done" in lines[-1]
+    dry = run_cli([*arguments, "dry_run=true"], tmp_path)
+    assert dry.stdout.strip().splitlines()[-1].startswith("2 cells: 2 present, 0 to compute")
+    bad = run_cli([*arguments[:-2], "target.pilot=1"], tmp_path)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines()[-1] == (
+        "error: target.pilot: must be an integer >= 2; got 1")

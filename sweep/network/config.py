@@ -192,7 +192,10 @@ class NetworkConfig:
         integer("rounds", self.rounds, 1)
         if self.method in ("rizk", "rizk_ol"):
             in_range("learning_rate", self.learning_rate, 0.0, 1.0, "in (0, 1]")
-            choice("rizk_start", self.rizk_start, RIZK_STARTS)
+            # rizk_ol does not read it (normalized to None): a stored cell's options,
+            # planned again, must be valid.
+            if self.method == "rizk" or self.rizk_start is not None:
+                choice("rizk_start", self.rizk_start, RIZK_STARTS)
         check_checkpoints(self.checkpoints, self.rounds, "rounds")
         if not isinstance(self.references, tuple) or not all(
                 isinstance(r, str) for r in self.references):
