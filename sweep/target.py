@@ -138,7 +138,9 @@ def needs(cells: Iterable[Any], store: Any) -> dict[str, int]:
     """Stein's N (before the cap) of each cell of ``replicates=auto`` among ``cells``
     (:class:`sweep.plan.Cell`), from its first ``target.pilot`` replicates stored in
     ``store`` (:class:`sweep.store.ResultsStore`): the largest over its series (a method,
-    source and the family's own index) at the target's checkpoint."""
+    source and the family's own index) at the target's checkpoint. Each file is read once,
+    for all the cells it holds."""
+    import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
@@ -146,33 +148,42 @@ def needs(cells: Iterable[Any], store: Any) -> dict[str, int]:
 
     store.scan()
     where = {cell: path for path, ids in store.files.items() for cell in ids}
-    found = {}
+    by_file: dict[Any, list[Any]] = {}
     for cell in cells:
-        target = cell.target
-        if target is None:
+        if cell.target is None:
             continue
-        if store.held.get(cell.cell_id, 0) < target.pilot:
+        if store.held.get(cell.cell_id, 0) < cell.target.pilot:
             raise ValueError(f"cell {cell.cell_id}: its pilot is not stored")
-        series = ["method", "source", *get_family(cell.family).schema.index]
-        table = pq.read_table(where[cell.cell_id], columns=[
-            "cell_id", "replicate", "t", *series, target.metric])
-        rows = table.filter(pc.and_(pc.equal(table.column("cell_id"), cell.cell_id),
-                                    pc.less(table.column("replicate"), target.pilot)))
-        frame = rows.to_pandas()
-        at = frame.t.max() if target.at == "last" else target.at
-        frame = frame[frame.t == at]
-        if target.methods is not None:
-            missing = set(target.methods) - set(frame.method)
-            if missing:
-                raise ConfigError(f"target.methods: cell {cell.cell_id} has no rows of "
-                                  f"method {sorted(missing)[0]!r} at t = {at}; its methods: "
-                                  + ", ".join(sorted(set(frame.method))))
-            frame = frame[frame.method.isin(target.methods)]
-        if frame.empty:
-            raise ConfigError(f"target.at: cell {cell.cell_id} has no replicate rows at "
-                              f"t = {at}")
-        runs = {key: group.sort_values("replicate")[target.metric].to_numpy()
-                for key, group in frame.groupby(series, dropna=False)}
-        deviations = pilot_deviations(runs, target.pilot)
-        found[cell.cell_id] = max(target.needed(s) for s in deviations.values())
+        by_file.setdefault(where[cell.cell_id], []).append(cell)
+    found = {}
+    for path, held in by_file.items():
+        family = get_family(held[0].family)  # a file holds cells of one family
+        series = ["method", "source", *family.schema.index]
+        metrics = sorted({cell.target.metric for cell in held})
+        table = pq.read_table(path, columns=["cell_id", "replicate", "t", *series, *metrics])
+        table = table.filter(pc.is_in(table.column("cell_id"),
+                                      pa.array([cell.cell_id for cell in held])))
+        frames = dict(iter(table.to_pandas().groupby("cell_id", sort=False)))
+        for cell in held:
+            found[cell.cell_id] = _need(cell, frames[cell.cell_id], series)
     return found
+
+
+def _need(cell: Any, frame: Any, series: list[str]) -> int:
+    """Stein's N of ``cell`` from its stored rows ``frame``."""
+    target = cell.target
+    frame = frame[frame.replicate.notna() & (frame.replicate < target.pilot)]
+    at = frame.t.max() if target.at == "last" else target.at
+    frame = frame[frame.t == at]
+    if target.methods is not None:
+        missing = set(target.methods) - set(frame.method)
+        if missing:
+            raise ConfigError(f"target.methods: cell {cell.cell_id} has no rows of method "
+                              f"{sorted(missing)[0]!r} at t = {at}; its methods: "
+                              + ", ".join(sorted(set(frame.method))))
+        frame = frame[frame.method.isin(target.methods)]
+    if frame.empty:
+        raise ConfigError(f"target.at: cell {cell.cell_id} has no replicate rows at t = {at}")
+    runs = {key: group.sort_values("replicate")[target.metric].to_numpy()
+            for key, group in frame.groupby(series, dropna=False)}
+    return max(target.needed(s) for s in pilot_deviations(runs, target.pilot).values())

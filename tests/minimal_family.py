@@ -2,8 +2,9 @@
 so that a test of the engine depends on no simulation family.
 
 A replicate draws ``samples`` values from N(0, ``scale``²) and records, at each
-checkpoint t, the absolute error of the mean of the first t; the analytic rows give its
-expectation, ``scale`` √(2 / (π t)) (the mean absolute value of N(0, scale²/t)).
+checkpoint t, the mean of the first t (``mean``: exactly N(0, scale²/t)) and its absolute
+error; the analytic rows give their expectations, 0 and ``scale`` √(2 / (π t)) (the mean
+absolute value of N(0, scale²/t)).
 
 ``pause`` is the seconds a replicate waits before it draws (0 by default): cells that
 keep a worker busy for a known time without using a core, for the tests that stop a
@@ -37,7 +38,7 @@ class MinimalFamily:
     name = "minimal"
     version = 1
     options = MinimalOptions
-    schema = ResultSchema(metrics={"error": Metric()})
+    schema = ResultSchema(metrics={"error": Metric(), "mean": Metric()})
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> MinimalOptions:
         prepared = MinimalOptions(**plain_options(MinimalOptions, options))
@@ -68,20 +69,23 @@ class MinimalFamily:
             replicate_ids: Sequence[int], analytic: bool) -> dict[str, list]:
         time.sleep(prepared.pause * len(seeds))
         times = np.asarray(prepared.checkpoints)
-        errors = [np.abs(np.cumsum(np.random.default_rng(seed).normal(
-            0.0, prepared.scale, prepared.samples))[times - 1] / times) for seed in seeds]
+        means = [np.cumsum(np.random.default_rng(seed).normal(
+            0.0, prepared.scale, prepared.samples))[times - 1] / times for seed in seeds]
+        errors = [np.abs(mean) for mean in means]
         count = len(times)
         rows: dict[str, list] = {
             "source": ["simulated"] * count * len(errors),
             "replicate": [r for r in replicate_ids for _ in times],
             "t": [int(t) for _ in errors for t in times],
             "error": [float(e) for error in errors for e in error],
+            "mean": [float(m) for mean in means for m in mean],
         }
         if analytic:
             rows["source"] += ["analytic"] * count
             rows["replicate"] += [None] * count
             rows["t"] += [int(t) for t in times]
             rows["error"] += [prepared.scale * math.sqrt(2 / (math.pi * t)) for t in times]
+            rows["mean"] += [0.0] * count
         rows["method"] = ["mean"] * len(rows["t"])
         return rows
 

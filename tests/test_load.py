@@ -52,7 +52,7 @@ def test_summaries_equal_summarize_of_the_rows_read_or_simulated(grid: Path) -> 
     pd.testing.assert_frame_equal(streamed, direct, check_exact=True)
     assert streamed.attrs == direct.attrs == {
         "index": ["method", "source", "replicate", "t"],
-        "metrics": ["error"], "kinds": {"error": "continuous"},
+        "metrics": ["error", "mean"], "kinds": {"error": "continuous", "mean": "continuous"},
         "interval": "se", "kept": []}
     # Sorted by cell, index value and t.
     order = streamed[KEYS].sort_values(KEYS, kind="stable").index

@@ -121,3 +121,29 @@ def test_the_command_line_runs_a_target(tmp_path: Path) -> None:
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines()[-1] == (
         "error: target.pilot: must be an integer >= 2; got 1")
+
+
+@pytest.mark.slow
+def test_the_engine_covers_at_its_level(tmp_path: Path) -> None:
+    """4,000 cells of replicates=auto through the engine, each a two-stage run of the
+    minimal family, whose metric ``mean`` at t is exactly N(0, scale²/t): Stein's
+    interval from each cell's stored replicates covers 0 at the target's level, within
+    3 Monte Carlo standard errors."""
+    level, pilot = 0.9, 5
+    target = {"metric": "mean", "at": 4, "half_width": 0.3, "pilot": pilot, "max": 10**4,
+              "level": level}
+    summary = run_configs([{"family": FAMILY, "samples": 4, "checkpoints": [4],
+                            "seed": seed, "replicates": "auto", "target": target,
+                            "executor": "serial", "results_dir": str(tmp_path)}
+                           for seed in range(TRIALS)], progress=False)
+    assert summary.failed == [] and summary.capped == []
+    rows = pd.read_parquet(tmp_path, columns=["cell_id", "replicate", "source", "mean"])
+    rows = rows[rows.source == "simulated"].sort_values(["cell_id", "replicate"])
+    covered, counts = 0, []
+    for _, cell in rows.groupby("cell_id"):
+        mean, half = two_stage_interval(cell["mean"].to_numpy(), pilot, level)
+        covered += abs(mean) <= half
+        counts.append(len(cell))
+    assert len(counts) == TRIALS and min(counts) >= pilot and len(set(counts)) > 5
+    error = math.sqrt(level * (1 - level) / TRIALS)
+    assert abs(covered / TRIALS - level) < 3 * error, covered / TRIALS
