@@ -99,7 +99,7 @@ def _to_targets(configs: Iterable[Mapping[str, Any]], cells: Plan, execution: Ex
             rest.append({**config, "target": None,
                          "replicates": min(needed[cell_id], limits[cell_id])})
     second, _ = plan(rest)
-    summary = execute(second, execution, progress=progress)
+    summary = execute(second, execution, progress=progress, needed=needed)
     summary.failed = [*pilot.failed, *summary.failed]
     summary.capped = sorted(c for c, n in needed.items() if n > limits[c])
     for cell_id in summary.capped[:SHOWN]:

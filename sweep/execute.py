@@ -45,7 +45,7 @@ from .plan import (
     pieces,
     tasks,
 )
-from .results import cell_rows, cell_table, option_columns, roles
+from .results import NEEDED, cell_rows, cell_table, option_columns, roles
 from .store import ResultsStore, family_directory, format_error, provenance, worker
 from .threads import limit_threads
 
@@ -464,11 +464,13 @@ class _Collector:
     """Assembles the pieces of each cell in flight and stores the cells each task
     completes, together."""
 
-    def __init__(self, store: ResultsStore, replace: set[str], summary: Summary) -> None:
+    def __init__(self, store: ResultsStore, replace: set[str], summary: Summary,
+                 needed: Mapping[str, int] | None = None) -> None:
         from . import __version__
 
         self.store = store
         self.replace = replace
+        self.needed = needed or {}  # the column NEEDED of cells of replicates=auto
         self.summary = summary
         self.version = __version__
         self.commit = git_commit()
@@ -505,7 +507,11 @@ class _Collector:
                 self.store.record_failure(cell, family.columns(cell.prepared), errors[0], record)
                 self.summary.failed.append(cell.cell_id)
                 continue
-            batch.append((cell, cell_rows([p.table for p in parts]), record))
+            table = cell_rows([p.table for p in parts])
+            if cell.cell_id in self.needed:
+                table = table.append_column(NEEDED, pa.array(
+                    [self.needed[cell.cell_id]] * table.num_rows, pa.int64()))
+            batch.append((cell, table, record))
         if batch:
             self.store.commit(batch, self.replace)
             self.summary.done += len(batch)
@@ -553,7 +559,8 @@ def _remaining(cells: Plan, states: bytearray, held: Mapping[str, int]) -> list[
 
 
 def execute(cells: Plan, execution: Execution, progress: bool = True,
-            started: float | None = None) -> Summary:
+            started: float | None = None, needed: Mapping[str, int] | None = None
+            ) -> Summary:
     """Compute every cell of ``cells`` not yet in ``execution.results_dir`` (and those
     ``execution.recompute`` names) and store its rows; ``started`` is the
     :func:`time.perf_counter` at which the command started (this call, by default), for
@@ -588,7 +595,7 @@ def execute(cells: Plan, execution: Execution, progress: bool = True,
         print(f"executor: {summary.executor}")  # the one a run would take, and why
     elif todo:
         print(f"executor: {summary.executor}", flush=True)
-        collector = _Collector(store, replaced, summary)
+        collector = _Collector(store, replaced, summary, needed)
         executor = (ProcessExecutor(pool_size(execution.processes), cells.families,
                                     execution.threads) if name == "processes"
                     else RayExecutor(execution.ray, execution.threads) if name == "ray"

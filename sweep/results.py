@@ -47,6 +47,9 @@ EXECUTION_KEYS = ("results_dir", "executor", "dry_run", "recompute", "threads", 
                   "ray")
 #: Columns the engine adds to every row: they describe the cell, not the row.
 ENGINE_COLUMNS = ("family", "family_version", "seed", "replicates", "cell_id")
+#: The replicates a cell of ``replicates=auto`` needs for its target (Stein's N, before
+#: ``target.max``: above ``replicates``, the cell stopped there); only its cells have it.
+NEEDED = "replicates_needed"
 #: Columns the analysis adds to summaries (the replicate count and the bands' suffixes).
 SUMMARY_COLUMNS = ("n",)
 ROLE_KEY = b"dpsweep"
@@ -105,7 +108,7 @@ class ResultSchema:
         add. (An option may share an index column's name, e.g. ``method``, as long as
         the family does not also make it a constant column: :func:`cell_table` checks.)"""
         bands = {f"{m}{suffix}" for m in self.metrics for suffix in ("_low", "_high")}
-        return {*self.metrics, *ENGINE_COLUMNS, *SUMMARY_COLUMNS, *bands}
+        return {*self.metrics, *ENGINE_COLUMNS, NEEDED, *SUMMARY_COLUMNS, *bands}
 
 
 def check_schema(name: str, schema: ResultSchema) -> None:

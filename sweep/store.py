@@ -53,7 +53,7 @@ import yaml
 
 from .errors import StoreError
 from .plan import FORMAT_VERSION, Cell
-from .results import cell_rows
+from .results import NEEDED, cell_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -448,9 +448,13 @@ class ResultsStore:
         stored = table.filter(pc.equal(table.column("cell_id"), cell.cell_id))
         added = rows.filter(pc.greater_equal(rows.column("replicate"), self.held[cell.cell_id]))
         merged = cell_rows([stored.replace_schema_metadata(rows.schema.metadata), added])
-        where = merged.schema.get_field_index("replicates")
-        merged = merged.set_column(where, merged.schema.field(where), pa.array(
-            [cell.replicates] * merged.num_rows, merged.schema.field(where).type))
+        # The cell's constants that an extension changes, on every row.
+        for name in ("replicates", NEEDED):
+            if name in rows.column_names:
+                where = merged.schema.get_field_index(name)
+                field = rows.schema.field(name)
+                merged = merged.set_column(where, field, pa.array(
+                    [rows.column(name)[0].as_py()] * merged.num_rows, field.type))
         earlier = cell_records(table.schema.metadata)[cell.cell_id]
         return cell, merged.replace_schema_metadata(rows.schema.metadata), {
             **record, "extends": earlier}

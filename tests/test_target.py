@@ -72,6 +72,7 @@ def test_replicates_auto_runs_a_pilot_then_the_rest(tmp_path: Path) -> None:
         first = cell[(cell.replicate < 6) & (cell.t == 20)].sort_values("replicate").error
         need = Target(**target).needed(first.std(ddof=1))
         assert cell.replicate.nunique() == cell.replicates.iloc[0] == need > 6
+        assert set(cell.replicates_needed) == {need}
     # Rerun: nothing to do.
     again = run_configs(configs, progress=False)
     assert (again.done, again.skipped) == (0, 2)
@@ -79,6 +80,10 @@ def test_replicates_auto_runs_a_pilot_then_the_rest(tmp_path: Path) -> None:
     capped = run_configs([{**configs[1], "target": {**target, "max": 8}, "seed": 4}],
                          progress=False)
     assert len(capped.capped) == 1 and "stopped at target.max" in str(capped)
+    [stopped] = capped.capped
+    rows = pd.read_parquet(tmp_path)
+    cell = rows[rows.cell_id == stopped]
+    assert set(cell.replicates) == {8} and cell.replicates_needed.min() > 8
 
 
 def test_bad_targets_are_refused_before_any_work(tmp_path: Path) -> None:
