@@ -57,7 +57,7 @@ def run_configs(configs: Iterable[Mapping[str, Any]], progress: bool = True) -> 
         configs = list(configs)
     cells, execution = plan(configs)
     summary = execute(cells, execution, progress=progress, started=started)
-    if cells.targeted:
+    if cells.targets:
         summary = _to_targets(configs, cells, execution, summary, progress)
     print(summary, flush=True)
     return summary
@@ -75,29 +75,31 @@ def _to_targets(configs: Iterable[Mapping[str, Any]], cells: Plan, execution: Ex
     says what the second stage would cost: exactly once the pilots are stored, else at
     most (every cell to ``target.max``)."""
     from .execute import execute
-    from .plan import make_cell, plan
+    from .plan import plan
     from .store import ResultsStore
-    from .target import AUTO, needs
+    from .target import needs
 
     store = ResultsStore(execution.results_dir)
     store.scan()
-    auto = [cell for cell in cells if cell.target is not None]
-    if execution.dry_run and any(store.held.get(c.cell_id, 0) < c.target.pilot for c in auto):
-        most = sum(c.cost / max(c.replicates, 1) * (c.target.max - c.target.pilot)
-                   for c in auto)
+    targets = cells.targets
+    if execution.dry_run and any(store.held.get(cell_id, 0) < target.pilot
+                                 for cell_id, (_, target) in targets.items()):
+        per = {f"{n:016x}": cost / max(count, 1) for n, cost, count in zip(
+            cells.numbers, cells.costs, cells.replicates, strict=True)}
+        most = sum(per[cell_id] * (target.max - target.pilot)
+                   for cell_id, (_, target) in targets.items())
         pilot.note = (f"then, for their targets, at most {most:.2g} CPU-seconds more (every "
                       f"cell of replicates=auto to its target.max; their pilots' variances "
                       "decide)")
         return pilot
     print(f"pilot: {pilot}", flush=True)
-    needed = needs(auto, store)
-    limits = {c.cell_id: c.target.max for c in auto}
-    rest = []
-    for config in configs:
-        if config.get("replicates") == AUTO:
-            cell_id = make_cell(config).cell_id
-            rest.append({**config, "target": None,
-                         "replicates": min(needed[cell_id], limits[cell_id])})
+    needed = needs(targets, store)
+    limits = {cell_id: target.max for cell_id, (_, target) in targets.items()}
+    # The plan's cells are its configurations' that are not repeats, in order.
+    ids = iter(cells.ids)
+    rest = [{**config, "target": None, "replicates": min(needed[cell_id], limits[cell_id])}
+            for config, new in zip(configs, cells.new, strict=True) if new
+            for cell_id in [next(ids)] if cell_id in targets]
     second, _ = plan(rest)
     summary = execute(second, execution, progress=progress, needed=needed)
     summary.failed = [*pilot.failed, *summary.failed]

@@ -280,14 +280,16 @@ class Plan:
                  ids: array.array, costs: array.array, replace: bytearray,
                  swept: list[str], families: set[str],
                  shared: Mapping[Any, tuple[float, array.array]] | None = None,
-                 replicates: array.array | None = None, targeted: int = 0) -> None:
+                 replicates: array.array | None = None,
+                 targets: Mapping[str, tuple[str, Target]] | None = None) -> None:
         self.configs = configs
         self.new = new  # per configuration: 1 if its cell is not an earlier one's
         self.numbers = ids  # the cells' ids as integers (16 hex digits = 64 bits)
         self.costs = costs  # estimated CPU-seconds of each cell (all its replicates)
         # Each cell's replicate count (a pilot's, for replicates=auto).
         self.replicates = replicates if replicates is not None else array.array("Q")
-        self.targeted = targeted  # how many cells are of replicates=auto
+        # The cells of replicates=auto: by id, their family and target.
+        self.targets = dict(targets or {})
         self.replace = replace  # per cell: 1 if ``recompute`` names it
         self.swept = swept  # the columns that vary over the cells (dry runs only)
         self.families = families
@@ -335,7 +337,7 @@ def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[Plan, Execution]:
         configs = list(configs)
     new, replace = bytearray(), bytearray()
     ids, costs, counts = array.array("Q"), array.array("d"), array.array("Q")
-    targeted = 0
+    targets: dict[str, tuple[str, Target]] = {}
     seen: dict[int, int] = {}  # id: replicates
     families: set[str] = set()
     shared: dict[Any, tuple[float, array.array]] = {}
@@ -363,7 +365,8 @@ def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[Plan, Execution]:
         ids.append(number)
         costs.append(cell.cost)
         counts.append(cell.replicates)
-        targeted += cell.target is not None
+        if cell.target is not None:
+            targets[cell.cell_id] = (cell.family, cell.target)
         families.add(cell.family)
         for key, seconds in shared_work(get_family(cell.family), cell.prepared).items():
             shared.setdefault(key, (seconds, array.array("Q")))[1].append(len(ids) - 1)
@@ -373,7 +376,7 @@ def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[Plan, Execution]:
                 values.setdefault(key, set()).add(_hashable(value))
     swept = [key for key, seen_values in values.items() if len(seen_values) > 1]
     plan = Plan(configs, new, ids, costs, replace, swept, families, shared, counts,
-                targeted)
+                targets)
     return plan, execution or Execution()
 
 

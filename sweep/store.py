@@ -413,8 +413,9 @@ class ResultsStore:
                     for cell in wanted.intersection(ids)}
             extending = {cell.cell_id for cell, _, _ in batch if cell.start and (
                 cell.cell_id in held and self.held[cell.cell_id] < cell.replicates)}
-            batch = [self._extended(held[item[0].cell_id], item)
-                     if item[0].cell_id in extending else item for item in batch
+            merged = self._extended(held, [item for item in batch
+                                           if item[0].cell_id in extending])
+            batch = [merged.get(item[0].cell_id, item) for item in batch
                      if item[0].cell_id in extending or (not item[0].start and (
                          item[0].cell_id not in held or item[0].cell_id in replace))]
             groups: dict[tuple[str, int], list[tuple[Cell, pa.Table, dict[str, Any]]]] = {}
@@ -436,36 +437,52 @@ class ResultsStore:
             self.scan()
         return len(batch)
 
-    def _extended(self, path: Path, item: tuple[Cell, pa.Table, dict[str, Any]]
-                  ) -> tuple[Cell, pa.Table, dict[str, Any]]:
-        """An extension (a cell's replicates from :attr:`Cell.start` on) merged with the
-        cell's rows stored in ``path`` (:func:`~sweep.results.cell_rows`): the stored
-        replicates and analytic rows, and the new replicates the store does not hold yet
-        (another sweep may have extended the cell meanwhile); its record keeps the stored
-        one's (``extends``)."""
-        cell, rows, record = item
-        table = pq.read_table(path)
-        stored = table.filter(pc.equal(table.column("cell_id"), cell.cell_id))
-        added = rows.filter(pc.greater_equal(rows.column("replicate"), self.held[cell.cell_id]))
-        merged = cell_rows([stored.replace_schema_metadata(rows.schema.metadata), added])
-        # The cell's constants that an extension changes, on every row.
-        for name in ("replicates", NEEDED):
-            if name in rows.column_names:
-                where = merged.schema.get_field_index(name)
-                field = rows.schema.field(name)
-                merged = merged.set_column(where, field, pa.array(
-                    [rows.column(name)[0].as_py()] * merged.num_rows, field.type))
-        earlier = cell_records(table.schema.metadata)[cell.cell_id]
-        return cell, merged.replace_schema_metadata(rows.schema.metadata), {
-            **record, "extends": earlier}
+    def _extended(self, held: Mapping[str, Path],
+                  items: Sequence[tuple[Cell, pa.Table, dict[str, Any]]]
+                  ) -> dict[str, tuple[Cell, pa.Table, dict[str, Any]]]:
+        """Extensions (a cell's replicates from :attr:`Cell.start` on), by cell id, each
+        merged with the cell's rows stored in the file ``held`` names
+        (:func:`~sweep.results.cell_rows`): the stored replicates and analytic rows, and
+        the new replicates the store does not hold yet (another sweep may have extended
+        the cell meanwhile); its record keeps the stored one's (``extends``). Each file
+        is read once, whatever number of its cells are extended."""
+        by_file: dict[Path, list[tuple[Cell, pa.Table, dict[str, Any]]]] = {}
+        for item in items:
+            by_file.setdefault(held[item[0].cell_id], []).append(item)
+        merged = {}
+        for path, extended in by_file.items():
+            table = pq.read_table(path)
+            records = cell_records(table.schema.metadata)
+            # A file holds each cell's rows in one run.
+            runs: dict[str, list[int]] = {}
+            for row, cell_id in enumerate(table.column("cell_id").to_pylist()):
+                runs.setdefault(cell_id, [row, row])[1] = row
+            for cell, rows, record in extended:
+                first, last = runs[cell.cell_id]
+                stored = table.slice(first, last - first + 1)
+                added = rows.filter(pc.greater_equal(rows.column("replicate"),
+                                                     self.held[cell.cell_id]))
+                cell_table = cell_rows([stored.replace_schema_metadata(rows.schema.metadata),
+                                        added])
+                # The cell's constants that an extension changes, on every row.
+                for name in ("replicates", NEEDED):
+                    if name in rows.column_names:
+                        where = cell_table.schema.get_field_index(name)
+                        field = rows.schema.field(name)
+                        cell_table = cell_table.set_column(where, field, pa.array(
+                            [rows.column(name)[0].as_py()] * cell_table.num_rows,
+                            field.type))
+                merged[cell.cell_id] = (cell, cell_table.replace_schema_metadata(
+                    rows.schema.metadata), {**record, "extends": records[cell.cell_id]})
+        return merged
 
     def _without(self, path: Path, cells: set[str]) -> _Staged | None:
         """The file at ``path`` without the rows of ``cells``, staged (None if empty)."""
-        table = pq.read_table(path)
-        records = {k: v for k, v in cell_records(table.schema.metadata).items()
+        records = {k: v for k, v in cell_records(pq.read_schema(path).metadata).items()
                    if k not in cells}
-        if not records:
+        if not records:  # every cell leaves: nothing to read
             return None
+        table = pq.read_table(path)
         rows = table.filter(pc.is_in(table.column("cell_id"), pa.array(sorted(records))))
         return self._stage(path.parent, rows, records)
 

@@ -24,7 +24,7 @@ an extension of the pilot (:attr:`sweep.plan.Cell.start`), never a new run.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,12 +134,12 @@ def two_stage_interval(values: Sequence[float], pilot: int, level: float
         values.size)
 
 
-def needs(cells: Iterable[Any], store: Any) -> dict[str, int]:
-    """Stein's N (before the cap) of each cell of ``replicates=auto`` among ``cells``
-    (:class:`sweep.plan.Cell`), from its first ``target.pilot`` replicates stored in
-    ``store`` (:class:`sweep.store.ResultsStore`): the largest over its series (a method,
-    source and the family's own index) at the target's checkpoint. Each file is read once,
-    for all the cells it holds."""
+def needs(targets: Mapping[str, tuple[str, Target]], store: Any) -> dict[str, int]:
+    """Stein's N (before the cap) of each cell of ``targets`` (cell id: its family and
+    target), from its first ``target.pilot`` replicates stored in ``store``
+    (:class:`sweep.store.ResultsStore`): the largest over its series (a method, source
+    and the family's own index) at the target's checkpoint. Each file is read once, for
+    all the cells it holds."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -148,42 +148,38 @@ def needs(cells: Iterable[Any], store: Any) -> dict[str, int]:
 
     store.scan()
     where = {cell: path for path, ids in store.files.items() for cell in ids}
-    by_file: dict[Any, list[Any]] = {}
-    for cell in cells:
-        if cell.target is None:
-            continue
-        if store.held.get(cell.cell_id, 0) < cell.target.pilot:
-            raise ValueError(f"cell {cell.cell_id}: its pilot is not stored")
-        by_file.setdefault(where[cell.cell_id], []).append(cell)
+    by_file: dict[Any, list[str]] = {}
+    for cell_id, (_, target) in targets.items():
+        if store.held.get(cell_id, 0) < target.pilot:
+            raise ValueError(f"cell {cell_id}: its pilot is not stored")
+        by_file.setdefault(where[cell_id], []).append(cell_id)
     found = {}
     for path, held in by_file.items():
-        family = get_family(held[0].family)  # a file holds cells of one family
+        family = get_family(targets[held[0]][0])  # a file holds cells of one family
         series = ["method", "source", *family.schema.index]
-        metrics = sorted({cell.target.metric for cell in held})
+        metrics = sorted({targets[cell_id][1].metric for cell_id in held})
         table = pq.read_table(path, columns=["cell_id", "replicate", "t", *series, *metrics])
-        table = table.filter(pc.is_in(table.column("cell_id"),
-                                      pa.array([cell.cell_id for cell in held])))
+        table = table.filter(pc.is_in(table.column("cell_id"), pa.array(held)))
         frames = dict(iter(table.to_pandas().groupby("cell_id", sort=False)))
-        for cell in held:
-            found[cell.cell_id] = _need(cell, frames[cell.cell_id], series)
+        for cell_id in held:
+            found[cell_id] = _need(cell_id, targets[cell_id][1], frames[cell_id], series)
     return found
 
 
-def _need(cell: Any, frame: Any, series: list[str]) -> int:
-    """Stein's N of ``cell`` from its stored rows ``frame``."""
-    target = cell.target
+def _need(cell_id: str, target: Target, frame: Any, series: list[str]) -> int:
+    """Stein's N of the cell ``cell_id`` from its stored rows ``frame``."""
     frame = frame[frame.replicate.notna() & (frame.replicate < target.pilot)]
     at = frame.t.max() if target.at == "last" else target.at
     frame = frame[frame.t == at]
     if target.methods is not None:
         missing = set(target.methods) - set(frame.method)
         if missing:
-            raise ConfigError(f"target.methods: cell {cell.cell_id} has no rows of method "
+            raise ConfigError(f"target.methods: cell {cell_id} has no rows of method "
                               f"{sorted(missing)[0]!r} at t = {at}; its methods: "
                               + ", ".join(sorted(set(frame.method))))
         frame = frame[frame.method.isin(target.methods)]
     if frame.empty:
-        raise ConfigError(f"target.at: cell {cell.cell_id} has no replicate rows at t = {at}")
+        raise ConfigError(f"target.at: cell {cell_id} has no replicate rows at t = {at}")
     runs = {key: group.sort_values("replicate")[target.metric].to_numpy()
             for key, group in frame.groupby(series, dropna=False)}
     return max(target.needed(s) for s in pilot_deviations(runs, target.pilot).values())
