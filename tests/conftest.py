@@ -13,9 +13,11 @@ import pytest
 #: Files whose tests are few and long (reports rendered, sweeps through the command line,
 #: literal transcriptions run): run first, so that the suite on several workers, a file
 #: per worker at a time, does not end with one worker on one of them alone.
-FIRST = ("test_figures.py", "test_analysis.py", "test_executors.py", "test_reference.py",
-         "test_sweep.py", "test_continual_analysis.py", "test_kernels.py", "test_variance.py",
-         "test_external_family.py")
+#: The first two are of different families, so that the two workers do not both compile
+#: the same kernels at the start (numba's cache serves the second to need them).
+FIRST = ("test_figures.py", "test_continual_analysis.py", "test_analysis.py",
+         "test_executors.py", "test_reference.py", "test_sweep.py", "test_kernels.py",
+         "test_variance.py", "test_external_family.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -206,6 +206,7 @@ def test_paper_figure_draws_its_panel_or_says_what_is_missing() -> None:
         FIGURES["fig4_left"].draw(summary)
 
 
+@pytest.mark.slow  # a sweep, then the report drawn twice: half a minute
 def test_report_on_a_quickstart_sweep(tmp_path: Path) -> None:
     sweep = run_cli(["-m", "+experiment=quickstart", "t_max=300", "n_agents=12",
                      "replicates=3", "checkpoints=8", "executor=serial", "results_dir=results"],

@@ -49,8 +49,8 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pd.DataFrame]:
     return _cells(directory)
 
 
-@pytest.mark.parametrize("executor", ["serial", "processes",
-                                      pytest.param("ray", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("executor", ["serial", *(pytest.param(name, marks=pytest.mark.slow)
+                                                 for name in ("processes", "ray"))])
 def test_extending_gives_the_rows_of_a_fresh_run(executor: str, tmp_path: Path,
                                                   fresh: dict[str, pd.DataFrame]) -> None:
     assert _run(tmp_path, 2, executor).done == len(CONFIGS)

@@ -227,7 +227,7 @@ def test_an_extension_killed_at_any_step_resumes_without_loss_or_duplication(
     ResultsStore(stored).compact(cells=10)  # extending rewrites a file of other cells too
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     killed_mid_way = 0
-    for kill_at in (1, 2, 3, 5, 8, 13, 21, 34, 55):
+    for kill_at in (1, 3, 8, 13, 34, 55):
         directory = tmp_path / f"kill_{kill_at}"
         shutil.copytree(stored, directory)
         done = subprocess.run([sys.executable, "-c", EXTENDER, str(directory), str(kill_at)],
