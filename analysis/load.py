@@ -348,14 +348,16 @@ def _footers(files: list[str], listed: bool) -> Iterator[_File]:
     footers: Iterable[tuple[str, tuple[pa.Schema, int]]] = zip(
         files, _threaded(_footer, files), strict=True)
     chosen: dict[str, tuple[int, str]] = {}  # cell: (replicates, path)
+    found: dict[str, Any] = {}  # path: its provenance, when read in the first pass
     if listed:  # two passes, over footers kept: which copy of each cell to read
         footers = list(footers)
         for path, (schema, _) in footers:
-            for cell, count in (provenance_of(path, schema.metadata, True)[1] or {}).items():
+            found[path] = provenance_of(path, schema.metadata, True)
+            for cell, count in (found[path][1] or {}).items():
                 if cell not in chosen or count > chosen[cell][0]:
                     chosen[cell] = (count, path)
     for path, (schema, rows) in footers:
-        version, cells = provenance_of(path, schema.metadata, listed)
+        version, cells = found.pop(path, None) or provenance_of(path, schema.metadata, False)
         skip: set[str] = set()
         if listed:
             skip = {cell for cell in cells if chosen[cell][1] != path}

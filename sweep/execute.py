@@ -425,22 +425,22 @@ class Summary:
         where = self.results_dir
         if len(self.families) == 1:  # where pandas reads every column of the family
             where = os.path.join(self.results_dir, self.families[0])
-        more = f" ({self.extended} extended)" if self.extended else ""
         after = f"; {self.note}" if self.note else ""
         if self.capped:
             after += (f"; {len(self.capped)} of replicates=auto stopped at target.max before "
                       "their precision")
         if self.estimate is not None:
             again = f", {self.replaced} of them present" if self.replaced else ""
-            more = (f", {self.extended} to extend with more replicates" if self.extended
-                    else "")
+            extend = (f", {self.extended} to extend with more replicates" if self.extended
+                      else "")
             return (
                 f"{self.cells} cells: {self.skipped + self.replaced + self.extended} present,"
-                f" {self.cells - self.skipped - self.extended} to compute{again}{more} (about "
+                f" {self.cells - self.skipped - self.extended} to compute{again}{extend} (about "
                 f"{self.estimate:.2g} CPU-seconds){damaged}; results in {where}{after}"
             )
+        extended = f" ({self.extended} extended)" if self.extended else ""
         return (
-            f"{self.cells} cells: {self.done} done{more}, {self.skipped} skipped (already "
+            f"{self.cells} cells: {self.done} done{extended}, {self.skipped} skipped (already "
             f"present), {len(self.failed)} failed in {self.seconds:.1f} s{damaged}; results "
             f"in {where}{after}"
         )

@@ -103,6 +103,14 @@ class Family(Protocol):
         """
 
 
+def _renames(family: str) -> Mapping[int, Mapping[str, str]]:
+    """``family``'s declared ``renamed`` (none for a family that is not found)."""
+    try:
+        return getattr(get_family(family), "renamed", {})
+    except ConfigError:
+        return {}
+
+
 def current_names(family: str, version: int) -> dict[str, str]:
     """The columns of results of ``family`` made by ``version`` that a later version
     renamed, and their names now (old: new).
@@ -111,10 +119,7 @@ def current_names(family: str, version: int) -> dict[str, str]:
     at once, so that two names may swap). A file of an earlier version is read under the
     names of the newest (:func:`analysis.load`). An unknown family renames nothing.
     """
-    try:
-        steps = getattr(get_family(family), "renamed", {})
-    except ConfigError:
-        return {}
+    steps = _renames(family)
     names: dict[str, str] = {}
     for step in sorted(v for v in steps if v > version):
         moved = steps[step]
@@ -127,23 +132,18 @@ def current_names(family: str, version: int) -> dict[str, str]:
 def renamed_option(family: str, name: str) -> str | None:
     """"``name``: renamed ``new`` in version N" if ``family`` renamed its column (and
     option) ``name``, for the error of an unknown option; else None."""
-    try:
-        steps = getattr(get_family(family), "renamed", {})
-    except ConfigError:
+    steps = _renames(family)
+    if not steps:
         return None
+    from .results import option_columns
+
+    current = option_columns(get_family(family).options)
     for version in sorted(steps, reverse=True):
-        if name in steps[version] and name not in option_names(family):
+        if name in steps[version] and name not in current:
             new = current_names(family, version - 1).get(name, steps[version][name])
             return (f"{name}: renamed {new} in version {version} of family {family} "
                     f"(use {new}=...)")
     return None
-
-
-def option_names(family: str) -> set[str]:
-    """The flat names of ``family``'s options (its columns' names)."""
-    from .results import option_columns
-
-    return set(option_columns(get_family(family).options))
 
 
 def shared_work(family: Family, prepared: Any) -> Mapping[Any, float]:

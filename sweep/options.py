@@ -381,6 +381,19 @@ def check_delta(name: str, delta: float, units: int | None, count: str, unit: st
          delta)
 
 
+def check_gaussian_epsilon(prefix: str, epsilon: float, release_epsilon: float) -> None:
+    """Refuse an ``epsilon`` whose per-p-sum share ``release_epsilon`` (after the splits
+    of PM-II and Sch-Var-1, if any) exceeds 1: Lemmas 1 and 3's Gaussian mechanism
+    holds for 0 < ε <= 1 only. ``prefix`` is where the ``noise`` option is."""
+    if release_epsilon <= 1.0:
+        return
+    parts = epsilon / release_epsilon
+    allowed = f"in (0, 1] for {prefix}noise=gaussian (Lemma 1)" if parts == 1 else (
+        f"at most {parts:g} for {prefix}noise=gaussian: each p-sum gets ε/{parts:g}, "
+        "which Lemma 1 needs in (0, 1]")
+    fail("epsilon", allowed, epsilon)
+
+
 def check_release_guarantee(release: Any, prefix: str, epsilon: float, delta: float,
                             t_max: int, samples: int, count: str) -> None:
     """Refuse a run of Private-ColME's mechanisms (journal, Sec. IV) whose guarantee is

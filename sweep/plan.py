@@ -219,9 +219,9 @@ def make_cell(config: Mapping[str, Any]) -> Cell:
     """The cell of one resolved configuration; :class:`ConfigError` if anything is invalid."""
     options = {k: v for k, v in config.items() if k not in EXECUTION_KEYS}
     spec = options.pop("family", "colme")
-    target = _target(options.pop("replicates", 1), options.pop("target", None))
-    replicates = target.pilot if target else _integer("replicates", config.get(
-        "replicates", 1), 0)
+    asked = options.pop("replicates", 1)
+    target = _target(asked, options.pop("target", None))
+    replicates = target.pilot if target else _integer("replicates", asked, 0)
     seed = _integer("seed", options.pop("seed", 0), 0)
     family: Family = get_family(spec)
     if target and target.metric not in family.schema.metrics:

@@ -94,14 +94,18 @@ def cell_records(metadata: Mapping[bytes, bytes] | None) -> dict[str, dict[str, 
 UNCOUNTED = 2**62
 
 
+def _counts(records: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
+    """The replicates each cell of ``records`` holds; a record without its count (not
+    written by a sweep) holds :data:`UNCOUNTED`, so it is never extended."""
+    return {cell: int(record.get("config", {}).get("replicates", UNCOUNTED))
+            for cell, record in records.items()}
+
+
 def _footer_cells(path: Path) -> dict[str, int] | None:
     """The cells a file's footer lists and the replicates it holds of each, if it reads
     and matches the file's name."""
     try:
-        records = cell_records(pq.read_schema(path).metadata)
-        # A record without its count (not written by a sweep) is never extended.
-        held = {cell: int(record.get("config", {}).get("replicates", UNCOUNTED))
-                for cell, record in records.items()}
+        held = _counts(cell_records(pq.read_schema(path).metadata))
     except (OSError, pa.ArrowException, KeyError, ValueError, TypeError, AttributeError):
         return None
     return held if held and file_name(list(held)) == path.stem else None
@@ -145,9 +149,7 @@ def provenance_of(path: str | Path, metadata: Mapping[bytes, bytes] | None, cell
         return (header["family"], int(header["family_version"])), None
     try:
         records = cell_records(metadata)
-        return _family_of(records), {
-            cell: int(record.get("config", {}).get("replicates", UNCOUNTED))
-            for cell, record in records.items()}
+        return _family_of(records), _counts(records)
     except (KeyError, ValueError, TypeError, StopIteration, yaml.YAMLError):
         return None, {Path(path).name.removesuffix(SUFFIX): UNCOUNTED}
 

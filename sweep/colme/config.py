@@ -23,6 +23,7 @@ from ..options import (
     ROWS,
     TAIL,
     check_checkpoints,
+    check_gaussian_epsilon,
     check_magnitude,
     check_release_guarantee,
     checkpoint_times,
@@ -236,16 +237,7 @@ class ColmeConfig:
             fail("welch_dof", "paper unless variance is inferred or inferred_bayes",
                  self.welch_dof)
         if self.noise == "gaussian" and self.mechanism != "none":
-            epsilon, _ = self.release_budget()
-            if epsilon > 1.0:
-                # Lemmas 1 and 3 hold for 0 < ε <= 1 only; this is the ε each p-sum is
-                # calibrated with (after the splits of PM-II and Sch-Var-1, if any).
-                parts = self.epsilon / epsilon
-                allowed = "in (0, 1] for noise=gaussian (Lemma 1)" if parts == 1 else (
-                    f"at most {parts:g} for noise=gaussian: each p-sum gets ε/{parts:g}, "
-                    "which Lemma 1 needs in (0, 1]"
-                )
-                fail("epsilon", allowed, self.epsilon)
+            check_gaussian_epsilon("", self.epsilon, self.release_budget()[0])
         choice("weights", self.weights, WEIGHTS)
         choice("schedule", self.schedule, SCHEDULES)
         choice("class_estimator", self.class_estimator, CLASS_ESTIMATORS)

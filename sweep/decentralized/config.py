@@ -31,6 +31,7 @@ from ..options import (
     ROWS,
     TAIL,
     check_checkpoints,
+    check_gaussian_epsilon,
     check_magnitude,
     check_release_guarantee,
     checkpoint_times,
@@ -313,13 +314,7 @@ class DecentralizedConfig:
             fail("delta", "in (0, 1)", self.delta)
         self.privacy.validate()
         if self.private and self.privacy.noise == "gaussian":
-            epsilon, _ = self.release_budget()
-            if epsilon > 1.0:
-                parts = self.epsilon / epsilon
-                allowed = "in (0, 1] for privacy.noise=gaussian (Lemma 1)" if parts == 1 else (
-                    f"at most {parts:g} for privacy.noise=gaussian: each p-sum gets "
-                    f"ε/{parts:g}, which Lemma 1 needs in (0, 1]")
-                fail("epsilon", allowed, self.epsilon)
+            check_gaussian_epsilon("privacy.", self.epsilon, self.release_budget()[0])
         if self.privacy.mechanism != "none" and self.samples == "gaussian":
             fail("samples", f"bernoulli or uniform with privacy.mechanism="
                  f"{self.privacy.mechanism} (the release's sensitivity needs bounded "
