@@ -1,0 +1,266 @@
+"""The papers' statements as data, and the one function that decides them.
+
+A :class:`Statement` declares one statement of a paper: where it is made (``section``),
+its words (``quote``), the cases it covers (``cases``), what is measured in each case
+(``select``: named calls of the study's measures, :data:`M`), and how the rule's
+evidence is made of those numbers (``rule``, one of :data:`RULES`). :func:`evaluate`
+turns a list of statements into the rows of a claims table
+(:class:`~analysis.claims.Claim`), one per case. A study keeps only its *measures*: a
+class whose methods compute, from the results, a number (exact), an :class:`Estimate`
+(a mean with its standard error), an :class:`Interval`, the runs of a quantity (paired
+across cells on common random numbers) or a piece of evidence made whole.
+
+The texts of a statement (``case``, ``ours``, ``reading`` and a rule's ``what``) are
+templates (:func:`fill`): ``{name}`` is a case's parameter, a selected number or one of
+the section's values; ``{x:sci}`` writes a number as the documents do
+(:data:`FORMATS`), and ``{schedule:schedule}`` names a value in the paper's words
+(:func:`analysis.labels.name`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import string
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .claims import Claim, Evidence, Factor, Ordering, Unchecked, Value
+from .labels import name
+from .numbers import number, percent, pvalue, sci, with_error
+
+#: How a template writes a number: ``{x:sci}``.
+FORMATS: dict[str, Callable[[float], str]] = {
+    "sci": sci, "percent": percent, "number": number, "pvalue": pvalue,
+    "number2": lambda x: number(x, 2), "count": lambda x: f"{x:,.0f}"}
+
+
+# -- What a measure gives --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over runs and its standard error; a template writes it ``mean ± se``
+    (``{a:sci}``: ``4.01e-7 ± 3.72e-8``)."""
+
+    mean: float
+    se: float
+
+    def __format__(self, spec: str) -> str:
+        return with_error(self.mean, self.se, FORMATS[spec] if spec else None)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate with its 95% interval [``low``, ``high``] (a bootstrap's, or exact)."""
+
+    estimate: float
+    low: float
+    high: float
+
+    def __format__(self, spec: str) -> str:
+        return format(self.estimate, spec) if spec not in FORMATS else \
+            FORMATS[spec](self.estimate)
+
+
+@dataclass(frozen=True)
+class Select:
+    """A call of a study's measure, ``M.final("fig4", noise="{noise}")``: the measure's
+    name and its arguments, in which ``"{p}"`` is the case's parameter ``p`` itself, any
+    other text with braces a template of the case's parameters, and a :class:`Select` the
+    number it measures (``M.ratio(M.final(...), M.exact(...))``)."""
+
+    measure: str
+    args: tuple[Any, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def key(self, params: Mapping[str, Any]) -> _Key:
+        """The call with the case's parameters put in: hashable, so that a number
+        measured for several cases is measured once."""
+        return _Key((self.measure, tuple(_put(a, params) for a in self.args),
+                     tuple(sorted((k, _put(v, params)) for k, v in self.options.items()))))
+
+
+class _Key(tuple):
+    """A :class:`Select` with its parameters put in: (measure, args, options)."""
+
+
+def _put(value: Any, params: Mapping[str, Any]) -> Any:
+    if isinstance(value, Select):
+        return value.key(params)
+    if isinstance(value, tuple):
+        return tuple(_put(v, params) for v in value)
+    if not isinstance(value, str) or "{" not in value:
+        return value
+    if value[0] == "{" and value[-1] == "}" and value[1:-1] in params:
+        return params[value[1:-1]]
+    return fill(value, params)
+
+
+class _Measures:
+    """``M.name(*args, **options)`` is the :class:`Select` of the measure ``name``."""
+
+    def __getattr__(self, measure: str) -> Callable[..., Select]:
+        return lambda *args, **options: Select(measure, args, options)
+
+
+#: Where a statement selects its numbers: ``M.final("fig2_left", schedule="{s}")``.
+M = _Measures()
+
+
+# -- Templates -------------------------------------------------------------------------
+
+class _Formatter(string.Formatter):
+    def format_field(self, value: Any, spec: str) -> str:
+        if spec in FORMATS and not isinstance(value, Estimate | Interval):
+            return FORMATS[spec](value)
+        if spec and spec.isidentifier() and spec not in FORMATS:
+            return name(spec, value)
+        return format(value, spec)
+
+
+_FORMATTER = _Formatter()
+
+
+def fill(template: str, names: Mapping[str, Any]) -> str:
+    """``template`` with its fields filled from ``names`` (see the module's text)."""
+    return _FORMATTER.vformat(template, (), names)
+
+
+def cases(**axes: Sequence[Any]) -> tuple[dict[str, Any], ...]:
+    """Every combination of the axes' values, as a statement's cases:
+    ``cases(s=("rr", "rrr"))``."""
+    return tuple(dict(zip(axes, combo, strict=True))
+                 for combo in itertools.product(*axes.values()))
+
+
+# -- Rules: how the evidence is made of the selected numbers -----------------------------
+
+Numbers = Mapping[str, Any]
+
+
+def _runs(x: Any) -> bool:
+    return isinstance(x, np.ndarray | pd.Series)
+
+
+@dataclass(frozen=True)
+class Below:
+    """The :class:`~analysis.claims.Ordering` of ``a`` − ``b``: two estimates (their
+    standard errors combined), an estimate and an exact number, two exact numbers, or
+    the runs of two cells paired on common random numbers."""
+
+    what: str
+    claimed: str = "<"
+
+    def evidence(self, got: Numbers, names: Numbers) -> Evidence:
+        what, a, b = fill(self.what, names), got["a"], got["b"]
+        if _runs(a):
+            return Ordering.paired_runs(what, a, b, self.claimed)
+        a, b = (x if isinstance(x, Estimate) else Estimate(float(x), 0.0) for x in (a, b))
+        return Ordering.of(what, a.mean, a.se, b.mean, b.se, self.claimed)
+
+
+@dataclass(frozen=True)
+class Near:
+    """The :class:`~analysis.claims.Value` (or, with ``factor``,
+    :class:`~analysis.claims.Factor`) of ``x`` against the printed ``printed``: an
+    :class:`Estimate` (its normal interval) or an :class:`Interval`; ``band`` where the
+    paper's precision is not that of its last digit, or an exact number selected as
+    ``exact`` (a band of width 0 at it: no tolerance)."""
+
+    what: str
+    printed: str
+    band: tuple[float, float] | None = None
+    factor: bool = False
+
+    def evidence(self, got: Numbers, names: Numbers) -> Evidence:
+        what, x, printed = fill(self.what, names), got["x"], fill(self.printed, names)
+        # Held against an exact number (a check of the project's): a band of width 0.
+        band = (got["exact"],) * 2 if "exact" in got else self.band
+        kind = Factor if self.factor else Value
+        if isinstance(x, Estimate):
+            return kind.of(what, x.mean, x.se, printed, band=band)
+        return kind(what, x.estimate, x.low, x.high, printed, band)
+
+
+@dataclass(frozen=True)
+class Given:
+    """Evidence a measure makes whole (a slope's bootstrap, a guarantee's count), selected
+    as ``evidence``."""
+
+    def evidence(self, got: Numbers, names: Numbers) -> Evidence:
+        return got["evidence"]
+
+
+@dataclass(frozen=True)
+class NoRule:
+    """No rule applies (:class:`~analysis.claims.Unchecked`), and ``why``."""
+
+    why: str
+
+    def evidence(self, got: Numbers, names: Numbers) -> Evidence:
+        return Unchecked(fill(self.why, names))
+
+
+#: The ways a statement's evidence is made of its numbers.
+RULES = (Below, Near, Given, NoRule)
+Rule = Below | Near | Given | NoRule
+
+
+# -- Statements ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of a paper, declared.
+
+    ``section`` is where the paper makes it; ``quote`` its words, quoted or closely
+    paraphrased with their qualifiers (not a template); ``rule`` the rule that decides it;
+    ``select`` the numbers the rule reads, by name (``a`` and ``b`` for an ordering, ``x``
+    for a value, ``evidence`` for evidence made whole; any other name is for the texts);
+    ``cases`` the cases it covers, one row each (a :class:`Select` where the data decide
+    them, e.g. an order found in the results); ``case``, ``ours`` (what we measure, in
+    words) and ``reading`` (what explains a verdict other than *agrees*) the texts of a
+    row.
+    """
+
+    section: str
+    quote: str
+    rule: Rule
+    select: Mapping[str, Select] = field(default_factory=dict)
+    cases: Sequence[Mapping[str, Any]] | Select = ({},)
+    case: str = ""
+    ours: str = ""
+    reading: str = ""
+
+
+def evaluate(statements: Sequence[Statement], measures: object,
+             values: Mapping[str, Any] | None = None) -> list[Claim]:
+    """The rows of ``statements``, one per case, in the order declared: each case's
+    numbers measured by ``measures`` (each distinct call once), its evidence made by the
+    statement's rule and its texts filled from the case's parameters, its numbers and
+    the section's ``values``."""
+    measured: dict[_Key, Any] = {}
+
+    def measure(key: _Key) -> Any:
+        if key not in measured:
+            called, args, options = key
+            args = [measure(a) if isinstance(a, _Key) else a for a in args]
+            options = {k: measure(v) if isinstance(v, _Key) else v for k, v in options}
+            measured[key] = getattr(measures, called)(*args, **options)
+        return measured[key]
+
+    rows = []
+    for statement in statements:
+        every = statement.cases
+        if isinstance(every, Select):
+            every = measure(every.key({}))
+        for params in every:
+            got = {k: measure(s.key(params)) for k, s in statement.select.items()}
+            names = {**(values or {}), **params, **got}
+            rows.append(Claim(
+                statement.section, statement.quote, statement.rule.evidence(got, names),
+                fill(statement.case, names), fill(statement.ours, names),
+                fill(statement.reading, names)))
+    return rows
