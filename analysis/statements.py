@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .claims import Claim, Evidence, Factor, Ordering, Unchecked, Value
+from .claims import Claim, Evidence, Factor, Ordering, Unchecked, Value, printed_band
 from .labels import name
 from .numbers import number, percent, pvalue, sci, with_error
 
@@ -167,18 +167,21 @@ class Near:
     """The :class:`~analysis.claims.Value` (or, with ``factor``,
     :class:`~analysis.claims.Factor`) of ``x`` against the printed ``printed``: an
     :class:`Estimate` (its normal interval) or an :class:`Interval`; ``band`` where the
-    paper's precision is not that of its last digit, or an exact number selected as
-    ``exact`` (a band of width 0 at it: no tolerance)."""
+    paper's precision is not that of its last digit (or ``unit``: ± half of it around
+    ``printed``, a template), or an exact number selected as ``exact`` (a band of width 0
+    at it: no tolerance)."""
 
     what: str
     printed: str
     band: tuple[float, float] | None = None
     factor: bool = False
+    unit: float | None = None
 
     def evidence(self, got: Numbers, names: Numbers) -> Evidence:
         what, x, printed = fill(self.what, names), got["x"], fill(self.printed, names)
         # Held against an exact number (a check of the project's): a band of width 0.
-        band = (got["exact"],) * 2 if "exact" in got else self.band
+        band = (got["exact"],) * 2 if "exact" in got else \
+            printed_band(printed, self.unit) if self.unit else self.band
         kind = Factor if self.factor else Value
         if isinstance(x, Estimate):
             return kind.of(what, x.mean, x.se, printed, band=band)
@@ -259,8 +262,13 @@ def evaluate(statements: Sequence[Statement], measures: object,
         for params in every:
             got = {k: measure(s.key(params)) for k, s in statement.select.items()}
             names = {**(values or {}), **params, **got}
-            rows.append(Claim(
-                statement.section, statement.quote, statement.rule.evidence(got, names),
-                fill(statement.case, names), fill(statement.ours, names),
-                fill(statement.reading, names)))
+            try:
+                rows.append(Claim(
+                    statement.section, statement.quote, statement.rule.evidence(got, names),
+                    fill(statement.case, names), fill(statement.ours, names),
+                    fill(statement.reading, names)))
+            except KeyError as missing:
+                raise KeyError(f"{statement.section}, {statement.quote[:50]}…: a template "
+                               f"names {missing}, which is neither a parameter of the case, "
+                               "a selected number nor a value") from None
     return rows
