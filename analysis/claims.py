@@ -52,9 +52,10 @@ class Verdict(enum.Enum):
 
 # -- Numbers as printed ---------------------------------------------------------------------
 
-def _show(x: float, digits: int = 3, rounding: str = "nearest") -> str:
-    """``x`` to ``digits`` significant digits, rounded to nearest, ``"down"`` or ``"up"``
-    (an interval's ends are rounded outwards), with a true minus sign."""
+def shown(x: float, digits: int = 3, rounding: str = "nearest") -> str:
+    """``x`` as the rules print it: to ``digits`` significant digits, rounded to nearest,
+    ``"down"`` or ``"up"`` (an interval's ends are rounded outwards), with a true minus
+    sign."""
     if math.isinf(x):
         return "−∞" if x < 0 else "∞"
     if math.isnan(x):  # an interval too few runs cannot give
@@ -164,8 +165,8 @@ class Ordering(Evidence):
 
     def text(self) -> str:
         how = "exact" if self.se == 0 else "paired" if self.paired else "independent"
-        z = _show(self.z) if math.isinf(self.z) else f"{self.z:.2f}".replace("-", "−")
-        return (f"{self.what} = {_show(self.difference)} ± {_show(self.se)} ({how}), "
+        z = shown(self.z) if math.isinf(self.z) else f"{self.z:.2f}".replace("-", "−")
+        return (f"{self.what} = {shown(self.difference)} ± {shown(self.se)} ({how}), "
                 f"z = {z}; claimed {self.claimed} 0")
 
     def decide(self) -> Verdict:
@@ -240,9 +241,9 @@ class Value(Evidence):
     def text(self) -> str:
         s = self.suffix
         lo, hi = self.bounds()
-        return (f"{self.what} = {_show(self.estimate)}{s}, 95% CI [{_show(self.low, 4, 'down')}{s}"
-                f", {_show(self.high, 4, 'up')}{s}]; against {self.printed}{s} → "
-                f"[{_show(lo, 4, 'down')}{s}, {_show(hi, 4, 'up')}{s}]")
+        return (f"{self.what} = {shown(self.estimate)}{s}, 95% CI [{shown(self.low, 4, 'down')}{s}"
+                f", {shown(self.high, 4, 'up')}{s}]; against {self.printed}{s} → "
+                f"[{shown(lo, 4, 'down')}{s}, {shown(hi, 4, 'up')}{s}]")
 
     def decide(self) -> Verdict:
         lo, hi = self.bounds()
@@ -303,8 +304,8 @@ class Slope(Evidence):
                          rf"(?P<hi>{NUMBER})\] over (?P<fit>.+); theory (?P<theory>{NUMBER})$")
 
     def text(self) -> str:
-        return (f"{self.what} = {_show(self.estimate)}, 95% CI [{_show(self.low, 4, 'down')}, "
-                f"{_show(self.high, 4, 'up')}] over {self.fit}; theory {_show(self.theory)}")
+        return (f"{self.what} = {shown(self.estimate)}, 95% CI [{shown(self.low, 4, 'down')}, "
+                f"{shown(self.high, 4, 'up')}] over {self.fit}; theory {shown(self.theory)}")
 
     def decide(self) -> Verdict:
         if math.isnan(self.low) or math.isnan(self.high):
@@ -356,8 +357,8 @@ class Guarantee(Evidence):
         lo, hi = self.interval()
         margin = f"; margin {self.margin}" if self.margin else ""
         return (f"{self.what}: {self.violations} of {self.runs} runs break it, 95% CI "
-                f"[{_show(100 * lo, 3, 'down')}%, {_show(100 * hi, 3, 'up')}%]; allowed "
-                f"{_show(100 * self.allowed)}%{margin}")
+                f"[{shown(100 * lo, 3, 'down')}%, {shown(100 * hi, 3, 'up')}%]; allowed "
+                f"{shown(100 * self.allowed)}%{margin}")
 
     def decide(self) -> Verdict:
         lo, hi = self.interval()
@@ -409,8 +410,8 @@ class Curves(Evidence):
         return (1 - CONFIDENCE) / self.checkpoints
 
     def text(self) -> str:
-        return (f"{self.what}: smallest Welch p = {_show(self.p)} at t = {self.at} of "
-                f"{self.checkpoints} checkpoints; family-wise 5% → p ≥ {_show(self.level)}")
+        return (f"{self.what}: smallest Welch p = {shown(self.p)} at t = {self.at} of "
+                f"{self.checkpoints} checkpoints; family-wise 5% → p ≥ {shown(self.level)}")
 
     def decide(self) -> Verdict:
         return Verdict.AGREES if self.p >= self.level else Verdict.DISAGREES

@@ -13,12 +13,14 @@ across cells on common random numbers) or a piece of evidence made whole.
 The texts of a statement (``case``, ``ours``, ``reading`` and a rule's ``what``) are
 templates (:func:`fill`): ``{name}`` is a case's parameter, a selected number or one of
 the section's values; ``{x:sci}`` writes a number as the documents do
-(:data:`FORMATS`), and ``{schedule:schedule}`` names a value in the paper's words
-(:func:`analysis.labels.name`).
+(:data:`FORMATS`), ``{schedule:schedule}`` names a value in the paper's words
+(:func:`analysis.labels.name`: a spec that is a column of the vocabulary), and any other
+spec is Python's (``{t:,}``, ``{r:.3g}``).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import string
 from collections.abc import Callable, Mapping, Sequence
@@ -28,14 +30,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .claims import Claim, Evidence, Factor, Ordering, Unchecked, Value, printed_band
-from .labels import name
+from .claims import Claim, Evidence, Factor, Ordering, Unchecked, Value, printed_band, shown
+from .labels import name, vocabulary
 from .numbers import number, percent, pvalue, sci, with_error
 
 #: How a template writes a number: ``{x:sci}``.
 FORMATS: dict[str, Callable[[float], str]] = {
     "sci": sci, "percent": percent, "number": number, "pvalue": pvalue,
-    "number2": lambda x: number(x, 2), "count": lambda x: f"{x:,.0f}"}
+    "number2": lambda x: number(x, 2), "count": lambda x: f"{x:,.0f}",
+    # As the rules print their numbers: three digits, a true minus sign.
+    "signed": shown}
 
 
 # -- What a measure gives --------------------------------------------------------------
@@ -113,20 +117,31 @@ M = _Measures()
 # -- Templates -------------------------------------------------------------------------
 
 class _Formatter(string.Formatter):
+    """Fills a template: :data:`FORMATS` by name, the value of a column the vocabulary
+    names or has a symbol for in the words of ``family`` (every study's if None:
+    ``PM-I``, ``ε = 0.5``), Python's specs otherwise."""
+
+    def __init__(self, family: str | None = None) -> None:
+        self.family = family
+        words = vocabulary(family)
+        self.columns = {*words.names, *words.symbols}
+
     def format_field(self, value: Any, spec: str) -> str:
         if spec in FORMATS and not isinstance(value, Estimate | Interval):
             return FORMATS[spec](value)
-        if spec and spec.isidentifier() and spec not in FORMATS:
-            return name(spec, value)
+        if spec in self.columns:
+            return name(spec, value, self.family)
         return format(value, spec)
 
 
-_FORMATTER = _Formatter()
+@functools.cache
+def _formatter(family: str | None) -> _Formatter:
+    return _Formatter(family)
 
 
-def fill(template: str, names: Mapping[str, Any]) -> str:
+def fill(template: str, names: Mapping[str, Any], family: str | None = None) -> str:
     """``template`` with its fields filled from ``names`` (see the module's text)."""
-    return _FORMATTER.vformat(template, (), names)
+    return _formatter(family).vformat(template, (), names)
 
 
 def cases(**axes: Sequence[Any]) -> tuple[dict[str, Any], ...]:
@@ -139,6 +154,8 @@ def cases(**axes: Sequence[Any]) -> tuple[dict[str, Any], ...]:
 # -- Rules: how the evidence is made of the selected numbers -----------------------------
 
 Numbers = Mapping[str, Any]
+#: A template filled with a case's names (:func:`fill`).
+Text = Callable[[str], str]
 
 
 def _runs(x: Any) -> bool:
@@ -149,14 +166,19 @@ def _runs(x: Any) -> bool:
 class Below:
     """The :class:`~analysis.claims.Ordering` of ``a`` − ``b``: two estimates (their
     standard errors combined), an estimate and an exact number, two exact numbers, or
-    the runs of two cells paired on common random numbers."""
+    the runs of two cells paired on common random numbers (by replicate, for series
+    indexed by it: the replicates both hold)."""
 
     what: str
     claimed: str = "<"
 
-    def evidence(self, got: Numbers, names: Numbers) -> Evidence:
-        what, a, b = fill(self.what, names), got["a"], got["b"]
+    def evidence(self, got: Numbers, text: Text) -> Evidence:
+        what, a, b = text(self.what), got["a"], got["b"]
         if _runs(a):
+            if isinstance(a, pd.Series) and isinstance(b, pd.Series):
+                # Paired by replicate: the runs both cells hold (their counts may differ).
+                common = a.index.intersection(b.index)
+                a, b = a[common], b[common]
             return Ordering.paired_runs(what, a, b, self.claimed)
         a, b = (x if isinstance(x, Estimate) else Estimate(float(x), 0.0) for x in (a, b))
         return Ordering.of(what, a.mean, a.se, b.mean, b.se, self.claimed)
@@ -165,11 +187,12 @@ class Below:
 @dataclass(frozen=True)
 class Near:
     """The :class:`~analysis.claims.Value` (or, with ``factor``,
-    :class:`~analysis.claims.Factor`) of ``x`` against the printed ``printed``: an
-    :class:`Estimate` (its normal interval) or an :class:`Interval`; ``band`` where the
-    paper's precision is not that of its last digit (or ``unit``: ± half of it around
-    ``printed``, a template), or an exact number selected as ``exact`` (a band of width 0
-    at it: no tolerance)."""
+    :class:`~analysis.claims.Factor`) of ``x`` against the printed ``printed`` (a
+    template): ``x`` an :class:`Estimate` (its normal interval), an :class:`Interval` or
+    an exact number. The band is the numbers that print as ``printed``; ± half ``unit``
+    around it where the paper's precision is not that of its last digit; ``band`` as
+    given; or, with an exact number selected as ``exact``, the band of width 0 at it (no
+    tolerance)."""
 
     what: str
     printed: str
@@ -177,14 +200,16 @@ class Near:
     factor: bool = False
     unit: float | None = None
 
-    def evidence(self, got: Numbers, names: Numbers) -> Evidence:
-        what, x, printed = fill(self.what, names), got["x"], fill(self.printed, names)
+    def evidence(self, got: Numbers, text: Text) -> Evidence:
+        what, x, printed = text(self.what), got["x"], text(self.printed)
         # Held against an exact number (a check of the project's): a band of width 0.
         band = (got["exact"],) * 2 if "exact" in got else \
             printed_band(printed, self.unit) if self.unit else self.band
         kind = Factor if self.factor else Value
         if isinstance(x, Estimate):
             return kind.of(what, x.mean, x.se, printed, band=band)
+        if not isinstance(x, Interval):  # an exact number: an interval of width 0
+            x = Interval(float(x), float(x), float(x))
         return kind(what, x.estimate, x.low, x.high, printed, band)
 
 
@@ -193,7 +218,7 @@ class Given:
     """Evidence a measure makes whole (a slope's bootstrap, a guarantee's count), selected
     as ``evidence``."""
 
-    def evidence(self, got: Numbers, names: Numbers) -> Evidence:
+    def evidence(self, got: Numbers, text: Text) -> Evidence:
         return got["evidence"]
 
 
@@ -203,8 +228,8 @@ class NoRule:
 
     why: str
 
-    def evidence(self, got: Numbers, names: Numbers) -> Evidence:
-        return Unchecked(fill(self.why, names))
+    def evidence(self, got: Numbers, text: Text) -> Evidence:
+        return Unchecked(text(self.why))
 
 
 #: The ways a statement's evidence is made of its numbers.
@@ -231,7 +256,7 @@ class Statement:
     section: str
     quote: str
     rule: Rule
-    select: Mapping[str, Select] = field(default_factory=dict)
+    select: Mapping[str, Any] = field(default_factory=dict)
     cases: Sequence[Mapping[str, Any]] | Select = ({},)
     case: str = ""
     ours: str = ""
@@ -239,11 +264,13 @@ class Statement:
 
 
 def evaluate(statements: Sequence[Statement], measures: object,
-             values: Mapping[str, Any] | None = None) -> list[Claim]:
+             values: Mapping[str, Any] | None = None, family: str | None = None
+             ) -> list[Claim]:
     """The rows of ``statements``, one per case, in the order declared: each case's
-    numbers measured by ``measures`` (each distinct call once), its evidence made by the
-    statement's rule and its texts filled from the case's parameters, its numbers and
-    the section's ``values``."""
+    numbers measured by ``measures`` (each distinct call once; a selected value that is
+    not a :class:`Select` is taken as it is), its evidence made by the statement's rule
+    and its texts filled from the case's parameters, its numbers and the section's
+    ``values``, with the values of a vocabulary column named in ``family``'s words."""
     measured: dict[_Key, Any] = {}
 
     def measure(key: _Key) -> Any:
@@ -260,13 +287,17 @@ def evaluate(statements: Sequence[Statement], measures: object,
         if isinstance(every, Select):
             every = measure(every.key({}))
         for params in every:
-            got = {k: measure(s.key(params)) for k, s in statement.select.items()}
+            got = {k: measure(s.key(params)) if isinstance(s, Select) else s
+                   for k, s in statement.select.items()}
             names = {**(values or {}), **params, **got}
+
+            def text(template: str, names: Mapping[str, Any] = names) -> str:
+                return fill(template, names, family)
+
             try:
                 rows.append(Claim(
-                    statement.section, statement.quote, statement.rule.evidence(got, names),
-                    fill(statement.case, names), fill(statement.ours, names),
-                    fill(statement.reading, names)))
+                    statement.section, statement.quote, statement.rule.evidence(got, text),
+                    text(statement.case), text(statement.ours), text(statement.reading)))
             except KeyError as missing:
                 raise KeyError(f"{statement.section}, {statement.quote[:50]}…: a template "
                                f"names {missing}, which is neither a parameter of the case, "

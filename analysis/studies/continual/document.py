@@ -2,25 +2,29 @@
 template (``continual.md`` in this package) names, computed from the presets' rows.
 
 :func:`values` gathers them: the order statistics of each preset's quantiles and its
-setting in words, and the findings of each preset (:func:`orders_values`,
-:func:`scaling_values`, :func:`epsilon_values`, :func:`constants_values`).
+setting in words, the findings of each preset (:func:`orders_values`,
+:func:`scaling_values`, :func:`epsilon_values`, :func:`constants_values`), and the rows of
+the claims and checks tables: the statements declared in :mod:`.statements`, decided from
+the numbers :class:`Measures` takes of the runs.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.claims import Verdict, markdown_table
+from analysis.claims import Guarantee, Ordering, Slope, Verdict, markdown_table
 from analysis.document import Values
 from analysis.labels import name
 from analysis.numbers import number, percent, sci, span
 from analysis.order_statistics import LEVEL, quantile_ranks
+from analysis.statements import Interval, evaluate
 from analysis.study import Results
 from sweep.continual.api import METHODS, ORDERS, PRIVATE
 
@@ -28,6 +32,7 @@ from .figures import (
     DRAWS,
     FAMILY,
     ORDER,
+    SCALING_FIT,
     _orders_present,
     activations,
     at_end,
@@ -38,20 +43,222 @@ from .figures import (
     scaling_ranges,
     slopes,
 )
-from .verdicts import DIMENSION_FIT, EPSILON_FIT, SCALING_FIT, at_t, checks, claims, paired
+from .statements import CHECKS, CLAIMS, DIMENSION_FIT, EPSILON_FIT
 
 
 def values(results: Results) -> Values:
     """Every value of the section's template, from the rows of the presets' results: the
     paper's claims (``continual_claims``) and the project's checks (``continual_checks``),
-    each decided by a declared rule (:mod:`.verdicts`), and the descriptive tables."""
+    declared in :mod:`.statements` and decided from the :class:`Measures`, and the
+    descriptive tables."""
+    measures = Measures(results)
     return {**quantile_values(results.runs), **setting_values(results.runs),
             **orders_values(results), **scaling_values(results), **epsilon_values(results),
             **constants_values(results), **noise_values(results),
             **dimension_values(results), "level": percent(LEVEL),
             "epsilon_fit": f"{EPSILON_FIT[0]:g}–{EPSILON_FIT[1]:g}",
             "dimension_fit": f"{DIMENSION_FIT[0]:g}–{DIMENSION_FIT[1]:g}",
-            "continual_claims": claims(results), "continual_checks": checks(results)}
+            "continual_claims": evaluate(CLAIMS, measures),
+            "continual_checks": evaluate(CHECKS, measures)}
+
+
+# -- What the statements measure -----------------------------------------------------------
+
+def at_t(rows: pd.DataFrame, y: str = "abs_error", **where: object) -> pd.Series:
+    """The simulated ``y`` at T of the one cell selected by ``where`` (``noise_scale=None``
+    selects the calibrated noise), by replicate."""
+    chosen = final(rows)
+    for column, value in where.items():
+        chosen = chosen[chosen[column].isna()] if value is None else chosen[
+            chosen[column] == value]
+    if chosen.cell_id.nunique() != 1:
+        raise ValueError(f"{where} selects {chosen.cell_id.nunique()} cells, not one")
+    return chosen.set_index("replicate")[y].sort_index()
+
+
+def paired(what: str, a: pd.Series, b: pd.Series, claimed: str = "<") -> Ordering:
+    """A − B over the replicates both cells ran, paired on their common data."""
+    common = a.index.intersection(b.index)
+    return Ordering.paired_runs(what, a[common].to_numpy(), b[common].to_numpy(), claimed)
+
+
+def _signed(x: float) -> str:
+    """``x`` to three significant digits, with a true minus sign."""
+    return f"{x:.3g}".replace("-", "−")
+
+
+@dataclass(frozen=True)
+class BoundSlope(Slope):
+    """A measured slope judged against the slope of the theorem's own bound over the same
+    cells (``theory``), with the bare ``exponent`` of its Õ(·) rate, shown, not judged;
+    and their words for a row (``bare``, ``bound``, ``side``, ``held``)."""
+
+    exponent: float
+
+    @property
+    def bare(self) -> str:
+        return _signed(self.exponent)
+
+    @property
+    def bound(self) -> str:
+        return _signed(self.theory)
+
+    @property
+    def side(self) -> str:
+        """Where the interval lies against the bound's slope, when it excludes it."""
+        return "above" if self.low > self.theory else "below"
+
+    @property
+    def held(self) -> str:
+        return "holds" if self.low <= self.exponent <= self.high else "excludes"
+
+
+class Measures:
+    """The numbers the statements (:mod:`.statements`) read, from the presets' runs: each
+    method a measure, ``M.name(...)`` in a declaration. A case's arrival order is given as
+    ``order`` (the column ``order.kind``)."""
+
+    def __init__(self, results: Results) -> None:
+        self.runs = results.runs
+        self._at_end: dict[str, pd.DataFrame] = {}
+
+    def _cells(self, preset: str) -> pd.DataFrame:
+        """The cells of ``preset`` at T (:func:`~.figures.at_end`), computed once."""
+        if preset not in self._at_end:
+            self._at_end[preset] = at_end(self.runs[preset])
+        return self._at_end[preset]
+
+    def _where(self, preset: str, **where: Any) -> pd.DataFrame:
+        rows = self.runs[preset]
+        for column, value in where.items():
+            rows = rows[rows[column] == value]
+        return rows
+
+    # Cases, where the data decide them.
+
+    def orders(self, preset: str, among: Sequence[str] = tuple(ORDERS)) -> list[dict[str, str]]:
+        """The arrival orders of ``among`` that ``preset`` ran, in that order."""
+        present = set(self.runs[preset][ORDER])
+        return [{"kind": o, "order": _order(o)} for o in among if o in present]
+
+    def applies(self, preset: str, methods: Sequence[str]) -> list[dict[str, str]]:
+        """(method, arrival order) where the method's theorem applies at T in every run."""
+        cells = self._cells(preset)
+        return [{"method": m, "kind": o, "order": _order(o)} for m in methods for o in ORDERS
+                if (cells.applies & (cells.method == m) & (cells.order == o)).any()]
+
+    def fitted(self, fits: pd.DataFrame, method: str) -> list[dict[str, str]]:
+        """The one case of ``method`` if :meth:`fits` fitted it, else none."""
+        return [{"method": method}] if method in fits.index else []
+
+    def waiting(self, preset: str) -> list[dict[str, Any]]:
+        """Algorithm 3 under round robin before t = n(m − 1), when a user first has its m
+        samples (Sec. 3): the wait, the checkpoints before it, the most samples μ̂_t uses
+        there (``used``), its error's range over them and the runs; no case if there is
+        no such checkpoint."""
+        rows = self.runs[preset]
+        simulated = rows[(rows.source == "simulated") & (rows.method == "alg3")
+                         & (rows[ORDER] == "round_robin")]
+        if simulated.empty:
+            return []
+        cell = simulated.iloc[0]
+        wait = int(cell.n_users) * (int(cell.max_samples) - 1)
+        before = simulated[simulated.t < wait]
+        if before.empty:
+            return []
+        return [{"wait": wait, "first": before.t.min(), "last": before.t.max(),
+                 "used": float(before.samples_used.max()), "low": before.abs_error.min(),
+                 "high": before.abs_error.max(), "runs": before.replicate.nunique()}]
+
+    def shares_used(self, preset: str, methods: Sequence[str]) -> list[dict[str, Any]]:
+        """For each of ``methods`` that ran, the smallest share of the t samples μ̂_t uses
+        over the runs, checkpoints and orders (``least``), and by order (``shares``)."""
+        simulated = self.runs[preset][self.runs[preset].source == "simulated"]
+        found = []
+        for method in [m for m in methods if m in set(simulated.method)]:
+            mine = simulated[simulated.method == method]
+            share = (mine.samples_used / mine.t).groupby(mine[ORDER]).min()
+            found.append({"method": method, "least": float(share.min()), "shares": ", ".join(
+                f"{_order(o)} {share[o]:.3g}" for o in ORDERS if o in share.index)})
+        return found
+
+    # Numbers.
+
+    def at_t(self, preset: str, y: str = "abs_error", **where: Any) -> pd.Series:
+        """:func:`at_t` of ``preset``'s runs."""
+        return at_t(self.runs[preset], y, **{ORDER if c == "order" else c: v
+                                               for c, v in where.items()})
+
+    def mean(self, runs: pd.Series) -> float:
+        """The mean over the runs."""
+        return runs.mean()
+
+    def largest_difference(self, a: pd.Series, b: pd.Series) -> float:
+        """The largest |A − B| over the replicates both cells ran."""
+        return float((a - b).abs().max())
+
+    def exact(self, x: float) -> Interval:
+        """A number measured without error: an interval of width 0."""
+        return Interval(x, x, x)
+
+    def paired_difference(self, a: pd.Series, b: pd.Series) -> str:
+        """:func:`paired` A − B in words: ``−0.606 ± 0.804 (paired, z = −0.753)``."""
+        gap = paired("", a, b)
+        return f"{_signed(gap.difference)} ± {_signed(gap.se)} (paired, z = {_signed(gap.z)})"
+
+    def equal_noise(self, preset: str) -> float:
+        """The equal noise η of ``preset``'s cells (``noise_scale`` > 0)."""
+        scale = self.runs[preset].noise_scale.dropna()
+        return float(scale[scale > 0].iloc[0])
+
+    def fits(self, preset: str, x: str, fit: tuple[float, float], **where: Any
+             ) -> pd.DataFrame:
+        """Each method's log–log slope of its mean error at T on ``x`` over the range
+        ``fit`` (:func:`~.figures.slopes`), by method, in the cells ``where`` selects."""
+        return slopes(self._where(preset, **where), x, {"fit": fit}).set_index("method")
+
+    def slope(self, fits: pd.DataFrame, method: str, exponent: float, what: str, fit: str
+              ) -> BoundSlope:
+        """``method``'s slope of :meth:`fits`, against its bound's, over the range ``fit``
+        (in words), with the bare ``exponent`` of its Õ(·) rate."""
+        r = fits.loc[method]
+        return BoundSlope(what, float(r.slope), float(r.ci_low), float(r.ci_high),
+                          float(r.bound), fit, exponent)
+
+    def guarantee(self, preset: str, method: str, order: str, units: int, what: str
+                  ) -> Guarantee:
+        """The runs of ``method``'s cell under ``order`` whose error at T breaks its bound,
+        against the failure probability ``units`` × δ its statement allows, with the
+        margin of its (1 − δ) quantile."""
+        cells = self._cells(preset)
+        cell = cells[(cells.method == method) & (cells.order == order)].iloc[0]
+        rows = self.runs[preset]
+        within = final(rows[rows.cell_id == cell.cell_id]).within_bound.dropna()
+        return Guarantee(what, int((within == 0).sum()), int(within.size),
+                         units * float(cells.failure_probability.iloc[0]),
+                         f"1 − δ quantile at {cell.q_error / cell.bound:.2g}× the bound")
+
+    def proviso(self, preset: str, **where: Any) -> list[dict[str, Any]]:
+        """The case of the cells ``where`` selects, if the preset ran them: their overall
+        ε and Sec. 4's proviso at T, in words. Its left side, Σ_u min{m_u(T), M_T/2}, is
+        at least the number of users seen (each gives one sample or more, M_T >= 2); its
+        right side is √(dM_T)/ε with the Õ's logs set to 1. With the theorem's logs and
+        constants it is Algorithm 6's condition (11) at each coordinate's ε₀, which the
+        preset records (``diversity``)."""
+        last = final(self._where(preset, **where))
+        if last.empty:
+            return []
+        seen, m_t = float(last.n_users_seen.min()), float(last.max_count.mean())
+        eps = float(last.epsilon.iloc[0])
+        right = [math.sqrt(d * m_t) / eps for d in sorted(last.dimension.unique())]
+        held = float(last.diversity.mean())
+        return [{"epsilon": eps, "proviso": (
+            f"‖μ̂_T − μ‖_∞ over the d coordinates. The proviso at T: Σ_u min{{m_u, M_T/2}} "
+            f"≥ {seen:,.0f} users seen against √(dM_T)/ε = {right[0]:.3g}–{right[-1]:.3g} "
+            f"with the logs set to 1 ({'met' if seen >= right[-1] else 'not met everywhere'}); "
+            f"(11) at each coordinate's ε₀ holds in {held:.0%} of the runs at T"
+            + (": the preset runs Algorithm 5, given the prior, in place of Algorithm 6"
+               if held < 1 else ""))}]
 
 
 def quantile_values(runs: Mapping[str, pd.DataFrame]) -> Values:

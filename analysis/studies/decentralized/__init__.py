@@ -3,9 +3,10 @@ Leonardi, AAAI 2025, as their public code implements it; and this project's priv
 variants), the family ``decentralized``: its vocabulary, its views, and its section of
 ``docs/decentralized.md``.
 
-The statistics across runs and the figures are in :mod:`.figures`, the numbers and
-verdicts of the section in :mod:`.document`, the summary of the reference's own runs,
-against which the section holds ours, in :mod:`.reference`.
+The statistics across runs and the figures are in :mod:`.figures`, the statements the
+section decides in :mod:`.statements`, its numbers, tables and verdicts in
+:mod:`.document`, the summary of the reference's own runs, against which the section holds
+ours, in :mod:`.reference`.
 
 ``python -m analysis decentralized ROOT --out docs`` renders the document from the
 presets' results under ``ROOT`` (``ROOT/decentralized_reference``,

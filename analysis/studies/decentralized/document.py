@@ -2,39 +2,38 @@
 verdict its template (``decentralized.md`` in this package) names, computed from the
 presets' rows and the summary of the reference's runs (:mod:`.reference`).
 
-- :func:`agreement_values`: our runs against the reference's at every checkpoint, per
-  algorithm, N and quantity (:class:`~analysis.claims.Curves`), and a table of both at
-  a few checkpoints;
-- :func:`claim_rows`: the AAAI abstract's claims (per-agent cost O(r) and O(r log|A|),
-  convergence to the oracle) and the reference's values measured on one run;
-- :func:`degree_values` and :func:`privacy_values`: what the degree and the private
-  sweeps find.
+The statements the section decides are declared in :mod:`.statements`; :class:`Measures`
+computes what they select. The tables are :func:`agreement_tables` (our runs against the
+reference's at a few checkpoints), :func:`degree_values` and :func:`privacy_values`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.claims import Claim, Curves, Factor, Ordering, Value, Verdict, markdown_table
+from analysis.claims import Claim, Curves, Factor, Ordering, Verdict, markdown_table
 from analysis.document import Values, cell_provenance
 from analysis.labels import name
 from analysis.load import MissingData
-from analysis.numbers import number, sci
+from analysis.numbers import sci
+from analysis.statements import Estimate, Interval, evaluate
 from analysis.study import Results
 
 from .figures import ALGORITHMS, FAMILY, REFERENCE_N, half_width, interval
 from .reference import stored
+from .statements import AGREEMENT, CLAIMS, PRIVACY, QUANTITIES
 
-#: The quantities held against the reference's runs: (row of ours, metric, label); the
-#: algorithm's rows are its estimate's, ``{a}_oracle`` its oracle's.
-QUANTITIES = (("{a}", "within", "within 0.1: estimate"), ("local", "within", "within 0.1: local"),
-              ("{a}_oracle", "within", "within 0.1: oracle"),
-              ("{a}", "wrong_links", "wrong links"), ("{a}", "lost_links", "lost links"))
+#: The columns of a cell's parameters, by the names the statements give them.
+PARAMETERS = {"algorithm": "method", "n_nodes": "graph.n_nodes", "degree": "graph.degree",
+              "mechanism": "privacy.mechanism", "epsilon": "epsilon"}
 #: The steps at which the detail tables show both sides: the checkpoints nearest these.
 SHOWN = (2, 10, 100, 300, 500, 750, 1000, 1500, 2000)
 #: How the time per agent-step grows, by whether the fitted slope exceeds 1.
@@ -42,23 +41,21 @@ GROWTH = {True: "faster than", False: "about as fast as"}
 #: Whether private C-ColME beats the local mean, by the verdict of its check.
 BEATS = {Verdict.AGREES: "yes", Verdict.DISAGREES: "no: worse than the local mean",
          Verdict.INCONCLUSIVE: "the runs cannot tell them apart"}
-#: The values the reference's code printed on one run (seed 111, N = 10⁴, C-ColME, the
-#: first run of its process), by (quantity, iteration): ``iteration`` + 1 samples.
-REFERENCE_RUN = ((("c_colme", "within"), 500, "0.227"), (("c_colme", "within"), 1000, "0.978"),
-                 (("c_colme", "wrong_links"), 1000, "146"), (("c_colme", "within"), 1500, "1.0"),
-                 (("c_colme", "wrong_links"), 1500, "0"), (("local", "within"), 500, "0.736"),
-                 (("local", "within"), 1999, "0.975"))
+#: Said of a checkpoint where one side takes the same value in all its runs.
+NO_SPREAD = (" (one side takes the same value in all its runs: so rare an event is far from "
+             "the normal law Welch's test assumes)")
 
 
 def values(results: Results) -> Values:
     """Every value of the section's template."""
-    reference = results.runs["decentralized_reference"]
-    degree = results.runs["decentralized_degree"]
-    return {**setting_values(reference), **agreement_values(reference, stored()),
-            **degree_values(degree), **privacy_values(results.runs["decentralized_private"]),
-            "decentralized_claims": [*cost_claims(results, "decentralized_degree"),
-                                     *convergence_claims(degree),
-                                     *reference_run_claims(reference)]}
+    measures = Measures(results)
+    private = evaluate(PRIVACY, measures, family=FAMILY)
+    return {**setting_values(measures.rows("reference")),
+            "agreement_checks": evaluate(AGREEMENT, measures, family=FAMILY),
+            "agreement_tables": agreement_tables(measures),
+            "decentralized_claims": evaluate(CLAIMS, measures, family=FAMILY),
+            **degree_values(measures.rows("degree")),
+            "privacy_checks": private, **privacy_values(measures, private)}
 
 
 # -- Runs --------------------------------------------------------------------------------
@@ -98,6 +95,14 @@ def nearest(times: Iterable[int], t: float) -> int:
     return int(times[np.abs(times - t).argmin()])
 
 
+def prediction(values: pd.Series) -> tuple[float, float, float]:
+    """The mean of ``values`` (one per run) and the Student-t 95% prediction interval of
+    one more run."""
+    mean = float(values.mean())
+    half = float(half_width(values.std(ddof=1), len(values), prediction=True))
+    return mean, mean - half, mean + half
+
+
 def setting_values(rows: pd.DataFrame) -> Values:
     first = rows.iloc[0]
     runs = int(rows.replicate.nunique())
@@ -121,178 +126,236 @@ def welch(m1: np.ndarray, s1: np.ndarray, n1: np.ndarray, m2: np.ndarray, s2: np
     return np.where(s1**2 / n1 + s2**2 / n2 > 0, p, np.where(m1 == m2, 1.0, 0.0))
 
 
-def compared(rows: pd.DataFrame, reference: pd.DataFrame, algorithm: str, n_nodes: int,
-             method: str, metric: str) -> pd.DataFrame:
-    """Ours and the reference's mean, standard deviation and runs of one quantity at
-    every checkpoint both have, with Welch's p-value."""
-    ours = per_run(cell_of(rows, method=algorithm, **{"graph.n_nodes": n_nodes}), method, metric)
-    theirs = reference[(reference.algorithm == algorithm) & (reference.n_nodes == n_nodes)
-                       & (reference.method == method) & (reference.metric == metric)]
-    both = theirs.set_index("t").join(pd.DataFrame({
-        "ours_mean": ours.mean(), "ours_sd": ours.std(ddof=1), "ours_runs": ours.count()}),
-        how="inner")
-    both["p"] = welch(both["mean"].to_numpy(), both["sd"].to_numpy(), both["runs"].to_numpy(),
-                      both["ours_mean"].to_numpy(), both["ours_sd"].to_numpy(),
-                      both["ours_runs"].to_numpy())
-    return both.reset_index()
+class Sides(NamedTuple):
+    """The reference's and our mean ± Student-t 95% half-width at checkpoint ``t``, and
+    ``note``: what to say where one side takes the same value in all its runs."""
+
+    t: int
+    theirs: str
+    ours: str
+    note: str
 
 
-def _sides(row: pd.Series, metric: str) -> tuple[str, str]:
-    """The reference's and our mean ± Student-t 95% half-width in ``row`` (of
-    :func:`compared`): fractions to three decimals, link counts to units."""
-    digits = ".3f" if metric == "within" else ".0f"
+@dataclass(frozen=True)
+class Compared:
+    """One quantity, ``metric``, of our runs and of the reference's at every checkpoint
+    both have (:meth:`Measures.compared`): ``frame`` holds, by ``t``, the reference's
+    ``mean``, ``sd`` and ``runs``, ours (``ours_mean``, ``ours_sd``, ``ours_runs``) and
+    Welch's ``p``."""
 
-    def text(mean: float, sd: float, runs: int) -> str:
-        return f"{mean:{digits}} ± {float(half_width(sd, runs)):{digits}}"
+    frame: pd.DataFrame
+    metric: str
 
-    return (text(row["mean"], row["sd"], row["runs"]),
-            text(row["ours_mean"], row["ours_sd"], row["ours_runs"]))
+    @property
+    def runs(self) -> int:
+        """Our runs (the fewest at a checkpoint)."""
+        return int(self.frame["ours_runs"].min())
+
+    @property
+    def their_runs(self) -> int:
+        """The reference's runs (the fewest at a checkpoint)."""
+        return int(self.frame["runs"].min())
+
+    def _row(self, t: int | None) -> pd.Series:
+        """The checkpoint ``t``, or the one of the smallest p-value."""
+        if t is None:
+            return self.frame.loc[self.frame["p"].idxmin()]
+        return self.frame[self.frame.t == t].iloc[0]
+
+    def curves(self, label: str, t: int | None = None) -> Curves:
+        """The curves rule at checkpoint ``t`` (default: the smallest p-value's)."""
+        row = self._row(t)
+        return Curves(label, float(row["p"]), int(row["t"]), len(self.frame))
+
+    def sides(self, t: int | None = None) -> Sides:
+        """Both sides at checkpoint ``t`` (default: the smallest p-value's): fractions to
+        three decimals, link counts to units."""
+        row = self._row(t)
+        digits = ".3f" if self.metric == "within" else ".0f"
+
+        def text(mean: float, sd: float, runs: int) -> str:
+            return f"{mean:{digits}} ± {float(half_width(sd, runs)):{digits}}"
+
+        return Sides(int(row["t"]), text(row["mean"], row["sd"], row["runs"]),
+                     text(row["ours_mean"], row["ours_sd"], row["ours_runs"]),
+                     NO_SPREAD if row["ours_sd"] == 0 or row["sd"] == 0 else "")
 
 
-def agreement_values(rows: pd.DataFrame, reference: pd.DataFrame) -> Values:
-    """The checks of our runs against the reference's (``agreement_checks``) and the
-    detail tables (``agreement_tables``)."""
-    checks, tables = [], []
-    sizes = sorted(set(rows["graph.n_nodes"]) & set(reference.n_nodes))
+def agreement_tables(measures: Measures) -> str:
+    """Per algorithm and N, the reference's and our means ± Student-t 95% half-widths of
+    every quantity at the checkpoints nearest :data:`SHOWN`, ✗ where the curves rule
+    holds the checkpoint's p-value below its family-wise level."""
+    tables = []
     for algorithm in ALGORITHMS:
-        for n_nodes in sizes:
-            found = {}
-            for method, metric, label in QUANTITIES:
-                method = method.format(a=algorithm)
-                both = compared(rows, reference, algorithm, n_nodes, method, metric)
-                found[label] = both
-                worst = both.loc[both["p"].idxmin()]
-                evidence = Curves(label, float(worst["p"]), int(worst["t"]), len(both))
-                theirs, ours = _sides(worst, metric)
-                reading = (f"largest difference at t = {int(worst['t'])}: reference {theirs}, "
-                           f"ours {ours}")
-                if worst["ours_sd"] == 0 or worst["sd"] == 0:
-                    reading += (" (one side takes the same value in all its runs: so rare an "
-                                "event is far from the normal law Welch's test assumes)")
-                checks.append(Claim(
-                    "code", f"the {label} curve agrees with the reference's runs",
-                    evidence, case=f"{name('method', algorithm, FAMILY)}, N = {n_nodes:,}",
-                    ours=(f"{int(both['ours_runs'].min())} runs against the reference's "
-                          f"{int(both['runs'].min())}"),
-                    reading="" if evidence.decide() is Verdict.AGREES else reading))
-            tables.append(_detail_table(algorithm, n_nodes, found))
-    return {"agreement_checks": checks, "agreement_tables": "\n\n".join(tables)}
+        for n_nodes in measures.sizes:
+            found = [measures.compared(algorithm, n_nodes, method.format(algorithm=algorithm),
+                                       metric) for method, metric, _ in QUANTITIES]
+            lines = []
+            for t in dict.fromkeys(nearest(found[0].frame.t, t) for t in SHOWN):
+                cells = [f"{t:,}"]
+                for both in found:
+                    sides = both.sides(t)
+                    mark = "" if both.curves("", t).decide() is Verdict.AGREES else " ✗"
+                    cells.append(f"{sides.theirs} / {sides.ours}{mark}")
+                lines.append(cells)
+            title = f"**{name('method', algorithm, FAMILY)}, N = {n_nodes:,}** (reference / ours)"
+            header = ["t", *(label for _, _, label in QUANTITIES)]
+            tables.append(f"{title}\n\n" + markdown_table(header, lines))
+    return "\n\n".join(tables)
 
 
-def _detail_table(algorithm: str, n_nodes: int, found: dict[str, pd.DataFrame]) -> str:
-    """The reference's and our means ± Student-t 95% half-widths at the checkpoints
-    nearest :data:`SHOWN`."""
-    times = next(iter(found.values()))["t"]
-    shown = list(dict.fromkeys(nearest(times, t) for t in SHOWN))
-    lines = []
-    for t in shown:
-        cells = [f"{t:,}"]
-        for (_, metric, _), both in zip(QUANTITIES, found.values(), strict=True):
-            row = both[both.t == t].iloc[0]
-            held = Curves("", float(row["p"]), t, len(both)).decide()
-            mark = "" if held is Verdict.AGREES else " ✗"
-            cells.append(" / ".join(_sides(row, metric)) + mark)
-        lines.append(cells)
-    title = f"**{name('method', algorithm, FAMILY)}, N = {n_nodes:,}** (reference / ours)"
-    return f"{title}\n\n" + markdown_table(["t", *found], lines)
+# -- What the statements measure -----------------------------------------------------------
 
+class Measures:
+    """What the section's statements (:mod:`.statements`) select, from the rows of the
+    presets (``decentralized_<preset>``) and the summary of the reference's runs; a cell
+    is named by its parameters (:data:`PARAMETERS`)."""
 
-# -- The abstract's claims and the reference's measured values ---------------------------
+    def __init__(self, results: Results) -> None:
+        self.results = results
+        self.theirs = stored()
 
-def cost_claims(results: Results, preset: str) -> list[Claim]:
-    """Per-agent cost O(r) (C-ColME) and O(r log|A|) (B-ColME, at a fixed depth D: O(r)):
-    the log–log slope of the compute time per agent and step against r over the degree
-    preset's cells, held below 1 (:class:`Ordering`, z ≥ 2; the slope's standard error
-    from the fit's residuals)."""
-    records = cell_provenance(results, preset)
-    rows = results.runs[preset]
-    cells = rows.drop_duplicates("cell_id").set_index("cell_id")
-    claims = []
-    for algorithm, claim in (("c_colme", "C-ColME's per-agent cost is O(r)"),
-                             ("b_colme", "B-ColME's per-agent cost is O(r log|A|)")):
-        of = cells[cells.method == algorithm]
-        if len(of) < 3:
-            continue
-        seconds = np.array([records[c]["wall_seconds"] for c in of.index])
-        work = (of["graph.n_nodes"] * of["t_max"] * of["replicates"]).to_numpy(float)
-        x = np.log(of["graph.degree"].to_numpy(float))
-        y = np.log(seconds / work)
-        fit = stats.linregress(x, y)
-        degrees = of["graph.degree"].to_numpy()
-        order = np.argsort(degrees)
-        per_step = ", ".join(f"{sci(seconds[i] / work[i])} s at r = {degrees[i]:g}"
-                             for i in order)
-        case = (f"r = {degrees.min():g}–{degrees.max():g}"
-                + (f", D = {of['depth'].iloc[0]:g}" if algorithm == "b_colme" else ""))
-        claims.append(Claim(
-            "abstract", claim,
-            Ordering("log–log slope of compute time per agent-step against r − 1",
-                     fit.slope - 1.0, fit.stderr, "<"),
-            case=case,
-            ours=f"compute time per agent-step (estimate, oracle and baselines): {per_step}",
-            reading="" if fit.slope + 2 * fit.stderr < 1 else
-            f"the slope is not below 1 at z ≥ 2: the time grows {GROWTH[fit.slope > 1]} r "
-            "over these degrees; one timing per cell, and the memory's share of a step "
-            "grows with the arrays, which outgrow the caches as r grows"))
-    return claims
+    def rows(self, preset: str) -> pd.DataFrame:
+        return self.results.runs[f"decentralized_{preset}"]
 
+    def cell(self, preset: str, **parameters: Any) -> pd.DataFrame:
+        """Every row of the one cell of ``preset`` with these parameters (:func:`cell_of`)."""
+        return cell_of(self.rows(preset), **{PARAMETERS[k]: v for k, v in parameters.items()})
 
-def convergence_claims(rows: pd.DataFrame) -> list[Claim]:
-    """Convergence to the oracle: per algorithm and degree, the ratio of the estimate's
-    mean squared error at the last step to its oracle's, against 1 read to the nearest
-    decade (:class:`Factor`, over the runs' log ratios)."""
-    claims = []
-    for (algorithm, degree), cell, t_max in cells_by(
-            rows, ["method", "graph.degree"], rows[rows.method.isin(ALGORITHMS)]):
-        estimate = per_run(cell, algorithm, "mse")[t_max]
-        oracle = per_run(cell, f"{algorithm}_oracle", "mse")[t_max]
-        logs = np.log(estimate / oracle)
-        se = float(logs.std(ddof=1) / math.sqrt(len(logs)))
-        wrong = per_run(cell, algorithm, "wrong_links")[t_max]
-        evidence = Factor.of_log(f"MSE ratio estimate / oracle at t = {t_max:,}",
-                                 float(logs.mean()), se, "1")
-        claims.append(Claim(
-            "abstract", f"{name('method', algorithm, FAMILY)} converges to the oracle",
-            evidence, case=f"r = {degree:g}",
-            ours=(f"MSE {sci(estimate.mean())} against the oracle's {sci(oracle.mean())}; "
-                  f"wrong links left {wrong.mean():.1f}"),
-            reading="" if evidence.decide() is Verdict.AGREES else
-            "the estimate has not reached its oracle's error by the last step (the degree "
-            "table says when its wrong links are cut)"))
-    return claims
+    def _cases(self, preset: str, selected: pd.DataFrame, *names: str
+               ) -> list[dict[str, Any]]:
+        """The cells among the ``selected`` rows of ``preset`` as cases: their parameters
+        ``names``, in their order."""
+        columns = [PARAMETERS[n] for n in names]
+        return [dict(zip(names, values, strict=True))
+                for values, _, _ in cells_by(self.rows(preset), columns, selected)]
 
+    # -- Runs
 
-def prediction(values: pd.Series) -> tuple[float, float, float]:
-    """The mean of ``values`` (one per run) and the Student-t 95% prediction interval of
-    one more run."""
-    mean = float(values.mean())
-    half = float(half_width(values.std(ddof=1), len(values), prediction=True))
-    return mean, mean - half, mean + half
+    def runs(self, preset: str, method: str, metric: str, t: int | None = None,
+             **parameters: Any) -> pd.Series:
+        """``metric`` of ``method`` in each run of a cell at checkpoint ``t`` (default: the
+        cell's last step)."""
+        cell = self.cell(preset, **parameters)
+        return per_run(cell, method, metric)[int(cell.t.max()) if t is None else t]
 
+    def last_step(self, preset: str, **parameters: Any) -> int:
+        return int(self.cell(preset, **parameters).t.max())
 
-def reference_run_claims(rows: pd.DataFrame) -> list[Claim]:
-    """The values the reference's code printed on one run (:data:`REFERENCE_RUN`) against
-    the 95% prediction interval of one of our runs at the nearest checkpoint
-    (:class:`Value`: the interval against the value's printed precision), at the
-    reference's N = 10⁴ (or the largest N of the runs)."""
-    sizes = set(rows["graph.n_nodes"])
-    n_nodes = REFERENCE_N if REFERENCE_N in sizes else max(sizes)
-    cell = cell_of(rows, method="c_colme", **{"graph.n_nodes": n_nodes})
-    claims = []
-    for (method, metric), iteration, printed in REFERENCE_RUN:
-        runs = per_run(cell, method, metric)
-        t = nearest(runs.columns, iteration + 1)
-        mean, low, high = prediction(runs[t])
-        what = "fraction within 0.1" if metric == "within" else "wrong links"
-        evidence = Value(f"{what} of a run at t = {t:,}, 95% prediction interval", mean,
-                         low, high, printed)
-        claims.append(Claim(
-            "code (seed 111)", f"{name('method', method, FAMILY)}: {what} {printed} at "
-            f"iteration {iteration:,}", evidence, case=f"N = {n_nodes:,}",
-            ours=f"mean of {len(runs)} runs {number(mean)}",
-            reading="" if evidence.decide() is Verdict.AGREES else
-            "the reference's run falls outside the range of ours at this step"))
-    return claims
+    def mean(self, runs: pd.Series) -> float:
+        return float(runs.mean())
+
+    def count(self, runs: pd.Series) -> int:
+        return len(runs)
+
+    def prediction(self, runs: pd.Series) -> Interval:
+        """The mean of ``runs`` and the Student-t 95% prediction interval of one more run."""
+        return Interval(*prediction(runs))
+
+    def ratio(self, a: pd.Series, b: pd.Series) -> Interval:
+        """a / b over the runs: the mean of the runs' log ratios and its normal 95%
+        interval, back from the log scale."""
+        logs = np.log(a / b)
+        factor = Factor.of_log("", float(logs.mean()),
+                               float(logs.std(ddof=1) / math.sqrt(len(logs))), "")
+        return Interval(factor.estimate, factor.low, factor.high)
+
+    # -- Our runs against the reference's
+
+    @property
+    def sizes(self) -> list[int]:
+        """The N of both our reference preset's runs and the reference's."""
+        return sorted(set(self.rows("reference")["graph.n_nodes"]) & set(self.theirs.n_nodes))
+
+    def held(self, algorithm: str, n_nodes: int) -> list[dict[str, Any]]:
+        """The case of ``algorithm`` at N = ``n_nodes``, where both sides have runs."""
+        return [{"algorithm": algorithm, "n_nodes": n_nodes}] if n_nodes in self.sizes else []
+
+    def compared(self, algorithm: str, n_nodes: int, method: str, metric: str) -> Compared:
+        """Ours and the reference's mean, standard deviation and runs of one quantity at
+        every checkpoint both have, with Welch's p-value."""
+        cell = self.cell("reference", algorithm=algorithm, n_nodes=n_nodes)
+        ours = per_run(cell, method, metric)
+        theirs = self.theirs[(self.theirs.algorithm == algorithm)
+                             & (self.theirs.n_nodes == n_nodes) & (self.theirs.method == method)
+                             & (self.theirs.metric == metric)]
+        both = theirs.set_index("t").join(pd.DataFrame({
+            "ours_mean": ours.mean(), "ours_sd": ours.std(ddof=1), "ours_runs": ours.count()}),
+            how="inner")
+        both["p"] = welch(*(both[c].to_numpy() for c in (
+            "mean", "sd", "runs", "ours_mean", "ours_sd", "ours_runs")))
+        return Compared(both.reset_index(), metric)
+
+    def curves(self, both: Compared, label: str) -> Curves:
+        return both.curves(label)
+
+    def sides(self, both: Compared) -> Sides:
+        return both.sides()
+
+    def reference_size(self) -> int:
+        """The reference's N = 10⁴, or the largest N of the runs."""
+        sizes = set(self.rows("reference")["graph.n_nodes"])
+        return REFERENCE_N if REFERENCE_N in sizes else max(sizes)
+
+    def checkpoint(self, iteration: int) -> int:
+        """The checkpoint nearest the reference's ``iteration`` (``iteration`` + 1
+        samples), of C-ColME's cell at :meth:`reference_size`."""
+        cell = self.cell("reference", algorithm="c_colme", n_nodes=self.reference_size())
+        return nearest(np.unique(cell[cell.source == "simulated"].t), iteration + 1)
+
+    # -- The degree preset
+
+    def degrees(self, algorithm: str) -> list[dict[str, Any]]:
+        """The cells of ``algorithm``, by degree, as cases."""
+        rows = self.rows("degree")
+        return self._cases("degree", rows[rows.method == algorithm], "algorithm", "degree")
+
+    @functools.cached_property
+    def timings(self) -> pd.DataFrame:
+        """Per cell: its first row's ``method``, its ``degree`` and ``depth`` and its
+        compute time per agent and step (``per_step``: its estimate's, its oracle's and
+        its baselines' together)."""
+        records = cell_provenance(self.results, "decentralized_degree")
+        cells = self.rows("degree").drop_duplicates("cell_id").set_index("cell_id")
+        seconds = np.array([records[c]["wall_seconds"] for c in cells.index])
+        work = (cells["graph.n_nodes"] * cells["t_max"] * cells["replicates"]).to_numpy(float)
+        return pd.DataFrame({"method": cells.method, "degree": cells["graph.degree"],
+                             "depth": cells["depth"], "per_step": seconds / work})
+
+    def timed(self, algorithm: str) -> list[dict[str, Any]]:
+        """The case of ``algorithm``'s cost, the degrees it was timed at (none under
+        three cells)."""
+        of = self.timings[self.timings.method == algorithm]
+        return [] if len(of) < 3 else [{"low": of.degree.min(), "high": of.degree.max(),
+                                        "depth": of.depth.iloc[0]}]
+
+    def cost_slope(self, algorithm: str) -> Estimate:
+        """The log–log slope of the compute time per agent-step against r, with the
+        standard error of the fit's residuals."""
+        of = self.timings[self.timings.method == algorithm]
+        fit = stats.linregress(np.log(of.degree.to_numpy(float)), np.log(of.per_step))
+        return Estimate(fit.slope, fit.stderr)
+
+    def per_step(self, algorithm: str) -> str:
+        of = self.timings[self.timings.method == algorithm].sort_values("degree")
+        return ", ".join(f"{sci(p)} s at r = {r:g}" for r, p in zip(of.degree, of.per_step,
+                                                                      strict=True))
+
+    def growth(self, slope: Estimate) -> str:
+        return GROWTH[slope.mean > 1]
+
+    # -- The private preset
+
+    def private_cells(self) -> list[dict[str, Any]]:
+        """The private cells, by mechanism, ε and degree, as cases."""
+        rows = self.rows("private")
+        return self._cases("private", rows[rows["privacy.mechanism"] != "none"],
+                           "mechanism", "epsilon", "degree")
+
+    def beats(self, private: pd.Series, local: pd.Series) -> str:
+        """Whether private C-ColME beats the local mean (:data:`BEATS`), by the verdict
+        of their paired check."""
+        return BEATS[Ordering.paired_runs("", private, local).decide()]
 
 
 # -- The degree and private sweeps --------------------------------------------------------
@@ -324,36 +387,26 @@ def degree_values(rows: pd.DataFrame) -> Values:
          "MSE at T", "oracle's MSE at T"], lines)}
 
 
-def privacy_values(rows: pd.DataFrame) -> Values:
-    """``privacy_checks``: per mechanism, ε and degree, whether private C-ColME's mean
-    squared error at the last step is below the local mean's (paired over the runs,
-    which share their samples); ``private_summary`` says where, per mechanism;
-    ``privacy_table``: the links it keeps and cuts."""
-    checks, lines = [], []
+def privacy_values(measures: Measures, checks: list[Claim]) -> Values:
+    """``privacy_table``: per mechanism, ε and degree, the links private C-ColME keeps and
+    cuts, and whether it beats the local mean by its check (``checks``, one per private
+    cell); ``private_summary`` says where, per mechanism."""
+    lines = []
     found: dict[str, dict[Verdict, list[str]]] = {}
-    private = rows[rows["privacy.mechanism"] != "none"]
-    keys = ["privacy.mechanism", "epsilon", "graph.degree"]
-    for (mechanism, epsilon, degree), cell, t_max in cells_by(rows, keys, private):
-        ours = per_run(cell, "c_colme", "mse")[t_max]
-        local = per_run(cell, "local", "mse")[t_max]
-        evidence = Ordering.paired_runs("MSE at T, private C-ColME − local", ours.to_numpy(),
-                                        local.to_numpy())
-        verdict = evidence.decide()
-        label = name("privacy.mechanism", mechanism, FAMILY)
-        setting = f"ε = {epsilon:g}, r = {degree:g}"
+    for cell, check in zip(measures.private_cells(), checks, strict=True):
+        verdict = check.evidence.decide()
+        label = name("privacy.mechanism", cell["mechanism"], FAMILY)
+        setting = f"ε = {cell['epsilon']:g}, r = {cell['degree']:g}"
         found.setdefault(label, {v: [] for v in Verdict})[verdict].append(setting)
-        checks.append(Claim(
-            "ours", "private C-ColME's error is below the local mean's",
-            evidence, case=f"{label}, {setting}",
-            ours=f"MSE {sci(ours.mean())} against the local mean's {sci(local.mean())}",
-            reading="" if verdict is Verdict.AGREES else BEATS[verdict]))
-        wrong = interval(per_run(cell, "c_colme", "wrong_links")[t_max])
-        lost = interval(per_run(cell, "c_colme", "lost_links")[t_max])
-        lines.append([label, f"{epsilon:g}", f"{degree:g}",
+        wrong, lost = (interval(measures.runs("private", "c_colme", metric, **cell))
+                       for metric in ("wrong_links", "lost_links"))
+        lines.append([label, f"{cell['epsilon']:g}", f"{cell['degree']:g}",
                       f"{wrong[0]:.1f} ± {wrong[2] - wrong[0]:.1f}",
                       f"{lost[0]:.1f} ± {lost[2] - lost[0]:.1f}", BEATS[verdict]])
+    rows = measures.rows("private")
+    private = rows[rows["privacy.mechanism"] != "none"]
     first = private.iloc[0]
-    return {"privacy_checks": checks, "private_summary": private_summary(found),
+    return {"private_summary": private_summary(found),
             "privacy_table": markdown_table(
                 ["mechanism", "ε", "r", "wrong links kept at T", "same-class links cut at T",
                  "beats the local mean"], lines),
