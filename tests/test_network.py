@@ -397,11 +397,13 @@ def test_fig7_factor_is_the_geometric_mean_over_epsilon() -> None:
     which agrees with the paper's ≈ 1000×; ratios of 10× disagree; a log SE of 1/√2 per
     ε over two ε is 1/2 on the mean."""
     from analysis.claims import Factor, Verdict
+    from analysis.statements import fill
     from analysis.studies.network.document import geometric_mean
     from analysis.studies.network.statements import FIG7
 
     def fig7_factor(ratios: pd.DataFrame) -> Factor:  # the evidence of Fig. 7's rows
-        return FIG7[0].rule.evidence({"x": geometric_mean(ratios)}, {"epsilons": "0.5, 1"})
+        return FIG7[0].rule.evidence({"x": geometric_mean(ratios)},
+                                     lambda text: fill(text, {"epsilons": "0.5, 1"}))
 
     exact = pd.DataFrame({"mean": [100.0, 1e4], "se": [0.0, 0.0]}, index=[0.5, 1.0])
     assert fig7_factor(exact).estimate == pytest.approx(1000.0)
