@@ -268,7 +268,8 @@ def evaluate(statements: Sequence[Statement], measures: object,
              ) -> list[Claim]:
     """The rows of ``statements``, one per case, in the order declared: each case's
     numbers measured by ``measures`` (each distinct call once; a selected value that is
-    not a :class:`Select` is taken as it is), its evidence made by the statement's rule
+    not a :class:`Select` is taken as it is, ``"{p}"`` as the case's parameter ``p``), its
+    evidence made by the statement's rule
     and its texts filled from the case's parameters, its numbers and the section's
     ``values``, with the values of a vocabulary column named in ``family``'s words."""
     measured: dict[_Key, Any] = {}
@@ -287,7 +288,7 @@ def evaluate(statements: Sequence[Statement], measures: object,
         if isinstance(every, Select):
             every = measure(every.key({}))
         for params in every:
-            got = {k: measure(s.key(params)) if isinstance(s, Select) else s
+            got = {k: measure(s.key(params)) if isinstance(s, Select) else _put(s, params)
                    for k, s in statement.select.items()}
             names = {**(values or {}), **params, **got}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
@@ -18,6 +19,7 @@ from analysis.labels import name
 from analysis.load import summaries, summarize
 from analysis.plot import MissingData, save
 from analysis.reporting import draw, overview
+from analysis.statements import Below, Statement, evaluate
 from analysis.studies.inference import STUDY
 from analysis.studies.inference.actg import (
     centre_frames,
@@ -26,19 +28,7 @@ from analysis.studies.inference.actg import (
     split_hospitals,
     survival_cell,
 )
-from analysis.studies.inference.document import (
-    bound_claims,
-    hospital_claims,
-    lower_bound_claims,
-    most_runs,
-    pvalue_claims,
-    rizk_claims,
-    runtime_claims,
-    share_se,
-    synthetic_claims,
-    toy_claims,
-    treatment_claims,
-)
+from analysis.studies.inference.document import Measures
 from analysis.studies.inference.figures import (
     beliefs_figure,
     error_rates,
@@ -47,6 +37,23 @@ from analysis.studies.inference.figures import (
     runtime_figure,
     timed_figure,
     tvd_figure,
+)
+from analysis.studies.inference.statements import (
+    ACTG_BOUNDS,
+    BEST_TREATMENT,
+    DATA_PROCESSING,
+    EXACT_LAPLACE,
+    FAMHE,
+    HOSPITALS,
+    LOWER_BOUND,
+    NOTEBOOK_SPLIT,
+    RIZK_WORSE,
+    RUNTIME,
+    TESTS,
+    TOY,
+    against_rizk,
+    identify,
+    synthetic,
 )
 from analysis.studies.inference.statistics import (
     best_treatment,
@@ -318,16 +325,27 @@ def _verdicts(claims: list[Claim]) -> list[str]:
     return [c.verdict.value for c in claims]
 
 
+def _claims(statements: Sequence[Statement], **tables: object) -> list[Claim]:
+    """The rows of ``statements`` on made-up tables (those :class:`Measures` reads from
+    results)."""
+    measures = Measures.__new__(Measures)
+    vars(measures).update(tables)
+    return evaluate(statements, measures)
+
+
 def test_toy_claims_one_row_per_case() -> None:
     """ε* falls with n at p = 0.7 (one exact row per pair of n), is largest at the top p
     (at the largest n), stays below 1; the simulated rows are orderings of independent
     cells with the standard errors of their Wilson bands."""
+    def toys(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
+        return {"toys": {"rr": table, "laplace": table.assign(replicates=100)}}
+
     good = _critical({(25, 0.7): 0.3, (50, 0.7): 0.2, (25, 0.9): 0.45, (50, 0.9): 0.4})
-    claims, checks = toy_claims(good, good.assign(replicates=100))
+    claims = _claims(TOY, **toys(good))
     assert _verdicts(claims) == ["agrees"] * len(claims) and len(claims) == 6
-    assert _verdicts(checks) == ["agrees"]
+    assert _verdicts(_claims([EXACT_LAPLACE], **toys(good))) == ["agrees"]
     bad = _critical({(25, 0.7): 0.3, (50, 0.7): 0.35, (25, 0.9): 0.6, (50, 0.9): 0.4})
-    claims, _ = toy_claims(bad, bad.assign(replicates=100))
+    claims = _claims(TOY, **toys(bad))
     rows = {(c.section, c.case.split(",")[0]): c for c in claims}
     falls = rows[("2, Fig. 1 (left)", "n = 25 → 50")]
     assert falls.verdict.value == "disagrees" and "z = ∞" in evidence_text(falls.evidence)
@@ -336,7 +354,7 @@ def test_toy_claims_one_row_per_case() -> None:
     assert simulated.verdict.value == "disagrees"
     # Crossings 0.6 ± 0.031 and 0.65 ± 0.034 (a rise of 0.05, z = 1.1): inconclusive.
     close = _critical({(25, 0.7): 0.3, (50, 0.7): 0.325, (25, 0.9): 0.6, (50, 0.9): 0.4})
-    claims, _ = toy_claims(close, close.assign(replicates=100))
+    claims = _claims(TOY, **toys(close))
     simulated = next(c for c in claims if c.section == "2, Fig. 2 (left)")
     assert simulated.verdict.value == "inconclusive"
     below = claims[0]
@@ -350,12 +368,12 @@ def test_lower_bound_claims() -> None:
                            "power": [0.022, 0.9], "size": [0.021, 0.04],
                            "kl": [2e-4, 3.0], "printed": [2391.9, 0.01],
                            "corrected": [2.58, 0.1], "decision_kl": [2.5e-5, 2.5]})
-    (claim,), (check,) = lower_bound_claims(bounds)
+    claim, check = _claims([LOWER_BOUND, DATA_PROCESSING], bounds=bounds)
     assert claim.verdict.value == "disagrees" and "ε = 0.02" in claim.case
     assert "1 of 2 cells" in claim.reading
     assert check.verdict.value == "agrees" and "n = 25" in check.case
-    (claim,), (check,) = lower_bound_claims(bounds.assign(printed=[0.5, 0.01],
-                                                          decision_kl=[3e-4, 2.5]))
+    claim, check = _claims([LOWER_BOUND, DATA_PROCESSING],
+                           bounds=bounds.assign(printed=[0.5, 0.01], decision_kl=[3e-4, 2.5]))
     assert claim.verdict.value == "agrees" and check.verdict.value == "disagrees"
 
 
@@ -365,20 +383,27 @@ def test_test_claims() -> None:
          "reject": 1.0, "runs": 10, "alpha": 0.05},
         {"method": "test", "median": 6e-4, "low": 1e-9, "high": 1.0, "below_1e5": 0.4,
          "reject": 0.5, "runs": 10, "alpha": 0.05}])
-    centralized, distributed = pvalue_claims(tests, 16.0, 4, 2.0, 21.3)
+    # The distributed test's noise (scale b, K, Δ) and the pooled statistic.
+    actg = pd.DataFrame([
+        {"method": "test", "model.kind": "cox", "noise_scale": 16.0, "rounds_k": 4,
+         "sensitivity_bound": 2.0, "statistic": math.nan},
+        {"method": "centralized", "model.kind": "cox", "noise_scale": math.nan, "rounds_k": 0,
+         "sensitivity_bound": math.nan, "statistic": 21.3}])
+    centralized, distributed = _claims(TESTS, tests=tests, actg=actg)
     # 40% of 10 runs: z = −0.1 / 0.14 (Agresti–Coull): inconclusive.
     assert _verdicts([centralized, distributed]) == ["agrees", "inconclusive"]
     assert "16.0" in distributed.reading and "6.00e-4" in distributed.ours
     tests.loc[1, ["below_1e5", "runs"]] = [0.3, 400]
-    assert pvalue_claims(tests, 16.0, 4, 2.0, 21.3)[1].verdict.value == "disagrees"
+    assert _claims(TESTS, tests=tests, actg=actg)[1].verdict.value == "disagrees"
     tests.loc[1, "below_1e5"] = 0.7
-    assert pvalue_claims(tests, 16.0, 4, 2.0, 21.3)[1].verdict.value == "agrees"
+    assert _claims(TESTS, tests=tests, actg=actg)[1].verdict.value == "agrees"
 
 
 def test_share_standard_error_is_agresti_coull() -> None:
     """(k + 2)/(n + 4): 0 of 50 runs has p̃ = 2/54 and SE √(p̃(1 − p̃)/54) = 0.0257."""
-    assert share_se(0.0, 50) == pytest.approx(math.sqrt(2 / 54 * 52 / 54 / 54))
-    ordering = most_runs("share", 0.0, 50)
+    share = Measures.share(0.0, 50)
+    assert share.se == pytest.approx(math.sqrt(2 / 54 * 52 / 54 / 54))
+    ordering = Below("share − 0.5", ">").evidence({"a": share, "b": 0.5}, str)
     assert (ordering.difference, ordering.claimed) == (-0.5, ">")
     assert ordering.decide().value == "disagrees"
 
@@ -388,13 +413,13 @@ def test_hospital_and_treatment_claims() -> None:
     pooled = {"coef": -0.45, "low": -0.65, "high": -0.24, "p": 2e-5, "patients": 1093,
               "events": 309}
     modulo = [{**centre, "p": 0.4}, {**centre, "p": 0.88}, {**centre, "p": 0.01}]
-    (runs, both), (notebook,) = hospital_claims([{**centre, "p": 0.01}, centre], pooled,
-                                                "ddI", modulo)
+    runs, both, notebook = _claims([*HOSPITALS, NOTEBOOK_SPLIT], pooled=pooled, centres={
+        "runs": [{**centre, "p": 0.01}, centre], "modulo": modulo})
     assert _verdicts([runs, both]) == ["disagrees", "agrees"]
     # Over all the notebook's centres, no centre picked: 2 of 3 above 0.05.
     assert notebook.verdict.value == "agrees" and "2 of 3 above 0.05" in notebook.ours
-    (_, _), (notebook,) = hospital_claims([centre], pooled, "ddI",
-                                          [{**centre, "p": 0.01}, {**centre, "p": 0.02}])
+    (notebook,) = _claims([NOTEBOOK_SPLIT], centres={
+        "modulo": [{**centre, "p": 0.01}, {**centre, "p": 0.02}]})
     assert notebook.verdict.value == "disagrees"
     hazards = pd.DataFrame({"arm": ["ZDV+ddI", "ZDV+Zal", "ddI"], "coef": [-0.6, -0.5, -0.4],
                             "low": [-0.8, -0.7, -0.6], "high": [-0.4, -0.3, -0.2]})
@@ -402,7 +427,10 @@ def test_hospital_and_treatment_claims() -> None:
                           "mean_ZDV+ddI": 0.5, "mean_ddI": 0.5},
                          {"method": "am", "runs": 200, "share_ZDV+ddI": 0.52,
                           "mean_ZDV+ddI": 0.4, "mean_ddI": 0.6}])
-    truth, am, gm = treatment_claims(hazards, "ZDV+ddI", best, {"gm": 48.0, "am": 72.0}, 4.8)
+    cells = pd.DataFrame({"method": ["gm", "am"], "model.kind": "treatments",
+                          "noise_scale": [48.0, 72.0], "mle_set": "ZDV+ddI"})
+    truth, am, gm = _claims([BEST_TREATMENT, identify("paper")], arms=hazards.set_index("arm"),
+                            actg=cells, best=best, spread=4.8)
     # −0.6 against −0.5, SEs 0.102 each: z = −0.69.
     assert truth.verdict.value == "inconclusive"
     assert (am.case, gm.case) == ("AM (Alg. 1)", "GM (Alg. 1)")
@@ -430,15 +458,19 @@ def _largest(estimate: float, low: float, high: float) -> dict[str, float]:
 def test_rizk_claims_weigh_the_uniform_belief() -> None:
     """Below the better of Rizk et al. and the uniform belief at the least favourable
     cell; the largest ratio's bootstrap interval against 100× read to the decade."""
-    (below, hundred), (check,) = rizk_claims(_ratios([0.4, 0.01], [0.02, 0.002]), 0.5,
-                                             _largest(100.0, 60.0, 140.0))
+    def fig6(ratios: pd.DataFrame, largest: dict[str, float]) -> dict[str, dict]:
+        return {"fig6": {"inference_fig6": ratios}, "uniform": {"inference_fig6": 0.5},
+                "maxima": {"inference_fig6": largest}}
+
+    below, hundred, check = _claims([*against_rizk("inference_fig6"), RIZK_WORSE], **fig6(
+        _ratios([0.4, 0.01], [0.02, 0.002]), _largest(100.0, 60.0, 140.0)))
     # Rizk et al.'s 1.0 is worse than uniform: 0.4 ± 0.02 against 0.5 exact, z = −5.
     assert below.verdict.value == "agrees" and "ε = 1" in below.case
     assert "here the uniform belief's" in below.ours
     assert hundred.verdict.value == "agrees" and check.verdict.value == "agrees"
     # 0.5 ± 0.02 against the uniform 0.5: z = 0, however far below Rizk et al.
-    (below, hundred), _ = rizk_claims(_ratios([0.5, 0.06], [0.02, 0.01]), 0.5,
-                                      _largest(16.7, 11.0, 23.0))
+    below, hundred = _claims(against_rizk("inference_fig6"), **fig6(
+        _ratios([0.5, 0.06], [0.02, 0.01]), _largest(16.7, 11.0, 23.0)))
     assert below.verdict.value == "inconclusive"
     assert hundred.verdict.value == "disagrees"  # [11, 23] misses [31.6, 316]
 
@@ -478,7 +510,7 @@ def test_runtime_claims_read_orders_of_magnitude() -> None:
                           "exchange": [0.001, 0.001, 0.5],
                           "log_mean": [math.log10(0.006), math.log10(0.007), 0.0],
                           "log_se": [0.01, 0.01, 0.01], "repeats": [5, 5, 5]})
-    rows = runtime_claims(timed)
+    rows = _claims([*RUNTIME, FAMHE], timed=timed)
     # Sec. 5: 0.006 s in [0.0032, 0.032]; 1 s against ∼10 s, [3.2, 32]: disagrees.
     # Sec. 14.3: 0.007 s, and 1 s against ∼1 s; FAMHE: not measured.
     assert _verdicts(rows) == ["agrees", "disagrees", "agrees", "agrees", "inconclusive"]
@@ -503,9 +535,10 @@ def _guarantee_table() -> pd.DataFrame:
 def test_guarantee_claims() -> None:
     """Clopper–Pearson against the allowed rate; exact recovery ≥ 1 − 2η counts the runs
     short of it; the corrected counting (not the paper's) is a check."""
-    claims, checks = synthetic_claims(_guarantee_table())
+    claims = _claims(synthetic(corrected=False), synthetic=_guarantee_table())
     assert _verdicts(claims) == ["agrees", "disagrees", "agrees"]
-    assert _verdicts(checks) == ["agrees"]
+    assert _verdicts(_claims(synthetic(corrected=True), synthetic=_guarantee_table())) == [
+        "agrees"]
     assert "0 of 200 runs break it" in evidence_text(claims[2].evidence)
     rates = pd.DataFrame([
         {"method": "gm", "metric": "type_i_error", "rate": 0.08, "low": 0.05, "high": 0.12,
@@ -514,7 +547,7 @@ def test_guarantee_claims() -> None:
         {"method": "gm", "metric": "type_i_error", "rate": 0.4, "low": 0.3, "high": 0.5,
          "bound": 0.1, "lower": False, "holds": False, "epsilon": 2.0, "n": 5, "runs": 200,
          "noise_scale": 6.0, "iterations_t": 9, "preset": "quick"}])
-    (claim,) = bound_claims(rates, {5: 9.85})
+    (claim,) = _claims(ACTG_BOUNDS, rates=rates, gaps={5: 9.85})
     assert claim.verdict.value == "disagrees" and "ε = 2" in claim.case
     assert "within the bound in 1 of 2 cells" in claim.ours and "9.85" in claim.reading
     table = claims_table([claim])

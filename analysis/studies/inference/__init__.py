@@ -7,8 +7,9 @@
 - :mod:`.actg`: ACTG 175 as the runs split it, and the Cox model's hazard ratios;
 - :mod:`.figures`: the figures (Figs 1, 2, 4, 5, 6 and 14.2, the error rates) and the
   views that draw them from a :class:`~analysis.study.Source`;
+- :mod:`.statements`: the paper's statements, declared, and the project's checks;
 - :mod:`.document`: the section of ``docs/reproduction.md`` (``reproduction.md`` here),
-  its claims checked against the presets' results.
+  the numbers its statements read (:class:`.document.Measures`) from the presets' results.
 
 The family's data are read through :mod:`sweep.inference.api` only.
 """

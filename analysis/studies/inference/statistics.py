@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -196,11 +195,6 @@ def critical_table(summary: pd.DataFrame, method: str | None = None) -> pd.DataF
                       "epsilon_min": float(curve.epsilon.min()),
                       "epsilon_max": float(curve.epsilon.max())})
     return pd.DataFrame(table)
-
-
-def decreasing(values: Sequence[float]) -> bool:
-    """Whether ``values`` (in increasing n) strictly decrease."""
-    return all(b < a for a, b in itertools.pairwise(values))
 
 
 # -- Sec. 5, Fig. 5: the best treatment ------------------------------------------------------
