@@ -15,7 +15,6 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
-import itertools
 import math
 import multiprocessing
 import os
@@ -31,6 +30,7 @@ from dataclasses import replace as with_fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa
 
 from .estimate import choose_executor, pool_size, ray_address, two_digits
@@ -41,6 +41,7 @@ from .plan import (
     Piece,
     Plan,
     RaySettings,
+    cell_of,
     make_cell,
     pieces,
     tasks,
@@ -518,15 +519,28 @@ class _Collector:
         return completed
 
 
-def listing(cells: Plan, states: Iterable[str]) -> Iterator[str]:
-    """The dry run's table: one line per cell, its swept columns, id and state."""
+def listing(cells: Plan, states: Sequence[str]) -> Iterator[str]:
+    """The dry run's table: one line per cell, its swept columns, id and state. A cell's
+    columns are its option set's but its seed: each set's are written once, and the widths
+    found without holding a line per cell."""
     header = [*cells.swept, "cell_id", "state"]
-    rows = [[*(_text(cell.listed()[k]) for k in cells.swept), cell.cell_id, state]
-            for cell, state in zip(cells, states, strict=True)]
-    # Dry runs list what they plan, a few thousand lines at most: widths fit the values.
-    widths = [max(len(v) for v in column) for column in zip(header, *rows, strict=True)]
-    for row in itertools.chain([header], rows):
-        yield "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()
+    # A mixed sweep's families list different keys: "-" where a cell has none.
+    texts = {i: {k: _text(v) for k, v in cell_of(cells.templates[i], 0).listed().items()}
+             for i in np.unique(cells.sets).tolist()}
+    widths = [max([len(key), *(len(t.get(key, "-")) for t in texts.values())])
+              for key in cells.swept]
+    if "seed" in cells.swept and len(cells):
+        widths[cells.swept.index("seed")] = max(4, len(str(int(cells.seeds.max()))))
+    widths += [16, max([len("state"), *map(len, set(states))])]
+
+    def line(row: Sequence[str]) -> str:
+        return "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()
+
+    yield line(header)
+    for i, number, state, seed in zip(cells.sets.tolist(), cells.numbers.tolist(), states,
+                                      cells.seeds.tolist(), strict=True):
+        row = [str(seed) if k == "seed" else texts[i].get(k, "-") for k in cells.swept]
+        yield line([*row, f"{number:016x}", state])
 
 
 #: A cell's state in a dry run's listing, by its code in :func:`execute`.
@@ -537,25 +551,28 @@ def _text(value: Any) -> str:
     return "-" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _states(cells: Plan, held: Mapping[str, int]) -> bytearray:
+def _states(cells: Plan, held: Mapping[str, int]) -> np.ndarray:
     """Per cell, in order: 0 present (skipped), 1 missing, 2 present and to recompute,
     3 present with fewer replicates than asked (to extend); ``held``: the replicates
     stored of each cell."""
-    states = bytearray()
-    for number, again, count in zip(cells.numbers, cells.replace, cells.replicates,
-                                    strict=True):
-        stored = held.get(f"{number:016x}")
-        states.append(1 if stored is None else 2 if again else 3 if stored < count else 0)
-    return states
+    keys = np.fromiter((int(k, 16) for k in held), np.uint64, len(held))
+    stored = np.fromiter(held.values(), np.int64, len(held))
+    order = np.argsort(keys)
+    keys, stored = keys[order], stored[order]
+    at = np.minimum(np.searchsorted(keys, cells.numbers), max(len(keys) - 1, 0))
+    found = keys[at] == cells.numbers if len(keys) else np.zeros(len(cells), bool)
+    count = np.where(found, stored[at] if len(keys) else 0, 0)
+    return np.where(~found, 1, np.where(cells.replace, 2, np.where(
+        count < cells.replicates, 3, 0))).astype(np.uint8)
 
 
-def _remaining(cells: Plan, states: bytearray, held: Mapping[str, int]) -> list[float]:
+def _remaining(cells: Plan, states: np.ndarray, held: Mapping[str, int]) -> np.ndarray:
     """The estimated CPU-seconds of what each cell has left to compute: all of a missing
     or recomputed cell, an extended cell's new replicates."""
-    return [0.0 if not state else cost if state != 3 else
-            cost * (1 - held[f"{number:016x}"] / count)
-            for number, cost, count, state in zip(cells.numbers, cells.costs,
-                                                  cells.replicates, states, strict=True)]
+    remaining = np.where(states == 0, 0.0, cells.costs)
+    for k in np.flatnonzero(states == 3).tolist():
+        remaining[k] *= 1 - held[f"{int(cells.numbers[k]):016x}"] / cells.replicates[k]
+    return remaining
 
 
 def execute(cells: Plan, execution: Execution, progress: bool = True,
@@ -572,25 +589,25 @@ def execute(cells: Plan, execution: Execution, progress: bool = True,
     store = ResultsStore(execution.results_dir)
     store.scan()
     states = _states(cells, store.held)
-    if not execution.dry_run and (any(states) or store.damaged or store.pending()):
+    if not execution.dry_run and (states.any() or store.damaged or store.pending()):
         # Only a command with work to do writes to the directory (it may be read-only).
         store.prepare()
         states = _states(cells, store.held)
-    replaced = {f"{n:016x}" for n, s in zip(cells.numbers, states, strict=True) if s == 2}
-    cost = sum(_remaining(cells, states, store.held))
+    replaced = {f"{n:016x}" for n in cells.numbers[states == 2].tolist()}
+    cost = float(_remaining(cells, states, store.held).sum())
     shared = sum(seconds for seconds, needing in cells.shared.values()
-                 if any(states[i] for i in needing))
-    todo = len(states) - states.count(0)
+                 if states[needing].any())
+    todo = int(np.count_nonzero(states))
     summary = Summary(str(execution.results_dir), len(cells), skipped=len(cells) - todo,
                       damaged=len(store.damaged), replaced=len(replaced),
-                      extended=states.count(3))
+                      extended=int(np.count_nonzero(states == 3)))
     summary.families = sorted({family_directory(family) for family in cells.families})
     name, planned, reason = choose_executor(execution, cost, cells.families,
                                             time.perf_counter() - started, shared)
     summary.executor = f"{name} ({reason})"
     if execution.dry_run:
         summary.estimate = cost
-        for line in listing(cells, (STATES[s] for s in states)):
+        for line in listing(cells, [STATES[s] for s in states.tolist()]):
             print(line)
         print(f"executor: {summary.executor}")  # the one a run would take, and why
     elif todo:
@@ -608,7 +625,7 @@ def execute(cells: Plan, execution: Execution, progress: bool = True,
                       f"computing{joined.parts()}", flush=True)
             missing = collector.expect(
                 (with_fields(c, start=store.held[c.cell_id]) if s == 3 else c
-                 for c, s in zip(cells, states, strict=True) if s),
+                 for c, s in zip(cells, states.tolist(), strict=True) if s),
                 execution.ray.task_seconds)
             for task, results in executor.map(tasks(missing, execution.ray.task_seconds,
                                                     executor.workers, cost)):
@@ -616,5 +633,6 @@ def execute(cells: Plan, execution: Execution, progress: bool = True,
                     results = [PieceResult(piece, None, results, time.time(), 0.0)
                                for piece in task]
                 bar.update(collector.add(results))
+        store.save_index()  # the next resume reads it instead of every footer
     summary.seconds = time.perf_counter() - start
     return summary

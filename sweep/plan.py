@@ -17,6 +17,7 @@ and a version bump reruns a cell on the same random numbers.
 from __future__ import annotations
 
 import array
+import dataclasses
 import hashlib
 import json
 import math
@@ -215,24 +216,68 @@ def execution_of(config: Mapping[str, Any]) -> Execution:
     return settings
 
 
+@dataclass(frozen=True)
+class Template:
+    """What every cell of one option set shares: the options but the seed, validated once.
+
+    A grid of 10⁶ cells is mostly a few option sets swept over many seeds; their cells
+    differ only in the seed, which enters the cell's id and its streams but no option of
+    the family (:func:`cell_of` makes a cell from a template and a seed).
+    """
+
+    family: str
+    prepared: Any
+    replicates: int
+    target: Target | None
+    #: The configuration's execution keys as given (one command: they must agree).
+    execution: dict[str, Any]
+    #: The family's options as the id hashes them, and as canonical JSON; their version.
+    identity: dict[str, Any]
+    options: str
+    version: int
+    #: The estimated CPU-seconds of a cell (all its replicates).
+    cost: float
+    #: The work a process does once for the cells that need it (sweep.family.shared_work).
+    shared: Mapping[Any, float]
+
+    @classmethod
+    def of(cls, config: Mapping[str, Any]) -> Template:
+        """The template of a resolved configuration (its seed aside);
+        :class:`ConfigError` if anything is invalid."""
+        options = {k: v for k, v in config.items() if k not in EXECUTION_KEYS}
+        spec = options.pop("family", "colme")
+        asked = options.pop("replicates", 1)
+        options.pop("seed", None)
+        target = _target(asked, options.pop("target", None))
+        replicates = target.pilot if target else _integer("replicates", asked, 0)
+        family: Family = get_family(spec)
+        if target and target.metric not in family.schema.metrics:
+            raise ConfigError(f"target.metric: must be a metric of family {spec} ("
+                              f"{', '.join(family.schema.metrics)}); got {target.metric!r}")
+        prepared = family.prepare(options, replicates)
+        identity = family.identity(prepared)
+        template = cls(spec, prepared, replicates, target,
+                       {k: config.get(k) for k in EXECUTION_KEYS}, identity,
+                       json.dumps(identity, sort_keys=True), family.version, 0.0,
+                       shared_work(family, prepared))
+        # The cost of a cell is its pieces' (Cell.cost), the same for every seed.
+        return dataclasses.replace(template, cost=cell_of(template, 0).cost)
+
+
+def cell_of(template: Template, seed: int) -> Cell:
+    """The cell of ``template`` with root seed ``seed``."""
+    stream = _digest(template.family, template.options, seed)
+    cell_id = _digest(template.family, template.options, seed, template.version)
+    settings = {"family": template.family, "seed": seed, "options": template.identity,
+                "version": template.version, "replicates": template.replicates}
+    return Cell(cell_id, template.family, template.prepared, template.replicates, seed,
+                settings, (int(stream[:8], 16), int(stream[8:16], 16)),
+                target=template.target)
+
+
 def make_cell(config: Mapping[str, Any]) -> Cell:
     """The cell of one resolved configuration; :class:`ConfigError` if anything is invalid."""
-    options = {k: v for k, v in config.items() if k not in EXECUTION_KEYS}
-    spec = options.pop("family", "colme")
-    asked = options.pop("replicates", 1)
-    target = _target(asked, options.pop("target", None))
-    replicates = target.pilot if target else _integer("replicates", asked, 0)
-    seed = _integer("seed", options.pop("seed", 0), 0)
-    family: Family = get_family(spec)
-    if target and target.metric not in family.schema.metrics:
-        raise ConfigError(f"target.metric: must be a metric of family {spec} ("
-                          f"{', '.join(family.schema.metrics)}); got {target.metric!r}")
-    prepared = family.prepare(options, replicates)
-    experiment = {"family": spec, "seed": seed, "options": family.identity(prepared)}
-    stream, cell_id = _digests(experiment, family.version)
-    settings = {**experiment, "version": family.version, "replicates": replicates}
-    return Cell(cell_id, spec, prepared, replicates, seed, settings,
-                (int(stream[:8], 16), int(stream[8:16], 16)), target=target)
+    return cell_of(Template.of(config), _integer("seed", config.get("seed", 0), 0))
 
 
 def _target(replicates: Any, options: Mapping[str, Any] | None) -> Target | None:
@@ -248,54 +293,89 @@ def _target(replicates: Any, options: Mapping[str, Any] | None) -> Target | None
     return None
 
 
-def _digests(experiment: Mapping[str, Any], version: int) -> tuple[str, str]:
+def _digest(family: str, options: str, seed: int, version: int | None = None) -> str:
     """The first 16 hex digits of the SHA-256 of the canonical JSON
-    (``json.dumps(record, sort_keys=True)``) of the stream record ``{"format":
-    STREAM_VERSION, **experiment}`` and of the cell record ``{"format": FORMAT_VERSION,
-    **experiment, "version": version}``; ``experiment`` is the family, seed and options
-    (not the replicate count).
-
-    Both are spelled from one serialization of the options (the longest part: a tenth
-    of the cost of planning a cell), with the keys in sorted order.
+    (``json.dumps(record, sort_keys=True)``) of a cell's record: ``{"family": ...,
+    "format": FORMAT_VERSION, "options": ..., "seed": ..., "version": version}`` for its
+    id, or, with ``version`` None, ``{"family": ..., "format": STREAM_VERSION, "options":
+    ..., "seed": ...}`` for the key of its random streams. Neither holds the replicate
+    count. ``options`` is the family's options as canonical JSON, serialized once per
+    option set (:class:`Template`), so that a cell costs a hash of a short text.
     """
-    options = json.dumps(experiment["options"], sort_keys=True)
-    head = f'{{"family": {json.dumps(experiment["family"])}, "format": '
-    tail = f', "options": {options}, "seed": {int(experiment["seed"])}'
-    stream = f"{head}{STREAM_VERSION}{tail}}}"
-    cell = f'{head}{FORMAT_VERSION}{tail}, "version": {int(version)}}}'
-    return (hashlib.sha256(stream.encode()).hexdigest()[:16],
-            hashlib.sha256(cell.encode()).hexdigest()[:16])
+    head = f'{{"family": {json.dumps(family)}, "format": '
+    tail = f', "options": {options}, "seed": {int(seed)}'
+    record = (f"{head}{STREAM_VERSION}{tail}}}" if version is None
+              else f'{head}{FORMAT_VERSION}{tail}, "version": {int(version)}}}')
+    return hashlib.sha256(record.encode()).hexdigest()[:16]
+
+
+@dataclass
+class Layout:
+    """A sweep's configurations as a grid: its distinct option sets (``configs``: every
+    key but the seed, each with a seed of its own) and, per configuration in order, its
+    option set (``sets``) and its seed as given (``seeds``).
+
+    The platform's sweeper lays out its grid without composing a configuration per cell
+    (:meth:`hydra_plugins.dpsweep._core.Grid.layout`); :meth:`of` lays out any list.
+    """
+
+    configs: list[Mapping[str, Any]]
+    sets: np.ndarray
+    seeds: np.ndarray
+
+    @classmethod
+    def of(cls, configs: Iterable[Mapping[str, Any]]) -> Layout:
+        """The layout of resolved configurations, grouped by all their keys but the seed."""
+        found: dict[str, int] = {}
+        sets, seeds, distinct = array.array("Q"), [], []
+        for config in configs:
+            key = json.dumps({k: v for k, v in config.items() if k != "seed"},
+                             sort_keys=True, default=repr)
+            if key not in found:
+                found[key] = len(distinct)
+                distinct.append(config)
+            sets.append(found[key])
+            seeds.append(config.get("seed", 0))
+        return cls(distinct, np.frombuffer(sets, np.uint64).astype(np.intp),
+                   np.array(seeds, dtype=object))
+
+    def __len__(self) -> int:
+        return len(self.sets)
 
 
 class Plan:
     """The distinct, validated cells of a sweep, in order.
 
-    It holds a few bytes per cell (its id, estimated cost, whether it is to be
-    recomputed, and per configuration whether it is a new cell): iterating it builds the
-    cells again from the configurations, so the driver's memory does not grow with the
-    sweep. ``configs`` must be iterable more than once, in the same order.
+    It holds its option sets (:class:`Template`, validated once each) and a few bytes per
+    cell: its id, option set, seed, replicate count, estimated cost, whether it is to be
+    recomputed, and per configuration whether it is a new cell. Iterating it builds the
+    cells from those, so the driver's memory does not grow with per-cell objects.
     """
 
-    def __init__(self, configs: Iterable[Mapping[str, Any]], new: bytearray,
-                 ids: array.array, costs: array.array, replace: bytearray,
-                 swept: list[str], families: set[str],
-                 shared: Mapping[Any, tuple[float, array.array]] | None = None,
-                 replicates: array.array | None = None,
-                 targets: Mapping[str, tuple[str, Target]] | None = None) -> None:
-        self.configs = configs
-        self.new = new  # per configuration: 1 if its cell is not an earlier one's
+    def __init__(self, templates: list[Template], sets: np.ndarray, seeds: np.ndarray,
+                 ids: np.ndarray, new: np.ndarray, replace: np.ndarray, swept: list[str],
+                 shared: Mapping[Any, tuple[float, np.ndarray]] | None = None) -> None:
+        self.templates = templates
+        self.sets = sets  # per cell: its option set
+        self.seeds = seeds  # per cell: its root seed
         self.numbers = ids  # the cells' ids as integers (16 hex digits = 64 bits)
-        self.costs = costs  # estimated CPU-seconds of each cell (all its replicates)
-        # Each cell's replicate count (a pilot's, for replicates=auto).
-        self.replicates = replicates if replicates is not None else array.array("Q")
-        # The cells of replicates=auto: by id, their family and target.
-        self.targets = dict(targets or {})
+        self.new = new  # per configuration: 1 if its cell is not an earlier one's
         self.replace = replace  # per cell: 1 if ``recompute`` names it
         self.swept = swept  # the columns that vary over the cells (dry runs only)
-        self.families = families
         # Work a process does once for the cells that need it (sweep.family.shared_work):
         # its seconds and the positions of those cells.
         self.shared = dict(shared or {})
+        per_set = np.array([t.cost for t in templates])
+        self.costs = per_set[sets] if len(sets) else np.zeros(0)  # CPU-seconds per cell
+        # Each cell's replicate count (a pilot's, for replicates=auto).
+        self.replicates = np.array([t.replicates for t in templates], np.int64)[sets] \
+            if len(sets) else np.zeros(0, np.int64)
+        # The cells of replicates=auto: by id, their family and target.
+        auto = np.array([t.target is not None for t in templates], bool)
+        chosen = np.flatnonzero(auto[sets]) if auto.any() else []
+        self.targets = {f"{int(ids[k]):016x}": (templates[sets[k]].family,
+                                                 templates[sets[k]].target) for k in chosen}
+        self.families = {templates[i].family for i in np.unique(sets).tolist()}
 
     def __len__(self) -> int:
         return len(self.numbers)
@@ -303,12 +383,11 @@ class Plan:
     @property
     def ids(self) -> list[str]:
         """The cells' ids, in order."""
-        return [f"{number:016x}" for number in self.numbers]
+        return [f"{number:016x}" for number in self.numbers.tolist()]
 
     def __iter__(self) -> Iterator[Cell]:
-        for config, new in zip(self.configs, self.new, strict=True):
-            if new:
-                yield make_cell(config)
+        for i, seed in zip(self.sets.tolist(), self.seeds.tolist(), strict=True):
+            yield cell_of(self.templates[i], seed)
 
 
 def _recompute(rule: bool | Mapping[str, Any], cell: Cell) -> bool:
@@ -327,57 +406,87 @@ def _recompute(rule: bool | Mapping[str, Any], cell: Cell) -> bool:
     return True
 
 
-def plan(configs: Iterable[Mapping[str, Any]]) -> tuple[Plan, Execution]:
+def plan(configs: Iterable[Mapping[str, Any]] | Layout) -> tuple[Plan, Execution]:
     """Validate every configuration; the plan of the distinct cells and the settings.
 
     All configurations must agree on the execution settings (they describe one command).
-    Nothing is run or written here, so one bad value aborts before any work.
+    Each option set is validated once (:class:`Template`) and each distinct seed once;
+    a cell then costs two hashes. Nothing is run or written here, so one bad value aborts
+    before any work.
     """
-    if iter(configs) is configs:  # a one-shot iterator: the plan iterates it again
-        configs = list(configs)
-    new, replace = bytearray(), bytearray()
-    ids, costs, counts = array.array("Q"), array.array("d"), array.array("Q")
-    targets: dict[str, tuple[str, Target]] = {}
-    seen: dict[int, int] = {}  # id: replicates
-    families: set[str] = set()
-    shared: dict[Any, tuple[float, array.array]] = {}
-    values: dict[str, set[Any]] = {}
-    execution: Execution | None = None
-    first: dict[str, Any] = {}
-    for config in configs:
-        raw = {k: config.get(k) for k in EXECUTION_KEYS}
-        if execution is None:
-            execution, first = execution_of(config), raw
-        elif raw != first:
-            key = next(k for k in EXECUTION_KEYS if raw[k] != first[k])
+    layout = configs if isinstance(configs, Layout) else getattr(
+        configs, "layout", lambda: Layout.of(configs))()
+    templates = [Template.of(config) for config in layout.configs]
+    execution = execution_of(layout.configs[0]) if templates else Execution()
+    for template in templates[1:]:
+        if template.execution != templates[0].execution:
+            key = next(k for k in EXECUTION_KEYS
+                       if template.execution[k] != templates[0].execution[k])
             raise ConfigError(f"{key}: must be the same for every cell of a sweep")
-        cell = make_cell(config)
-        number = int(cell.cell_id, 16)
-        new.append(number not in seen)
-        if not new[-1]:
-            if seen[number] != cell.replicates:
-                raise ConfigError(
-                    f"replicates: must be one count per cell; got {seen[number]} and "
-                    f"{cell.replicates} for cells that differ in nothing else (the larger "
-                    "count holds the smaller: replicate r is the same in both)")
-            continue
-        seen[number] = cell.replicates
-        ids.append(number)
-        costs.append(cell.cost)
-        counts.append(cell.replicates)
-        if cell.target is not None:
-            targets[cell.cell_id] = (cell.family, cell.target)
-        families.add(cell.family)
-        for key, seconds in shared_work(get_family(cell.family), cell.prepared).items():
-            shared.setdefault(key, (seconds, array.array("Q")))[1].append(len(ids) - 1)
-        replace.append(_recompute(execution.recompute, cell))
-        if execution.dry_run:
-            for key, value in cell.listed().items():
-                values.setdefault(key, set()).add(_hashable(value))
-    swept = [key for key, seen_values in values.items() if len(seen_values) > 1]
-    plan = Plan(configs, new, ids, costs, replace, swept, families, shared, counts,
-                targets)
-    return plan, execution or Execution()
+    seeds = _seeds(layout)
+    ids = np.fromiter((int(_digest(t.family, t.options, seed, t.version), 16)
+                       for t, seed in zip((templates[i] for i in layout.sets.tolist()),
+                                          seeds.tolist(), strict=True)),
+                      np.uint64, len(layout))
+    # The first configuration of each id is its cell; the others repeat it.
+    _, first = np.unique(ids, return_index=True)
+    new = np.zeros(len(ids), bool)
+    new[np.sort(first)] = True
+    counts = np.array([t.replicates for t in templates], np.int64)[layout.sets] \
+        if templates else np.zeros(0, np.int64)
+    _one_count(ids, counts)
+    sets, seeds, ids = layout.sets[new], seeds[new], ids[new]
+    cells = Plan(templates, sets, seeds, ids, new, np.zeros(len(ids), bool), [],
+                 _shared(templates, sets))
+    if execution.recompute is not False:
+        cells.replace = np.fromiter((_recompute(execution.recompute, cell) for cell in cells),
+                                    bool, len(ids))
+    if execution.dry_run:
+        cells.swept = _swept(cells)
+    return cells, execution
+
+
+def _seeds(layout: Layout) -> np.ndarray:
+    """Each configuration's seed, an int >= 0, each distinct value checked once."""
+    given = layout.seeds.tolist()
+    values = {v: _integer("seed", v, 0) for v in dict.fromkeys(given)}
+    return np.fromiter((values[v] for v in given), np.uint64, len(given))
+
+
+def _one_count(ids: np.ndarray, counts: np.ndarray) -> None:
+    """:class:`ConfigError` if two configurations of one cell ask different counts."""
+    order = np.lexsort((counts, ids))
+    same = ids[order][1:] == ids[order][:-1]
+    differ = same & (counts[order][1:] != counts[order][:-1])
+    if differ.any():
+        i = int(np.argmax(differ))
+        raise ConfigError(
+            f"replicates: must be one count per cell; got {counts[order][i]} and "
+            f"{counts[order][i + 1]} for cells that differ in nothing else (the larger "
+            "count holds the smaller: replicate r is the same in both)")
+
+
+def _shared(templates: list[Template], sets: np.ndarray
+            ) -> dict[Any, tuple[float, np.ndarray]]:
+    """The work shared by cells, by key: its seconds and the positions of its cells."""
+    shared: dict[Any, tuple[float, list[np.ndarray]]] = {}
+    for i, template in enumerate(templates):
+        for key, seconds in template.shared.items():
+            shared.setdefault(key, (seconds, []))[1].append(np.flatnonzero(sets == i))
+    return {key: (seconds, np.sort(np.concatenate(parts)))
+            for key, (seconds, parts) in shared.items()}
+
+
+def _swept(cells: Plan) -> list[str]:
+    """The columns a dry run lists: those that take more than one value over the cells."""
+    values: dict[str, set[Any]] = {}
+    for i in np.unique(cells.sets).tolist():
+        for key, value in cell_of(cells.templates[i], 0).listed().items():
+            values.setdefault(key, set()).add(_hashable(value))
+    if len(np.unique(cells.seeds)) > 1:
+        values["seed"] = {0, 1}
+    order = list(values)
+    return [key for key in order if len(values[key]) > 1]
 
 
 def _hashable(value: Any) -> Any:

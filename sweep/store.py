@@ -7,6 +7,7 @@ Layout of ``results_dir``::
     _corrupt/                     damaged files found on resume, set aside
     _journal/<id>.json            a transaction under way (replacing or merging files)
     .lock                         held while the files change
+    _index.json                   the cells each file holds, by the file's size and times
     .<name>.<host>.<pid>.tmp      a file being written; renamed when complete
 
 Each family has its own subdirectory, so ``pandas.read_parquet("results/colme")`` reads
@@ -65,6 +66,8 @@ CORRUPT = "_corrupt"
 JOURNAL = "_journal"
 LOCK = ".lock"
 SUFFIX = ".parquet"
+#: The footers' cells and counts, by file (:meth:`ResultsStore.save_index`).
+INDEX = "_index.json"
 #: A merged file holds at most this many rows and cells (its footer lists every cell).
 COMPACT_ROWS = 1 << 20
 COMPACT_CELLS = 4096
@@ -109,6 +112,16 @@ def _footer_cells(path: Path) -> dict[str, int] | None:
     except (OSError, pa.ArrowException, KeyError, ValueError, TypeError, AttributeError):
         return None
     return held if held and file_name(list(held)) == path.stem else None
+
+
+def _stamp(path: Path) -> list[int] | None:
+    """What tells a file from any other that held its name: its size and modification
+    time in nanoseconds (a copy that keeps the time, ``cp -p``, keeps the index valid)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return [stat.st_size, stat.st_mtime_ns]
 
 
 def _family_of(records: Mapping[str, Mapping[str, Any]]) -> tuple[str, int]:
@@ -270,14 +283,49 @@ class ResultsStore:
             for cell in self.files.pop(path):
                 self.held.pop(cell, None)
         self.damaged = []
-        for path in sorted(current - set(self.files)):
-            held = _footer_cells(path)
+        unseen = sorted(current - set(self.files))
+        index = self._index() if unseen else {}
+        for path in unseen:
+            entry = index.get(path.relative_to(self.root).as_posix())
+            fresh = entry is not None and entry[0] == _stamp(path)
+            held = entry[1] if fresh else _footer_cells(path)
             if held is None:
                 self.damaged.append(path)
             else:
                 self.files[path] = tuple(held)
                 self.held.update(held)
         return self.present()
+
+    def _index(self) -> dict[str, Any]:
+        """The index :meth:`save_index` left, or an empty one."""
+        try:
+            with open(self.root / INDEX, encoding="utf-8") as handle:
+                index = json.load(handle)
+        except (OSError, ValueError):
+            return {}
+        return index if isinstance(index, dict) else {}
+
+    def save_index(self) -> None:
+        """Write the cells and counts of every file :meth:`scan` found, each under its
+        size and modification time, so that the next scan reads a file's footer
+        only if the file is new or changed: knowing what a directory of 10⁵ cells holds
+        then costs one small read, not 10⁵ provenance records. A cache, never the truth:
+        a file whose stamp differs is read again, and an index that cannot be written
+        is skipped. Only a command that writes results writes it (:meth:`prepare`, and
+        after its commits)."""
+        index = {}
+        for path, cells in self.files.items():
+            stamp = _stamp(path)
+            if stamp is not None:
+                index[path.relative_to(self.root).as_posix()] = [
+                    stamp, {cell: self.held[cell] for cell in cells}]
+        temporary = self.root / f".index.{self.host}.{os.getpid()}.tmp"
+        try:
+            with open(temporary, "w", encoding="utf-8") as handle:
+                json.dump(index, handle, separators=(",", ":"))
+            os.replace(temporary, self.root / INDEX)
+        except OSError:
+            temporary.unlink(missing_ok=True)
 
     def present(self) -> set[str]:
         return {cell for ids in self.files.values() for cell in ids}
@@ -322,6 +370,7 @@ class ResultsStore:
                     stale.unlink(missing_ok=True)
             present = self.scan()
             self._set_aside()
+            self.save_index()
         return present
 
     def _set_aside(self) -> None:

@@ -375,3 +375,43 @@ def test_sub_grids_are_the_union_of_their_products_with_the_command_line(
                                            "centralized") for e in ("1", "2")]
     assert sorted(parts) == sorted(tests + best)
     assert summary.startswith(f"{len(tests) + len(best)} cells: 0 present"), summary
+
+
+@pytest.mark.parametrize("lines", [
+    # The seed in the middle of the product, first, last, not swept, and a group override.
+    ["epsilon=0.5,1", "seed=range(3,6)", "mechanism=pm1,pm2"],
+    ["seed=1,2", "weights=last,mom"],
+    ["weights=last,mom", "seed=0,1,2"],
+    ["epsilon=0.5,1", "mechanism=pm1,pm2"],
+    ["+experiment=fig3", "seed=4,5", "variance=known,shared"],
+])
+def test_a_grid_laid_out_plans_as_its_composed_cells(hydra_context: HydraContext,
+                                                     lines: list[str]) -> None:
+    """The sweeper plans a grid from one configuration per option set and an array of
+    seeds (Grid.layout): the same cells, ids and order as composing every cell."""
+    master = compose("config", overrides=[], return_hydra_config=True)
+    tiny = ["n_agents=4", "t_max=20", "replicates=2", "checkpoints=2"]
+    grid = Grid(CellComposer(hydra_context, master), [*lines, *tiny])
+    layout = grid.layout()
+    composed = list(grid)
+    assert len(layout.configs) == len(composed) // len(grid.seeds or [0])
+    laid, _ = plan(grid)
+    each, _ = plan(composed)
+    assert laid.ids == each.ids == [make_cell(c).cell_id for c in composed]
+    assert [cell.seed for cell in laid] == [c["seed"] for c in composed]
+    assert laid.costs.tolist() == each.costs.tolist()
+
+
+def test_a_bad_seed_is_refused_naming_the_key(hydra_context: HydraContext) -> None:
+    master = compose("config", overrides=[], return_hydra_config=True)
+    grid = Grid(CellComposer(hydra_context, master), ["seed=1,-2", "n_agents=4"])
+    with pytest.raises(ConfigError, match=r"^seed: must be an integer >= 0; got -2$"):
+        plan(grid)
+
+
+def test_configurations_of_one_cell_are_planned_once_and_must_ask_one_count() -> None:
+    config = {**SMALL, "seed": 3}
+    cells, _ = plan([config, {**SMALL, "seed": 4}, dict(config)])
+    assert len(cells) == 2 and cells.new.tolist() == [True, True, False]
+    with pytest.raises(ConfigError, match=r"^replicates: must be one count per cell"):
+        plan([config, {**config, "replicates": config.get("replicates", 1) + 1}])

@@ -20,7 +20,7 @@ import pytest
 from analysis import load
 from sweep.execute import Summary, execute
 from sweep.plan import plan
-from sweep.store import JOURNAL, LOCK, ResultsStore, family_directory
+from sweep.store import INDEX, JOURNAL, LOCK, ResultsStore, family_directory
 
 from .sweep_reference import ROOT, SMALL, run_cli
 
@@ -227,7 +227,7 @@ def test_an_extension_killed_at_any_step_resumes_without_loss_or_duplication(
     ResultsStore(stored).compact(cells=10)  # extending rewrites a file of other cells too
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     killed_mid_way = 0
-    for kill_at in (1, 3, 8, 13, 34, 55):
+    for kill_at in (2, 4, 9, 14, 35, 56):  # the 1st is the index's (prepare)
         directory = tmp_path / f"kill_{kill_at}"
         shutil.copytree(stored, directory)
         done = subprocess.run([sys.executable, "-c", EXTENDER, str(directory), str(kill_at)],
@@ -248,3 +248,35 @@ def test_an_extension_killed_at_any_step_resumes_without_loss_or_duplication(
         pd.testing.assert_frame_equal(_rows(directory), expected, check_exact=True)
         assert not list(directory.glob("**/.*.tmp")) and not list(directory.glob(f"{JOURNAL}/*"))
     assert killed_mid_way >= 3  # kills landed inside transactions, not only between them
+
+
+def test_a_resume_reads_the_index_not_the_footers_unless_a_file_changed(
+    small_files: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sweep that stored cells leaves ``_index.json``: the next scan reads no footer of
+    an unchanged file (a copy that keeps the times included); a file rewritten since, a
+    damaged file and a damaged index are read as before."""
+    import sweep.store as store_module
+
+    directory = tmp_path / "results"
+    shutil.copytree(small_files, directory)  # times kept: the index holds
+    expected = ResultsStore(directory)
+    expected.scan()
+    read: list[Path] = []
+    footer = store_module._footer_cells
+    monkeypatch.setattr(store_module, "_footer_cells", lambda p: read.append(p) or footer(p))
+    store = ResultsStore(directory)
+    store.scan()
+    assert read == [] and store.held == expected.held and store.files == expected.files
+    # A file changed since (its time moved): read again.
+    changed = sorted(directory.glob(FILES))[0]
+    os.utime(changed, ns=(changed.stat().st_atime_ns, changed.stat().st_mtime_ns + 1))
+    store = ResultsStore(directory)
+    store.scan()
+    assert read == [changed] and store.held == expected.held
+    # A damaged index is an empty one.
+    (directory / INDEX).write_text("{not json")
+    read.clear()
+    store = ResultsStore(directory)
+    store.scan()
+    assert len(read) == len(expected.files) and store.held == expected.held

@@ -7,9 +7,11 @@ skips a module whose name starts with an underscore.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.utils import JobReturn, JobStatus
 from hydra.errors import HydraException
@@ -20,18 +22,20 @@ from omegaconf import DictConfig
 from sweep.cli import CellsFailed, raise_for_failures, run_configs
 from sweep.errors import ConfigError
 from sweep.hydra_compat import is_basic_launcher
-from sweep.plan import make_cell, plan
+from sweep.plan import Layout, make_cell, plan
 
 from ._compose import CellComposer
 
 
 class Grid:
     """The cells of a grid: the product of each key's values, as Hydra's basic sweeper
-    expands it, composed on every iteration rather than held (a grid of 10⁵ cells)."""
+    expands it. :meth:`layout` gives them to the planner without composing a cell: one
+    configuration per option set (every key but ``seed``) and the seeds as an array."""
 
     def __init__(self, composer: CellComposer, lines: list[str]) -> None:
         parser = OverridesParser.create(config_loader=composer.loader)
         choices: dict[str, list[str]] = {}
+        seeds: list[Any] | None = None
         for override in parser.parse_overrides(lines):
             key = override.get_key_element()
             if not override.is_sweep_override():
@@ -41,14 +45,37 @@ class Grid:
             else:
                 raise HydraException(f"{key}: only lists, range() and glob() sweeps are "
                                      "supported; got an interval")
+            if key == "seed":  # typed as Hydra's grammar reads them, once
+                seeds = (list(override.sweep_iterator()) if override.is_sweep_override()
+                         else [override.value()])
         self.composer = composer
         self.choices = list(choices.values())
+        self.keys = list(choices)
+        self.seeds = seeds
 
     def overrides(self) -> Iterator[list[str]]:
         return (list(job) for job in itertools.product(*self.choices))
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return (self.composer.compose(job) for job in self.overrides())
+
+    def __len__(self) -> int:
+        return math.prod(len(values) for values in self.choices)
+
+    def layout(self) -> Layout:
+        """The grid's option sets, composed once each, and each cell's set and seed, in
+        the product's order (the last key varying fastest)."""
+        at = self.keys.index("seed") if self.seeds is not None else None
+        other = [values for i, values in enumerate(self.choices) if i != at]
+        configs = [self.composer.compose(list(job)) for job in itertools.product(*other)]
+        shape = [len(values) for values in self.choices]
+        index = np.unravel_index(np.arange(len(self)), shape)
+        sets = (np.ravel_multi_index([ix for i, ix in enumerate(index) if i != at],
+                                     [n for i, n in enumerate(shape) if i != at])
+                if len(other) else np.zeros(len(self), np.intp))
+        own = np.array([config.get("seed", 0) for config in configs] or [0], dtype=object)
+        seeds = np.array(self.seeds, dtype=object)[index[at]] if at is not None else own[sets]
+        return Layout(configs, sets, seeds)
 
 
 class Grids:
@@ -62,6 +89,13 @@ class Grids:
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return itertools.chain.from_iterable(iter(g) for g in self.grids)
+
+    def layout(self) -> Layout:
+        parts = [grid.layout() for grid in self.grids]
+        offsets = np.cumsum([0] + [len(p.configs) for p in parts])
+        return Layout([c for p in parts for c in p.configs],
+                      np.concatenate([p.sets + o for p, o in zip(parts, offsets, strict=False)]),
+                      np.concatenate([p.seeds for p in parts]))
 
 
 def launch(hydra_context: HydraContext, config: DictConfig,
