@@ -531,16 +531,18 @@ def listing(cells: Plan, states: Sequence[str]) -> Iterator[str]:
               for key in cells.swept]
     if "seed" in cells.swept and len(cells):
         widths[cells.swept.index("seed")] = max(4, len(str(int(cells.seeds.max()))))
-    widths += [16, max([len("state"), *map(len, set(states))])]
-
-    def line(row: Sequence[str]) -> str:
-        return "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()
-
-    yield line(header)
+    last = max([len("state"), *map(len, set(states))])
+    yield "  ".join(v.ljust(w) for v, w in zip(
+        header, [*widths, 16, last], strict=True)).rstrip()
+    # One format per option set: its columns padded once, the seed, id and state put in.
+    formats = {i: "  ".join([*(f"{{seed:<{w}}}" if k == "seed" else
+                               t.get(k, "-").ljust(w).replace("{", "{{").replace("}", "}}")
+                               for k, w in zip(cells.swept, widths, strict=True)),
+                             "{number:016x}", "{state}"])
+               for i, t in texts.items()}
     for i, number, state, seed in zip(cells.sets.tolist(), cells.numbers.tolist(), states,
                                       cells.seeds.tolist(), strict=True):
-        row = [str(seed) if k == "seed" else texts[i].get(k, "-") for k in cells.swept]
-        yield line([*row, f"{number:016x}", state])
+        yield formats[i].format(seed=seed, number=number, state=state).rstrip()
 
 
 #: A cell's state in a dry run's listing, by its code in :func:`execute`.

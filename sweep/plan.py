@@ -237,6 +237,8 @@ class Template:
     version: int
     #: The estimated CPU-seconds of a cell (all its replicates).
     cost: float
+    #: Its cell and stream records but the seed (:func:`_records`).
+    records: tuple[tuple[str, str], ...]
     #: The work a process does once for the cells that need it (sweep.family.shared_work).
     shared: Mapping[Any, float]
 
@@ -256,9 +258,10 @@ class Template:
                               f"{', '.join(family.schema.metrics)}); got {target.metric!r}")
         prepared = family.prepare(options, replicates)
         identity = family.identity(prepared)
+        options = json.dumps(identity, sort_keys=True)
         template = cls(spec, prepared, replicates, target,
-                       {k: config.get(k) for k in EXECUTION_KEYS}, identity,
-                       json.dumps(identity, sort_keys=True), family.version, 0.0,
+                       {k: config.get(k) for k in EXECUTION_KEYS}, identity, options,
+                       family.version, 0.0, _records(spec, options, family.version),
                        shared_work(family, prepared))
         # The cost of a cell is its pieces' (Cell.cost), the same for every seed.
         return dataclasses.replace(template, cost=cell_of(template, 0).cost)
@@ -266,8 +269,7 @@ class Template:
 
 def cell_of(template: Template, seed: int) -> Cell:
     """The cell of ``template`` with root seed ``seed``."""
-    stream = _digest(template.family, template.options, seed)
-    cell_id = _digest(template.family, template.options, seed, template.version)
+    cell_id, stream = (_digest(record, seed) for record in template.records)
     settings = {"family": template.family, "seed": seed, "options": template.identity,
                 "version": template.version, "replicates": template.replicates}
     return Cell(cell_id, template.family, template.prepared, template.replicates, seed,
@@ -293,20 +295,24 @@ def _target(replicates: Any, options: Mapping[str, Any] | None) -> Target | None
     return None
 
 
-def _digest(family: str, options: str, seed: int, version: int | None = None) -> str:
-    """The first 16 hex digits of the SHA-256 of the canonical JSON
-    (``json.dumps(record, sort_keys=True)``) of a cell's record: ``{"family": ...,
-    "format": FORMAT_VERSION, "options": ..., "seed": ..., "version": version}`` for its
-    id, or, with ``version`` None, ``{"family": ..., "format": STREAM_VERSION, "options":
-    ..., "seed": ...}`` for the key of its random streams. Neither holds the replicate
-    count. ``options`` is the family's options as canonical JSON, serialized once per
-    option set (:class:`Template`), so that a cell costs a hash of a short text.
-    """
+def _records(family: str, options: str, version: int) -> tuple[tuple[str, str], ...]:
+    """The canonical JSON (``json.dumps(record, sort_keys=True)``) of a cell's two records,
+    each as the text before and after its seed: the cell record ``{"family": ...,
+    "format": FORMAT_VERSION, "options": ..., "seed": ..., "version": version}``, whose
+    hash is the cell's id, and the stream record ``{"family": ..., "format":
+    STREAM_VERSION, "options": ..., "seed": ...}``, whose hash keys its random streams.
+    Neither holds the replicate count. ``options`` is the family's options as canonical
+    JSON; an option set's records are written once (:class:`Template`), so that a cell
+    costs a hash of a short text (:func:`_digest`)."""
     head = f'{{"family": {json.dumps(family)}, "format": '
-    tail = f', "options": {options}, "seed": {int(seed)}'
-    record = (f"{head}{STREAM_VERSION}{tail}}}" if version is None
-              else f'{head}{FORMAT_VERSION}{tail}, "version": {int(version)}}}')
-    return hashlib.sha256(record.encode()).hexdigest()[:16]
+    tail = f', "options": {options}, "seed": '
+    return ((f"{head}{FORMAT_VERSION}{tail}", f', "version": {int(version)}}}'),
+            (f"{head}{STREAM_VERSION}{tail}", "}"))
+
+
+def _digest(record: tuple[str, str], seed: int) -> str:
+    """The first 16 hex digits of the SHA-256 of ``record`` with ``seed`` put in."""
+    return hashlib.sha256(f"{record[0]}{int(seed)}{record[1]}".encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -424,9 +430,9 @@ def plan(configs: Iterable[Mapping[str, Any]] | Layout) -> tuple[Plan, Execution
                        if template.execution[k] != templates[0].execution[k])
             raise ConfigError(f"{key}: must be the same for every cell of a sweep")
     seeds = _seeds(layout)
-    ids = np.fromiter((int(_digest(t.family, t.options, seed, t.version), 16)
-                       for t, seed in zip((templates[i] for i in layout.sets.tolist()),
-                                          seeds.tolist(), strict=True)),
+    records = [t.records[0] for t in templates]
+    ids = np.fromiter((int(_digest(records[i], seed), 16)
+                       for i, seed in zip(layout.sets.tolist(), seeds.tolist(), strict=True)),
                       np.uint64, len(layout))
     # The first configuration of each id is its cell; the others repeat it.
     _, first = np.unique(ids, return_index=True)
@@ -447,7 +453,15 @@ def plan(configs: Iterable[Mapping[str, Any]] | Layout) -> tuple[Plan, Execution
 
 
 def _seeds(layout: Layout) -> np.ndarray:
-    """Each configuration's seed, an int >= 0, each distinct value checked once."""
+    """Each configuration's seed, an int >= 0; other values are checked one distinct
+    value at a time, for the error that names the first bad one."""
+    if layout.seeds.size and all(type(v) is int for v in layout.seeds.tolist()):
+        try:
+            seeds = layout.seeds.astype(np.int64)
+        except OverflowError:
+            seeds = None
+        if seeds is not None and seeds.min() >= 0:
+            return seeds.astype(np.uint64)
     given = layout.seeds.tolist()
     values = {v: _integer("seed", v, 0) for v in dict.fromkeys(given)}
     return np.fromiter((values[v] for v in given), np.uint64, len(given))

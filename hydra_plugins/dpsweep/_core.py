@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import Override
 from hydra.core.utils import JobReturn, JobStatus
 from hydra.errors import HydraException
 from hydra.plugins.launcher import Launcher
@@ -34,33 +35,35 @@ class Grid:
 
     def __init__(self, composer: CellComposer, lines: list[str]) -> None:
         parser = OverridesParser.create(config_loader=composer.loader)
-        choices: dict[str, list[str]] = {}
+        choices: dict[str, list[str] | Override] = {}
         seeds: list[Any] | None = None
         for override in parser.parse_overrides(lines):
             key = override.get_key_element()
-            if not override.is_sweep_override():
-                choices[key] = [f"{key}={override.get_value_element_as_str()}"]
-            elif override.is_discrete_sweep():
-                choices[key] = [f"{key}={value}" for value in override.sweep_string_iterator()]
-            else:
+            if override.is_sweep_override() and not override.is_discrete_sweep():
                 raise HydraException(f"{key}: only lists, range() and glob() sweeps are "
                                      "supported; got an interval")
-            if key == "seed":  # typed as Hydra's grammar reads them, once
+            if key == "seed":  # typed as Hydra's grammar reads them; lines only if asked
                 seeds = (list(override.sweep_iterator()) if override.is_sweep_override()
                          else [override.value()])
+                choices[key] = override
+            elif override.is_sweep_override():
+                choices[key] = [f"{key}={value}" for value in override.sweep_string_iterator()]
+            else:
+                choices[key] = [f"{key}={override.get_value_element_as_str()}"]
         self.composer = composer
-        self.choices = list(choices.values())
         self.keys = list(choices)
+        self.choices = list(choices.values())
         self.seeds = seeds
 
     def overrides(self) -> Iterator[list[str]]:
-        return (list(job) for job in itertools.product(*self.choices))
+        return (list(job) for job in itertools.product(*map(_lines, self.choices)))
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return (self.composer.compose(job) for job in self.overrides())
 
     def __len__(self) -> int:
-        return math.prod(len(values) for values in self.choices)
+        return math.prod(len(self.seeds) if isinstance(c, Override) else len(c)
+                         for c in self.choices)
 
     def layout(self) -> Layout:
         """The grid's option sets, composed once each, and each cell's set and seed, in
@@ -68,7 +71,7 @@ class Grid:
         at = self.keys.index("seed") if self.seeds is not None else None
         other = [values for i, values in enumerate(self.choices) if i != at]
         configs = [self.composer.compose(list(job)) for job in itertools.product(*other)]
-        shape = [len(values) for values in self.choices]
+        shape = [len(self.seeds) if i == at else len(c) for i, c in enumerate(self.choices)]
         index = np.unravel_index(np.arange(len(self)), shape)
         sets = (np.ravel_multi_index([ix for i, ix in enumerate(index) if i != at],
                                      [n for i, n in enumerate(shape) if i != at])
@@ -76,6 +79,15 @@ class Grid:
         own = np.array([config.get("seed", 0) for config in configs] or [0], dtype=object)
         seeds = np.array(self.seeds, dtype=object)[index[at]] if at is not None else own[sets]
         return Layout(configs, sets, seeds)
+
+
+def _lines(choice: list[str] | Override) -> list[str]:
+    """A key's override lines; the seed's are written only when asked."""
+    if isinstance(choice, list):
+        return choice
+    values = (choice.sweep_string_iterator() if choice.is_sweep_override()
+              else [choice.get_value_element_as_str()])
+    return [f"{choice.get_key_element()}={value}" for value in values]
 
 
 class Grids:
