@@ -271,9 +271,9 @@ class Measures:
 
     def misses(self, schemes: Sequence[Scheme]) -> str:
         """The false-exclusion rate at t_max of each scheme under rRR."""
-        return ", ".join(
-            f"{scheme(m, w)} {percent(self.final('fig2_left', metric='false_exclusion', mechanism=m, weights=w, schedule='rrr').mean)}"  # noqa: E501
-            for m, w in schemes)
+        rates = {(m, w): self.final("fig2_left", metric="false_exclusion", mechanism=m,
+                                    weights=w, schedule="rrr").mean for m, w in schemes}
+        return ", ".join(f"{scheme(*k)} {percent(rate)}" for k, rate in rates.items())
 
     def oracle_order(self, schemes: Sequence[Scheme]) -> list[dict[str, str]]:
         """The schemes in the oracle's order under RR, as pairs of neighbours (A below B)."""
@@ -317,7 +317,7 @@ class Measures:
 
     # -- Fig. 3 ---------------------------------------------------------------------------
 
-    def _fig3(self, preset: str, variance: str, form: str = "eq16", prior: str = "paper"
+    def fig3(self, preset: str, variance: str, form: str = "eq16", prior: str = "paper"
               ) -> pd.DataFrame:
         return self.results.rows(preset, method="colme", variance=variance, weights="last",
                                  inferred_form=form, prior=prior)
@@ -326,19 +326,20 @@ class Measures:
     def _paired(self, variance: str, form: str = "eq16", prior: str = "paper"
                 ) -> pd.DataFrame:
         """The runs (replicate × t) of a cell of ``fig3_paired``."""
-        return runs(self.results, "fig3_paired", self._fig3("fig3_paired", variance, form,
+        return runs(self.results, "fig3_paired", self.fig3("fig3_paired", variance, form,
                                                             prior))
 
     @property
-    def _start(self) -> int:
-        return int(self._fig3("fig3", "known").n_agents.iloc[0])
+    def start(self) -> int:
+        """Fig. 3's M: the first t from which Sch-Var-2 can weigh other agents in."""
+        return int(self.fig3("fig3", "known").n_agents.iloc[0])
 
     def fig3_checkpoint(self, t: float | None) -> int:
         return checkpoint(self._paired("known").mean(), t)
 
     def fig3_first(self) -> int:
         """The first checkpoint from t = M."""
-        return min(t for t in self._paired("known").columns if t >= self._start)
+        return min(t for t in self._paired("known").columns if t >= self.start)
 
     def _gap(self) -> pd.DataFrame:
         return np.log(self._paired("inferred")) - np.log(self._paired("known"))
@@ -349,15 +350,16 @@ class Measures:
 
     def gap_to_known_text(self) -> str:
         gap, last = self._gap(), self.gap_to_known(None)
-        return ", ".join(f"{number(math.exp(gap[t].mean()))} (t = {t:,})"
-                         for t in (self.fig3_checkpoint(x) for x in (1e3, ZOOM, 1e4, None))) \
-            + f"; at t_max still {number(last.mean() / (last.std(ddof=1) / math.sqrt(last.size)), 2)}" \
-            " SE above 1 (paired)"  # noqa: E501
+        ratios = ", ".join(f"{number(math.exp(gap[t].mean()))} (t = {t:,})"
+                           for t in (self.fig3_checkpoint(x) for x in (1e3, ZOOM, 1e4, None)))
+        z = last.mean() / (last.std(ddof=1) / math.sqrt(last.size))
+        return f"{ratios}; at t_max still {number(z, 2)} SE above 1 (paired)"
 
     @functools.cache  # noqa: B019
     def _crossing(self, form: str, prior: str) -> tuple[float, float, float, float, float]:
-        return paired_crossing(self._paired("inferred_bayes", form, prior).loc[:, self._start:ZOOM],
-                               self._paired("inferred", form).loc[:, self._start:ZOOM])
+        window = slice(self.start, ZOOM)
+        return paired_crossing(self._paired("inferred_bayes", form, prior).loc[:, window],
+                               self._paired("inferred", form).loc[:, window])
 
     def crossing(self, form: str, prior: str) -> Interval:
         t, low, high, _, _ = self._crossing(form, prior)
@@ -377,7 +379,7 @@ class Measures:
 
     def fig3_window(self) -> str:
         times = self._paired("known").columns
-        return (f"t = {min(t for t in times if t >= self._start):,} to "
+        return (f"t = {min(t for t in times if t >= self.start):,} to "
                 f"{max(t for t in times if t <= ZOOM):,}")
 
     def worse_in_the_beginning(self) -> Ordering:
@@ -391,7 +393,7 @@ class Measures:
 
     def _window(self) -> tuple[np.ndarray, np.ndarray, str]:
         return window_log_ratio(self._paired("inferred_bayes", "eq16", "jeffreys"),
-                                self._paired("inferred_bayes"), self._start, ZOOM + 1)
+                                self._paired("inferred_bayes"), self.start, ZOOM + 1)
 
     def window_log(self, prior: str) -> np.ndarray:
         """Per run, the mean ln MSE of the Bayesian form under ``prior`` over the window."""
@@ -405,7 +407,7 @@ class Measures:
         return self._window()[2]
 
     def _collaboration(self, variance: str) -> tuple[float, float, float]:
-        rows = self._fig3("fig3", variance)
+        rows = self.fig3("fig3", variance)
         return start_of_collaboration(runs(self.results, "fig3", rows),
                                       runs(self.results, "fig3", rows, method="local"))
 
@@ -464,7 +466,7 @@ def first_release_values(results: Results, cell: pd.Series) -> Values:
 
 def fig3_values(measures: Measures) -> Values:
     """Fig. 3's runs, the window its crossings are read over and every crossing."""
-    return {"fig3_runs": str(int(measures._fig3("fig3", "known").replicates.iloc[0])),
+    return {"fig3_runs": str(int(measures.fig3("fig3", "known").replicates.iloc[0])),
             "fig3_window": measures.fig3_window(), "bootstrap": f"{BOOTSTRAP:,}",
             "fig3_crossings": "; ".join(
                 f"{FORMS[form]}: {measures.crossing_text(form, 'paper')} (paper prior), "
@@ -479,7 +481,7 @@ def values(results: Results) -> Values:
     found = {**first_release_values(results, cell), **fig3_values(measures),
              **welch_values(results)}
     names = {**found, "beyond": BEYOND, "t_max": int(cell.t_max),
-             "n_agents": int(cell.n_agents), "start": measures._start}
+             "n_agents": int(cell.n_agents), "start": measures.start}
     return {**found, "colme_claims": evaluate(CLAIMS, measures, names),
             "colme_checks": evaluate(CHECKS, measures, names),
             "fig3_claims": evaluate(FIG3_CLAIMS, measures, names)}
