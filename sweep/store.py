@@ -42,7 +42,7 @@ import socket
 import time
 import traceback
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -264,6 +264,8 @@ class ResultsStore:
     damaged: list[Path] = field(default_factory=list)
     #: The replicates each cell of :attr:`files` holds (0 to n − 1), by cell id.
     held: dict[str, int] = field(default_factory=dict)
+    #: Each file's size and time when its cells were read (:meth:`save_index`).
+    stamps: dict[Path, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
@@ -278,23 +280,30 @@ class ResultsStore:
         taken as a result.
         """
         current = set(listing(self.root))
-        gone = [p for p in self.files if p not in current]
-        for path in gone:
-            for cell in self.files.pop(path):
-                self.held.pop(cell, None)
+        self._forget([p for p in self.files if p not in current])
         self.damaged = []
         unseen = sorted(current - set(self.files))
         index = self._index() if unseen else {}
         for path in unseen:
             entry = index.get(path.relative_to(self.root).as_posix())
-            fresh = entry is not None and entry[0] == _stamp(path)
-            held = entry[1] if fresh else _footer_cells(path)
+            stamp = _stamp(path)  # before the footer: a file replaced meanwhile reads again
+            held = entry[1] if entry is not None and entry[0] == stamp else _footer_cells(path)
             if held is None:
                 self.damaged.append(path)
             else:
                 self.files[path] = tuple(held)
                 self.held.update(held)
+                if stamp is not None:
+                    self.stamps[path] = stamp
         return self.present()
+
+    def _forget(self, paths: Iterable[Path]) -> None:
+        """Drop what :meth:`scan` knew of ``paths``: the next scan reads them again (a file
+        rewritten under its name, an extension's, holds other counts)."""
+        for path in paths:
+            for cell in self.files.pop(path, ()):
+                self.held.pop(cell, None)
+            self.stamps.pop(path, None)
 
     def _index(self) -> dict[str, Any]:
         """The index :meth:`save_index` left, or an empty one."""
@@ -306,19 +315,17 @@ class ResultsStore:
         return index if isinstance(index, dict) else {}
 
     def save_index(self) -> None:
-        """Write the cells and counts of every file :meth:`scan` found, each under its
-        size and modification time, so that the next scan reads a file's footer
-        only if the file is new or changed: knowing what a directory of 10⁵ cells holds
-        then costs one small read, not 10⁵ provenance records. A cache, never the truth:
+        """Write the cells and counts of every file :meth:`scan` found, each under the
+        size and modification time it had when they were read, so that the next scan
+        reads a file's footer only if the file is new or changed: knowing what a
+        directory of 10⁵ cells holds then costs one small read, not 10⁵ provenance
+        records. A cache, never the truth:
         a file whose stamp differs is read again, and an index that cannot be written
         is skipped. Only a command that writes results writes it (:meth:`prepare`, and
         after its commits)."""
-        index = {}
-        for path, cells in self.files.items():
-            stamp = _stamp(path)
-            if stamp is not None:
-                index[path.relative_to(self.root).as_posix()] = [
-                    stamp, {cell: self.held[cell] for cell in cells}]
+        index = {path.relative_to(self.root).as_posix():
+                 [self.stamps[path], {cell: self.held[cell] for cell in cells}]
+                 for path, cells in self.files.items() if path in self.stamps}
         temporary = self.root / f".index.{self.host}.{os.getpid()}.tmp"
         try:
             with open(temporary, "w", encoding="utf-8") as handle:
@@ -422,6 +429,7 @@ class ResultsStore:
         else:
             for item in staged:
                 os.replace(item.temporary, item.final)
+        self._forget([*replaced, *(item.final for item in staged)])
 
     def _complete(self, journal: Path) -> None:
         """Carry out a journaled transaction from wherever it stopped.
