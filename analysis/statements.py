@@ -3,9 +3,9 @@
 A :class:`Statement` declares one statement of a paper: where it is made (``section``),
 its words (``quote``), the cases it covers (``cases``), what is measured in each case
 (``select``: named calls of the study's measures, :data:`M`), and how the rule's
-evidence is made of those numbers (``rule``, one of :data:`RULES`). :func:`evaluate`
-turns a list of statements into the rows of a claims table
-(:class:`~analysis.claims.Claim`), one per case. A study keeps only its *measures*: a
+evidence is made of those numbers (``rule``: :class:`Below`, :class:`Near`,
+:class:`Given` or :class:`NoRule`). :func:`evaluate` turns a list of statements into
+the rows of a claims table (:class:`~analysis.claims.Claim`), one per case. A study keeps only its *measures*: a
 class whose methods compute, from the results, a number (exact), an :class:`Estimate`
 (a mean with its standard error), an :class:`Interval`, the runs of a quantity (paired
 across cells on common random numbers) or a piece of evidence made whole.
@@ -233,7 +233,6 @@ class NoRule:
 
 
 #: The ways a statement's evidence is made of its numbers.
-RULES = (Below, Near, Given, NoRule)
 Rule = Below | Near | Given | NoRule
 
 

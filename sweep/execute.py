@@ -557,15 +557,16 @@ def _states(cells: Plan, held: Mapping[str, int]) -> np.ndarray:
     """Per cell, in order: 0 present (skipped), 1 missing, 2 present and to recompute,
     3 present with fewer replicates than asked (to extend); ``held``: the replicates
     stored of each cell."""
+    if not held:
+        return np.ones(len(cells), np.uint8)
     keys = np.fromiter((int(k, 16) for k in held), np.uint64, len(held))
     stored = np.fromiter(held.values(), np.int64, len(held))
     order = np.argsort(keys)
     keys, stored = keys[order], stored[order]
-    at = np.minimum(np.searchsorted(keys, cells.numbers), max(len(keys) - 1, 0))
-    found = keys[at] == cells.numbers if len(keys) else np.zeros(len(cells), bool)
-    count = np.where(found, stored[at] if len(keys) else 0, 0)
+    at = np.minimum(np.searchsorted(keys, cells.numbers), len(keys) - 1)
+    found = keys[at] == cells.numbers
     return np.where(~found, 1, np.where(cells.replace, 2, np.where(
-        count < cells.replicates, 3, 0))).astype(np.uint8)
+        stored[at] < cells.replicates, 3, 0))).astype(np.uint8)
 
 
 def _remaining(cells: Plan, states: np.ndarray, held: Mapping[str, int]) -> np.ndarray:

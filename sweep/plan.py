@@ -231,9 +231,8 @@ class Template:
     target: Target | None
     #: The configuration's execution keys as given (one command: they must agree).
     execution: dict[str, Any]
-    #: The family's options as the id hashes them, and as canonical JSON; their version.
+    #: The family's options as the id hashes them, and their version.
     identity: dict[str, Any]
-    options: str
     version: int
     #: The estimated CPU-seconds of a cell (all its replicates).
     cost: float
@@ -258,10 +257,10 @@ class Template:
                               f"{', '.join(family.schema.metrics)}); got {target.metric!r}")
         prepared = family.prepare(options, replicates)
         identity = family.identity(prepared)
-        options = json.dumps(identity, sort_keys=True)
         template = cls(spec, prepared, replicates, target,
-                       {k: config.get(k) for k in EXECUTION_KEYS}, identity, options,
-                       family.version, 0.0, _records(spec, options, family.version),
+                       {k: config.get(k) for k in EXECUTION_KEYS}, identity,
+                       family.version, 0.0,
+                       _records(spec, json.dumps(identity, sort_keys=True), family.version),
                        shared_work(family, prepared))
         # The cost of a cell is its pieces' (Cell.cost), the same for every seed.
         return dataclasses.replace(template, cost=cell_of(template, 0).cost)
@@ -371,11 +370,9 @@ class Plan:
         # Work a process does once for the cells that need it (sweep.family.shared_work):
         # its seconds and the positions of those cells.
         self.shared = dict(shared or {})
-        per_set = np.array([t.cost for t in templates])
-        self.costs = per_set[sets] if len(sets) else np.zeros(0)  # CPU-seconds per cell
-        # Each cell's replicate count (a pilot's, for replicates=auto).
-        self.replicates = np.array([t.replicates for t in templates], np.int64)[sets] \
-            if len(sets) else np.zeros(0, np.int64)
+        # CPU-seconds of each cell, and its replicate count (a pilot's, replicates=auto).
+        self.costs = np.array([t.cost for t in templates], float)[sets]
+        self.replicates = np.array([t.replicates for t in templates], np.int64)[sets]
         # The cells of replicates=auto: by id, their family and target.
         auto = np.array([t.target is not None for t in templates], bool)
         chosen = np.flatnonzero(auto[sets]) if auto.any() else []
@@ -438,9 +435,7 @@ def plan(configs: Iterable[Mapping[str, Any]] | Layout) -> tuple[Plan, Execution
     _, first = np.unique(ids, return_index=True)
     new = np.zeros(len(ids), bool)
     new[np.sort(first)] = True
-    counts = np.array([t.replicates for t in templates], np.int64)[layout.sets] \
-        if templates else np.zeros(0, np.int64)
-    _one_count(ids, counts)
+    _one_count(ids, np.array([t.replicates for t in templates], np.int64)[layout.sets])
     sets, seeds, ids = layout.sets[new], seeds[new], ids[new]
     cells = Plan(templates, sets, seeds, ids, new, np.zeros(len(ids), bool), [],
                  _shared(templates, sets))
@@ -497,10 +492,9 @@ def _swept(cells: Plan) -> list[str]:
     for i in np.unique(cells.sets).tolist():
         for key, value in cell_of(cells.templates[i], 0).listed().items():
             values.setdefault(key, set()).add(_hashable(value))
-    if len(np.unique(cells.seeds)) > 1:
+    if len(np.unique(cells.seeds)) > 1:  # a template's cell lists seed 0
         values["seed"] = {0, 1}
-    order = list(values)
-    return [key for key in order if len(values[key]) > 1]
+    return [key for key, taken in values.items() if len(taken) > 1]
 
 
 def _hashable(value: Any) -> Any:
