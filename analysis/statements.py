@@ -5,10 +5,11 @@ its words (``quote``), the cases it covers (``cases``), what is measured in each
 (``select``: named calls of the study's measures, :data:`M`), and how the rule's
 evidence is made of those numbers (``rule``: :class:`Below`, :class:`Near`,
 :class:`Given` or :class:`NoRule`). :func:`evaluate` turns a list of statements into
-the rows of a claims table (:class:`~analysis.claims.Claim`), one per case. A study keeps only its *measures*: a
-class whose methods compute, from the results, a number (exact), an :class:`Estimate`
-(a mean with its standard error), an :class:`Interval`, the runs of a quantity (paired
-across cells on common random numbers) or a piece of evidence made whole.
+the rows of a claims table (:class:`~analysis.claims.Claim`), one per case. A study
+keeps only its *measures*: a class whose methods compute, from the results, a number
+(exact), an :class:`Estimate` (a mean with its standard error), an :class:`Interval`, the
+runs of a quantity (paired across cells on common random numbers) or a piece of evidence
+made whole.
 
 The texts of a statement (``case``, ``ours``, ``reading`` and a rule's ``what``) are
 templates (:func:`fill`): ``{name}`` is a case's parameter, a selected number or one of
