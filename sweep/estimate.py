@@ -26,6 +26,7 @@ from typing import Any
 
 from .family import get_family
 from .plan import Execution, ProcessSettings, RaySettings
+from .threads import cores
 
 #: Seconds a pool of worker processes adds to a command: forking the workers and their
 #: shutdown (each worker's loading of the kernels is :data:`LOAD_SECONDS`).
@@ -58,12 +59,7 @@ def two_digits(value: float) -> str:
 def pool_size(settings: ProcessSettings) -> int:
     """The worker processes of ``executor=processes``: ``processes.workers``, or one per
     CPU this process may run on."""
-    if settings.workers:
-        return settings.workers
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS has no CPU affinity
-        return os.cpu_count() or 1
+    return settings.workers or cores()
 
 
 def ray_address(settings: RaySettings) -> str | None:

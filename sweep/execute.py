@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
 
 from .estimate import choose_executor, pool_size, ray_address, two_digits
 from .family import get_family
@@ -48,10 +47,11 @@ from .plan import (
 )
 from .results import NEEDED, cell_rows, cell_table, option_columns, roles
 from .store import ResultsStore, family_directory, format_error, provenance, worker
-from .threads import limit_threads
+from .threads import cores, limit_threads
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 Task = list[Piece]
 
@@ -99,9 +99,11 @@ def simulate(family: str, replicates: int = 1, seed: int = 0, **options: Any) ->
     return frame
 
 
-def run_task(task: Task, threads: str = "one") -> list[PieceResult]:
-    """Run every piece of a task, the numerical libraries' threads as ``threads`` asks
-    (:func:`sweep.threads.limit_threads`); an exception fails its piece only.
+def run_task(task: Task, threads: str = "one", granted: int | None = None
+             ) -> list[PieceResult]:
+    """Run every piece of a task, the numerical libraries' threads as ``threads`` asks,
+    a family's parallel kernels on at most ``granted`` cores (None: all of this
+    process's; :func:`sweep.threads.limit_threads`); an exception fails its piece only.
 
     The rows come back as Arrow tables with the engine's columns, so that the driver,
     the one serial part of a sweep, only concatenates and writes them.
@@ -111,7 +113,7 @@ def run_task(task: Task, threads: str = "one") -> list[PieceResult]:
     # Ray worker imports a family at its first task; an unpickled cell may not have).
     for family in {piece.cell.family for piece in task}:
         get_family(family)
-    with limit_threads(threads):
+    with limit_threads(threads, granted):
         for piece in task:
             started, start = time.time(), time.perf_counter()
             try:
@@ -124,15 +126,18 @@ def run_task(task: Task, threads: str = "one") -> list[PieceResult]:
     return results
 
 
-def run_task_remotely(task: Task, threads: str
+def run_task_remotely(task: Task, threads: str, granted: int = 1
                       ) -> tuple[list[tuple[Any, ...]], list[pa.Table], dict[str, Any]]:
     """:func:`run_task` in a worker process (Ray's or the pool's), shaped for the trip
     back: each piece's error and timing, its rows in as few tables as there are runs of
     pieces with one schema, each column in one chunk (pickling costs per table and per
     chunk: a table, or a chunk, per piece would cost a tiny cell about a millisecond each
     way), and the worker's record (:func:`sweep.store.worker`). The pieces stay behind:
-    the driver has them."""
-    results = run_task(task, threads)
+    the driver has them. ``granted``: the cores a parallel kernel may use (a Ray task
+    holds one CPU; a pool's worker its share of this machine's)."""
+    import pyarrow as pa
+
+    results = run_task(task, threads, granted)
     tables: list[list[pa.Table]] = []
     for result in results:
         if result.table is None:
@@ -273,7 +278,8 @@ class ProcessExecutor:
                 if task is None:
                     break
                 try:
-                    future = self.pool.submit(run_task_remotely, task, self.threads)
+                    future = self.pool.submit(run_task_remotely, task, self.threads,
+                                              max(1, cores() // self.workers))
                 except BrokenProcessPool:  # broken meanwhile: the task never started
                     lost.appendleft(task)
                     broken = True
@@ -487,6 +493,8 @@ class _Collector:
 
     def add(self, results: Sequence[PieceResult]) -> int:
         """Keep a task's pieces; store the cells they complete; how many they were."""
+        import pyarrow as pa
+
         batch, completed = [], 0
         for result in results:
             cell = result.piece.cell

@@ -10,6 +10,11 @@ the family that wrote it.
 
 Roles in the field metadata (key :data:`ROLE_KEY`): ``index``, ``metric`` (with its kind
 under :data:`KIND_KEY`) and ``constant``.
+
+Column types are Arrow types or their names (``"int64"``, ``"string"``; Arrow's aliases).
+The families name them, so that a declaration loads no pyarrow: planning a sweep, its
+dry run and ``--help`` read the declarations and never build a table. pyarrow is loaded
+by the functions that do.
 """
 
 from __future__ import annotations
@@ -22,18 +27,22 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from .errors import FamilyError
 from .options import PERMIT, ROWS, declaration
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     import pandas as pd
+    import pyarrow as pa
+
+    #: A column's type: an Arrow type, or its name (Arrow's alias: ``"int64"``, ``"bool"``).
+    ArrowType: TypeAlias = pa.DataType | str
 
 #: The index every family's rows have (analytic or reference rows have no replicate).
-STANDARD_INDEX: dict[str, pa.DataType] = {
-    "method": pa.string(), "source": pa.string(), "replicate": pa.int64(), "t": pa.int64(),
+STANDARD_INDEX: dict[str, str] = {
+    "method": "string", "source": "string", "replicate": "int64", "t": "int64",
 }
 #: A metric summarized by its mean over replicates, with mean ± SE or a normal 95% interval.
 CONTINUOUS = "continuous"
@@ -62,7 +71,7 @@ class Metric:
     """A measured column: its kind (:data:`CONTINUOUS` or :data:`PROPORTION`) and dtype."""
 
     kind: str = CONTINUOUS
-    dtype: pa.DataType = field(default_factory=pa.float64)
+    dtype: ArrowType = "float64"
 
     def __post_init__(self) -> None:
         if self.kind not in METRIC_KINDS:
@@ -73,16 +82,16 @@ class Metric:
 class ResultSchema:
     """What a family's rows vary by (``index``, after :data:`STANDARD_INDEX`) and measure.
 
-    >>> ResultSchema(metrics={"mse": Metric()}, index={"node": pa.int64()}).index_names
+    >>> ResultSchema(metrics={"mse": Metric()}, index={"node": "int64"}).index_names
     ('method', 'source', 'replicate', 't', 'node')
     """
 
     metrics: Mapping[str, Metric]
-    index: Mapping[str, pa.DataType] = field(default_factory=dict)
+    index: Mapping[str, ArrowType] = field(default_factory=dict)
     #: The Arrow types of the cell columns the family derives beyond its options (its
     #: ``columns()``), so that a cell where one does not apply (None) stores it with that
     #: type and the files of a directory agree.
-    constants: Mapping[str, pa.DataType] = field(default_factory=dict)
+    constants: Mapping[str, ArrowType] = field(default_factory=dict)
 
     @property
     def index_names(self) -> tuple[str, ...]:
@@ -95,9 +104,12 @@ class ResultSchema:
         Its pandas metadata makes pandas read ``replicate`` as a nullable integer, which
         it is (analytic rows have none), whichever way the family built its rows.
         """
-        fields = [pa.field(n, t, metadata={ROLE_KEY: INDEX})
+        import pyarrow as pa
+
+        fields = [pa.field(n, arrow_type(t), metadata={ROLE_KEY: INDEX})
                   for n, t in {**STANDARD_INDEX, **self.index}.items()]
-        fields += [pa.field(n, m.dtype, metadata={ROLE_KEY: METRIC, KIND_KEY: m.kind.encode()})
+        fields += [pa.field(n, arrow_type(m.dtype),
+                            metadata={ROLE_KEY: METRIC, KIND_KEY: m.kind.encode()})
                    for n, m in self.metrics.items()]
         empty = pa.schema(fields).empty_table().to_pandas().astype({"replicate": "Int64"})
         return pa.schema(fields, metadata=pa.Schema.from_pandas(empty,
@@ -123,13 +135,20 @@ def check_schema(name: str, schema: ResultSchema) -> None:
         raise FamilyError(f"family {name}: declares no metric")
 
 
+def arrow_type(declared: ArrowType) -> pa.DataType:
+    """The Arrow type a declaration names (an Arrow type is itself)."""
+    import pyarrow as pa
+
+    return pa.type_for_alias(declared) if isinstance(declared, str) else declared
+
+
 #: Arrow types of option values, by Python type; other options (tuples, unions) are
 #: stored as the family's columns() gives them.
-_ARROW_TYPES = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.string()}
+_ARROW_TYPES = {bool: "bool", int: "int64", float: "float64", str: "string"}
 
 
 @functools.cache
-def option_columns(options: type) -> dict[str, pa.DataType | None]:
+def option_columns(options: type) -> dict[str, str | None]:
     """The result columns an option dataclass gives (nested groups joined with '.'): every
     option but the ``rows`` and ``permit`` ones (:func:`sweep.options.describe`), with the
     Arrow type of each where its annotation says (``X | None`` counts as X).
@@ -138,7 +157,7 @@ def option_columns(options: type) -> dict[str, pa.DataType | None]:
     directory's files agree on their columns' types whatever each cell left out.
     """
     hints = typing.get_type_hints(options)
-    columns: dict[str, pa.DataType | None] = {}
+    columns: dict[str, str | None] = {}
     for f in dataclasses.fields(options):
         hint = hints[f.name]
         if declaration(f).kind in (ROWS, PERMIT):
@@ -156,6 +175,9 @@ def cell_rows(tables: Sequence[pa.Table]) -> pa.Table:
     extension's): by replicate, a replicate's rows in the family's order (a stable sort),
     the rows of no replicate (analytic, reference) last. So they are the same however
     the replicates were cut into pieces, or added to a stored cell."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     table = pa.concat_tables(tables, promote_options="default")
     # Arrow places nulls last by default.
     return table.take(pc.sort_indices(table, sort_keys=[("replicate", "ascending")]))
@@ -163,7 +185,7 @@ def cell_rows(tables: Sequence[pa.Table]) -> pa.Table:
 
 def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[str, Any],
                constants: Mapping[str, Any],
-               types: Mapping[str, pa.DataType | None] | None = None) -> pa.Table:
+               types: Mapping[str, ArrowType | None] | None = None) -> pa.Table:
     """A family's rows, checked against its schema, with the cell's constant columns.
 
     ``types`` give the Arrow type of constants that are None (:func:`option_columns`);
@@ -174,6 +196,8 @@ def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[s
     dtype, an index column other than ``replicate`` has a missing value, or a
     :data:`PROPORTION` metric leaves [0, 1].
     """
+    import pyarrow as pa
+
     declared = schema.arrow
     names = list(rows if isinstance(rows, Mapping) else rows.columns)
     for name in declared.names:
@@ -211,7 +235,8 @@ def cell_table(family: str, schema: ResultSchema, rows: pd.DataFrame | Mapping[s
                               "a constant of the cell")
     types = types or {}
     # One row of the constants, repeated by one take for every column at once.
-    arrays = [pa.array([v], type=types.get(n) or (pa.null() if v is None else None))
+    arrays = [pa.array([v], type=arrow_type(types[n]) if types.get(n) else
+                       pa.null() if v is None else None)
               for n, v in constants.items()]
     one = pa.Table.from_arrays(arrays, schema=pa.schema(
         [pa.field(n, a.type, metadata={ROLE_KEY: CONSTANT})

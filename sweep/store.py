@@ -47,9 +47,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 import yaml
 
 from .errors import StoreError
@@ -58,6 +55,7 @@ from .results import NEEDED, cell_rows
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 #: Key of the provenance record in each file's key-value metadata.
 METADATA_KEY = b"dpsweep"
@@ -107,6 +105,9 @@ def _counts(records: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
 def _footer_cells(path: Path) -> dict[str, int] | None:
     """The cells a file's footer lists and the replicates it holds of each, if it reads
     and matches the file's name."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         held = _counts(cell_records(pq.read_schema(path).metadata))
     except (OSError, pa.ArrowException, KeyError, ValueError, TypeError, AttributeError):
@@ -340,6 +341,8 @@ class ResultsStore:
     def records(self) -> dict[str, dict[str, Any]]:
         """The provenance record of every cell the intact files hold, by cell id
         (:func:`cell_records`; after :meth:`scan`)."""
+        import pyarrow.parquet as pq
+
         return {cell: record for path in self.files
                 for cell, record in cell_records(pq.read_schema(path).metadata).items()}
 
@@ -393,6 +396,8 @@ class ResultsStore:
     def _stage(self, directory: Path, table: pa.Table,
                records: Mapping[str, Mapping[str, Any]]) -> _Staged:
         """Write a file of the cells ``records`` lists under a temporary name."""
+        import pyarrow.parquet as pq
+
         family, version = _family_of(records)
         record = {"format": FORMAT_VERSION, "family": family, "family_version": version,
                   "cells": records}
@@ -465,6 +470,8 @@ class ResultsStore:
         same way; it is dropped if the store holds as many replicates already, or no
         longer holds the cell. A failure recorded earlier for a stored cell is removed.
         """
+        import pyarrow as pa
+
         with self.locked():
             self.scan()
             wanted = {cell.cell_id for cell, _, _ in batch}
@@ -505,6 +512,10 @@ class ResultsStore:
         the new replicates the store does not hold yet (another sweep may have extended
         the cell meanwhile); its record keeps the stored one's (``extends``). Each file
         is read once, whatever number of its cells are extended."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
         by_file: dict[Path, list[tuple[Cell, pa.Table, dict[str, Any]]]] = {}
         for item in items:
             by_file.setdefault(held[item[0].cell_id], []).append(item)
@@ -537,6 +548,10 @@ class ResultsStore:
 
     def _without(self, path: Path, cells: set[str]) -> _Staged | None:
         """The file at ``path`` without the rows of ``cells``, staged (None if empty)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
         records = {k: v for k, v in cell_records(pq.read_schema(path).metadata).items()
                    if k not in cells}
         if not records:  # every cell leaves: nothing to read
@@ -553,6 +568,9 @@ class ResultsStore:
         Only files with the same columns merge; cell files of before family
         directories move into their family's directory.
         """
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         summary = CompactSummary()
         with self.locked():
             self._recover()
@@ -573,6 +591,8 @@ class ResultsStore:
 
     def _merges(self, rows: int, cells: int) -> Iterator[list[Path]]:
         """Runs of files to merge: same directory-to-be, family version and columns."""
+        import pyarrow.parquet as pq
+
         groups: dict[tuple[Any, ...], list[tuple[Path, int, int]]] = {}
         for path, ids in sorted(self.files.items()):
             metadata = pq.read_metadata(path)
@@ -606,6 +626,7 @@ class ResultsStore:
     ) -> None:
         """Record that a cell raised (``error`` is its formatted traceback)."""
         import pandas as pd
+        import pyarrow as pa
 
         lines = error.strip().splitlines() or ["unknown error"]
         frame = pd.DataFrame([{
@@ -635,6 +656,9 @@ class ResultsStore:
     def failed(self) -> list[Failure]:
         """Every recorded failure, oldest first; :class:`StoreError` naming a record that
         does not read. Reads Arrow only (no pandas): the command line lists them."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         failures = []
         for path in (self.root / FAILURES).glob("[!._]*" + SUFFIX):
             try:

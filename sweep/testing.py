@@ -53,7 +53,7 @@ from .errors import ConfigError
 from .execute import compute
 from .family import Family, families, get_family
 from .plan import Cell, Piece, make_cell
-from .results import option_columns
+from .results import arrow_type, option_columns
 
 #: An option name no family has: an unknown option must be refused naming it.
 UNKNOWN = "no_such_option"
@@ -236,7 +236,8 @@ def _schema_is_kept(spec: str, cell: Cell) -> None:
         if produced not in (target.type, pa.null()) and not nullable:
             _fail(spec, "schema", f"run returned column {target.name!r} as {produced}; "
                   f"the schema declares {target.type}")
-    types = {**option_columns(family.options), **family.schema.constants}
+    types = {name: arrow_type(declared) if declared else None for name, declared in
+             {**option_columns(family.options), **family.schema.constants}.items()}
     columns = family.columns(cell.prepared)
     missing = sorted(set(option_columns(family.options)) - set(columns))
     if missing:

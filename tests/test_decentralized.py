@@ -13,10 +13,11 @@ import pytest
 
 from sweep.decentralized import graph as graphs
 from sweep.decentralized.config import DecentralizedConfig, GraphOptions
-from sweep.decentralized.simulate import replicate_rows, trajectories
+from sweep.decentralized.simulate import PARALLEL_ABOVE, replicate_rows, trajectories
 from sweep.errors import ConfigError
 from sweep.execute import simulate
 from sweep.testing import check_family
+from sweep.threads import cores, kernel_threads, limit_threads
 
 from . import decentralized_reference as reference
 from .pins import assert_pinned
@@ -111,6 +112,38 @@ def test_float64_keeps_the_reference_decisions() -> None:
                        samples)
     np.testing.assert_array_equal(f32.wrong, f64.wrong)
     np.testing.assert_allclose(f32.estimate, f64.estimate, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("private", [False, True], ids=["local-reset", "pm2"])
+def test_c_colme_gives_the_same_bits_on_any_number_of_threads(private: bool) -> None:
+    """Above PARALLEL_ABOVE agents a step's agents run in chunks on the threads the task
+    may use (sweep.threads): every agent's local mean, release, estimate and oracle at
+    every step, and the wrong and lost links, are those of one thread, bit for bit (the
+    local α reset with links excluded; PM-II's releases)."""
+    if cores() < 2:
+        pytest.skip("one core: no second thread to compare")
+    n, t_max = 3 * PARALLEL_ABOVE + 17, 40
+    rng = np.random.default_rng(4)
+    classes = rng.integers(0, 2, n)
+    if private:
+        config = config_for("c_colme", n, t_max, **BOUNDED,
+                            privacy={"mechanism": "pm2", "allow_large_delta": True})
+        samples = rng.random((t_max, n)) < np.array([0.2, 0.8])[classes]
+        fresh = rng.standard_normal((t_max, n)) * 0.05
+    else:
+        # Classes far apart, so that the tests exclude links within the steps.
+        config = config_for("c_colme", n, t_max, alpha_reset="local", class_means=[0, 10])
+        samples, fresh = rng.standard_normal((t_max, n)) * 2 + 10 * classes, None
+    graph = graphs.build(config.graph, rng)
+    runs = []
+    for granted in (1, 2):
+        with limit_threads("one", granted):
+            assert kernel_threads() == granted
+            runs.append(trajectories(config, graph, classes, samples, fresh))
+    one, two = runs
+    assert private or one.wrong[0] > one.wrong[-1]  # the chunks' tallies were used
+    for name in ("local", "release", "estimate", "oracle", "wrong", "lost", "kept"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name), name)
 
 
 # ------------------------------------------------------------------------ closed forms

@@ -8,14 +8,15 @@ benchmarks/bench_startup.py for the times).
 
 What each path may import, and why:
 
-* a bad key and ``--help`` compose the configuration: Hydra, OmegaConf, numpy (the
-  options' checks) and pyarrow (a family's result declaration, checked when it loads,
-  is in Arrow types); nothing else heavy, for every family;
-* a dry run validates every cell and reads the results directory's footers (pyarrow's
-  Parquet); besides, only what a family's ``prepare`` truly computes with: the graph of a
-  network or inference cell (networkx, scipy's sparse and dense linear algebra), the data
-  set of an inference cell (pandas reads it), the mode codes and tree depth continual's
-  parameters take from its compiled modules (numba);
+* a bad key and ``--help`` compose the configuration: Hydra, OmegaConf and numpy (the
+  options' checks); nothing else heavy, for every family (a family's result declaration
+  names its Arrow types: no pyarrow);
+* a dry run validates every cell and looks for them in the store (its index: a footer is
+  read, with pyarrow, only for a file the index does not know); besides, only what a
+  family's ``prepare`` truly computes with: the graph of a network or inference cell
+  (networkx, scipy's sparse and dense linear algebra), the data set of an inference cell
+  (pandas reads it), the mode codes and tree depth continual's parameters take from its
+  compiled modules (numba);
 * Hydra imports every plugin module whenever any Hydra app starts: the platform's import
   Hydra only, and load neither the engine nor numpy, pandas or pyarrow; the app reads
   where the platform's configurations are from the command line's module (standard
@@ -36,7 +37,7 @@ from .sweep_reference import run_cli
 NEVER = ("numba", "scipy.stats", "scipy.optimize", "scipy.integrate", "pandas", "matplotlib",
          "seaborn", "ray", "lifelines")
 #: What composing a configuration leaves out besides: graphs and the engine.
-CONFIG_ONLY = (*NEVER, "networkx", "scipy", "pyarrow.parquet", "sweep.execute", "sweep.store")
+CONFIG_ONLY = (*NEVER, "networkx", "scipy", "pyarrow", "sweep.execute", "sweep.store")
 
 
 def _imported(target: str, arguments: list[str], cwd: Path
@@ -82,7 +83,8 @@ def test_help_composes_without_the_families_libraries(tmp_path: Path) -> None:
     (["family=network", "graph=complete", "graph.n_nodes=10"], ("networkx", "scipy")),
     # numba brings scipy's package, not its modules.
     (["family=continual", "t_max=100"], ("numba", "scipy")),
-    (["family=inference", "method=am"], ("pandas", "networkx", "scipy")),
+    # pandas, which reads the data set, loads pyarrow.
+    (["family=inference", "method=am"], ("pandas", "networkx", "scipy", "pyarrow")),
     # A random graph is drawn per replicate, when the cell runs.
     (["family=decentralized", "graph.n_nodes=100"], ()),
 ])
@@ -92,9 +94,19 @@ def test_a_dry_run_validates_every_cell_without_running_libraries(
                                         "dry_run=true"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith("20 cells: 0 present, 20 to compute")
-    assert "pyarrow.parquet" in modules  # it looked for the cells in the store
-    forbidden = tuple(f for f in (*NEVER, "networkx", "scipy") if f not in allowed)
+    assert "sweep.store" in modules  # it looked for the cells in the store
+    forbidden = tuple(f for f in (*NEVER, "networkx", "scipy", "pyarrow") if f not in allowed)
     assert _heavy(modules, forbidden) == []
+
+
+def test_a_dry_run_over_stored_cells_reads_the_index_only(tmp_path: Path) -> None:
+    cells = ["-m", "n_agents=4", "t_max=20", "replicates=1", "checkpoints=2", "seed=0,1,2"]
+    done = run_cli([*cells, "executor=serial"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    done, modules = _imported("sweep", [*cells, "dry_run=true"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].startswith("3 cells: 3 present, 0 to compute")
+    assert _heavy(modules, (*NEVER, "pyarrow")) == []  # no footer was read
 
 
 def test_the_failures_listing_reads_arrow_only(tmp_path: Path) -> None:

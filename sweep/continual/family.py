@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import pyarrow as pa
 
 from ..errors import ConfigError
 from ..options import TAIL, describe, magnitude_limit
@@ -96,8 +95,8 @@ class ContinualFamily:
                  "epsilon": 20.0, "checkpoints": 12, "dimension": 2}}
     refused: ClassVar[Mapping[str, Any]] = {"epsilon": 0.0, "order.heavy_users": 2}
     schema = ResultSchema(metrics=METRICS, constants={
-        "levels": pa.int64(), "coordinate_epsilon": pa.float64(), "prior": pa.float64(),
-        "prior_assumption": pa.bool_()})
+        "levels": "int64", "coordinate_epsilon": "float64", "prior": "float64",
+        "prior_assumption": "bool"})
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> ContinualCell:
         from .parameters import diversity_need, parameters

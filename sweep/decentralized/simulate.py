@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..components import tree
+from ..threads import kernel_threads
 from . import graph as graphs
 from . import kernel
 from .config import DecentralizedConfig
@@ -30,6 +31,10 @@ from .privacy import sigma_dp
 #: Values drawn per block of steps (samples, and noises if private).
 BLOCK_VALUES = 1 << 22
 ESTIMATORS = ("estimate", "local", "oracle", "ideal")
+#: Above this many agents (two chunks of C-ColME's loop over agents) a step's agents
+#: run on the threads the task may use (:func:`sweep.threads.kernel_threads`); below,
+#: starting them costs more than they save. The results are the same either way.
+PARALLEL_ABOVE = kernel.CHUNK_AGENTS
 #: Above this many agents the kernels ask the memory ahead for the neighbours' records
 #: they are about to read (below, the records are in cache and the request costs more).
 #: The results are the same either way.
@@ -121,6 +126,8 @@ class Run:
         self.tables = kernel.Tables(keep_f, new_f, beta, recip)
         self.components: tuple[int, np.ndarray] | None = None
         self.it = -1
+        self.parallel = (config.method == "c_colme" and n > PARALLEL_ABOVE
+                         and kernel_threads() > 1)
 
     def start(self, samples: np.ndarray, fresh: np.ndarray | None) -> None:
         """Step 0: every agent has its first sample (and releases it)."""
@@ -158,7 +165,7 @@ class Run:
         irrevocable = bool(c.decision.irrevocable)
         segment = kernel.Segment(it0, it1, samples, EMPTY if fresh is None else fresh)
         flags = kernel.Flags(self.release_mode, c.alpha_reset == "global", irrevocable,
-                             record, g.n > PREFETCH_ABOVE,
+                             record, g.n > PREFETCH_ABOVE, self.parallel,
                              (0,) * c.depth if c.method == "b_colme" else ())
         noise = kernel.Noise(self.noise_sum, self.levels)
         if c.method == "c_colme":
@@ -237,8 +244,10 @@ class Draws:
         shape = (steps, self.n)
         c, F = self.config, self.F
         if c.samples == "gaussian":
-            # As the reference: F(z σ) + μ.
-            values = self.samples.standard_normal(shape, dtype=F) * self.scale + self.mean
+            # As the reference: F(z σ) + μ (in place: the same roundings, no temporaries).
+            values = self.samples.standard_normal(shape, dtype=F)
+            values *= self.scale
+            values += self.mean
         elif c.samples == "uniform":
             values = ((2.0 * self.samples.random(shape, dtype=F) - F(1.0)) * self.scale
                       + self.mean).astype(F, copy=False)
@@ -247,7 +256,8 @@ class Draws:
         if c.privacy.mechanism == "none":
             return values, values[:0]
         if c.privacy.noise == "gaussian":
-            fresh = self.noise.standard_normal(shape) * self.sigma_dp
+            fresh = self.noise.standard_normal(shape)
+            fresh *= self.sigma_dp
         else:
             fresh = self.noise.laplace(0.0, self.sigma_dp / np.sqrt(2.0), shape)
         return values, fresh

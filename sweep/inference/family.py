@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import pyarrow as pa
 
 from ..errors import ConfigError
 from ..options import describe
@@ -121,9 +120,9 @@ class InferenceFamily:
     }
     refused: ClassVar[Mapping[str, Any]] = {"epsilon": -1.0, "model.states": [0.5],
                                             "dataset.arm": 0}
-    schema = ResultSchema(metrics=METRICS, index={"state": pa.string()}, constants={
-        "rounds_k": pa.int64(), "iterations_t": pa.int64(), "sensitivity_bound": pa.float64(),
-        "noise_scale": pa.float64(), "a_star": pa.float64(), "mle_set": pa.string()})
+    schema = ResultSchema(metrics=METRICS, index={"state": "string"}, constants={
+        "rounds_k": "int64", "iterations_t": "int64", "sensitivity_bound": "float64",
+        "noise_scale": "float64", "a_star": "float64", "mle_set": "string"})
 
     def prepare(self, options: Mapping[str, Any], replicates: int) -> InferenceCell:
         from . import simulate
