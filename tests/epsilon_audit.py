@@ -373,6 +373,8 @@ def cases() -> list[Case]:
              LAPLACE_RUNS, _network("laplace", 1e-3)),
         Case("network", "MVUE's x_0, Signal DP (analytic Gaussian)", "gaussian", 1.0,
              GAUSSIAN_DELTA, GAUSSIAN_RUNS, _network("gaussian", GAUSSIAN_DELTA)),
+        Case("network", "MVUE's x_0, Signal DP (staircase, Geng & Viswanath)", "staircase",
+             1.0, 0.0, LAPLACE_RUNS, _network("staircase", 1e-3)),
         Case("network", f"{smooth}, signal_floor = {SIGNAL_FLOOR}: s = s_min vs s_min + 1",
              "laplace", 1.0, SMOOTH_DELTA, LAPLACE_RUNS,
              _network("laplace", SMOOTH_DELTA, "lognormal", (SIGNAL_FLOOR, SIGNAL_FLOOR + 1),

@@ -68,6 +68,8 @@ BAD = [
     (["-m", "+experiment=quickstart", "weights=last,bad"], "weights"),
     # The network family (family=network).
     (["family=network", "graph=torus"], "graph"),
+    # The staircase takes a global sensitivity; log-normal signals have a smooth one.
+    (["family=network", "noise=staircase"], "noise"),
     (["family=network", "graph.n_nodes=1"], "graph.n_nodes"),
     (["family=network", "graph.radius=0"], "graph.radius"),
     (["family=network", "n_agents=3"], "n_agents"),

@@ -318,11 +318,17 @@ def test_floor_under_network_dp_pays_a_and_s_together() -> None:
 
 
 def test_kind_codes() -> None:
-    assert [noise.kind_code(name) for name in noise.NOISE_KINDS] == [noise.LAPLACE, noise.GAUSSIAN]
-    # The families validate against their own tuples (this module loads numba).
-    assert set(NETWORK_NOISES) == set(COLME_NOISES) == set(noise.NOISE_KINDS)
+    assert [noise.kind_code(name) for name in noise.NOISE_KINDS] == [
+        noise.LAPLACE, noise.GAUSSIAN, noise.STAIRCASE]
+    # The families validate against their own tuples (this module loads numba); the
+    # staircase is drawn outside compiled code, so Private-ColME's kernels have no draw.
+    assert set(NETWORK_NOISES) == set(noise.NOISE_KINDS)
+    assert set(COLME_NOISES) == set(noise.NOISE_KINDS) - {"staircase"}
     assert noise.variance_factor(noise.LAPLACE) == 2.0
     assert noise.variance_factor(noise.GAUSSIAN) == 1.0
+    # Laplace's variance 2 as ε → 0 (the staircase tends to it), 24 times less at ε = 10.
+    assert noise.variance_factor(noise.STAIRCASE, 1e-3) == pytest.approx(2.0, rel=1e-3)
+    assert noise.variance_factor(noise.STAIRCASE, 10.0) < 2.0 / 20
     with pytest.raises(ValueError, match="student"):
         noise.kind_code("student")
 
@@ -349,6 +355,19 @@ def test_draws_have_their_scale(kind: int, by_scale: bool) -> None:
     unit = noise.draw_unit(np.random.default_rng(kind), kind, 100_000)
     assert_close_mean(unit, 0.0)
     assert_close_variance(unit, noise.variance_factor(kind))
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 4.0])
+def test_staircase_draws_are_in_units_of_the_laplace_scale(epsilon: float) -> None:
+    """b × draw_unit(STAIRCASE, ε) is the staircase of sensitivity Δ = bε: its variance is
+    variance_factor(STAIRCASE, ε) b², and it exceeds m·b beyond the first stair with
+    probability about e^(−m), as Laplace(b) does."""
+    unit = noise.draw_unit(np.random.default_rng(5), noise.STAIRCASE, 400_000, epsilon)
+    assert_close_mean(unit, 0.0)
+    assert_close_variance(unit, noise.variance_factor(noise.STAIRCASE, epsilon))
+    beyond = np.mean(np.abs(unit) >= 2 * epsilon)  # |X| >= 2Δ, in units of b = Δ/ε
+    assert beyond == pytest.approx(math.exp(-2 * epsilon), abs=4 * math.sqrt(
+        beyond * (1 - beyond) / unit.size))
 
 
 # ---------------------------------------------------------------------------- graphs

@@ -2,7 +2,7 @@
 small whole runs, run by its own code on neighbouring inputs (:mod:`tests.epsilon_audit`).
 
 The bound is a 95% Clopper–Pearson bound: a correct mechanism gives ε_lb <= ε except
-with probability 5% (fixed seeds make each case deterministic). A single Laplace or
+with probability 5% (fixed seeds make each case deterministic). A single Laplace, staircase or
 Gaussian release must also show power: ε_lb >= ε/2 (the tightest a Monte-Carlo sample of
 10⁵–10⁶ runs can see is about 0.98 ε for Laplace noise, and for the Gaussian mechanism
 at δ = 10⁻³ about 0.6 ε, the rest of its privacy loss sitting in tails of probability

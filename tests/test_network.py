@@ -18,6 +18,7 @@ from scipy.special import ndtr
 from analysis import load, report, summaries
 from sweep.components import graphs
 from sweep.components.calibration import analytic_gaussian_sigma, calibrate
+from sweep.components.staircase import staircase_variance
 from sweep.errors import ConfigError
 from sweep.network.config import NetworkConfig
 from sweep.network.family import FAMILY, statistic_mean
@@ -57,12 +58,16 @@ def _spectral_cost(prepared, variances: np.ndarray, t: int) -> float:
     {"signal": "gaussian", "sensitivity": 0.1, "privacy": "signal"},
     {"signal": "gaussian", "sensitivity": 0.1, "privacy": "network"},  # V_j differ by a_j
     {"signal": "lognormal", "signal_mean": 2.0, "signal_sigma": 0.3, "privacy": "network"},
+    {"signal": "gaussian", "sensitivity": 0.1, "privacy": "network", "noise": "staircase"},
 ])
 def test_mvue_cost_of_privacy_matches_the_spectral_formula(options: dict) -> None:
     prepared, frame = _run(4000, method="mvue", epsilon=0.5, **options)
     network, config = prepared.network, prepared.config
     a = network.a_neighbor if config.privacy == "network" else 0.0
-    if config.signal == "gaussian":  # Laplace, global sensitivity: V = 2 (max(a_j, Δ)/ε)²
+    if config.noise == "staircase":  # of sensitivity max(a_j, Δ), in closed form
+        variances = np.array([staircase_variance(config.epsilon, float(s)) for s in
+                              np.broadcast_to(np.maximum(a, config.sensitivity), (network.n,))])
+    elif config.signal == "gaussian":  # Laplace, global sensitivity: V = 2 (max(a_j, Δ)/ε)²
         variances = 2 * (np.maximum(a, config.sensitivity) / config.epsilon) ** 2
     else:  # smooth sensitivity: Monte Carlo over the signal, independent of the family
         rng = np.random.default_rng(7)

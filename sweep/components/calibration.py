@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .staircase import staircase_variance
+
 # ------------------------------------------------------------------ generic mechanisms
 
 
@@ -209,7 +211,8 @@ class Calibration:
     sensitivity : float
         The global Δ (used when ``smooth`` is None).
     variance_factor : float
-        2 for Laplace, 1 for Gaussian: variance = variance_factor · scale².
+        2 for Laplace, 1 for Gaussian, ε² V_1(ε) for the staircase: variance =
+        variance_factor · scale².
     beta : float or None
         The smoothness β of S* (used with a floor).
     floor : float or None
@@ -308,15 +311,18 @@ def calibrate(kind: str, epsilon: float, delta: float, smooth: bool,
     (ε, δ)-DP. ``gaussian`` (not optimal, Thm 3.1 part 2), at the same (ε, δ): the
     analytic Gaussian mechanism for a global sensitivity, or Nissim et al.'s Gaussian
     admissible noise (Lemma 2.10 of the STOC paper) for the smooth one:
-    σ = S*_β(s)/α with α = ε/(5√(2 ln(2/δ))) and β = ε/(4(1 + ln(2/δ))).
+    σ = S*_β(s)/α with α = ε/(5√(2 ln(2/δ))) and β = ε/(4(1 + ln(2/δ))). ``staircase``
+    (global sensitivity only): Geng & Viswanath's ε-DP noise of least variance, drawn in
+    units of the Laplace scale Δ/ε (:mod:`sweep.components.noise`), to test the claim
+    that Laplace noise minimizes the variance under ε-DP.
 
     Parameters
     ----------
-    kind : {"laplace", "gaussian"}
+    kind : {"laplace", "gaussian", "staircase"}
     epsilon : float
         ε > 0.
     delta : float
-        δ in (0, 1).
+        δ in (0, 1) (unused by the staircase, pure ε-DP).
     smooth : bool
         Use the smooth sensitivity of log s (log-normal signals) instead of Δ.
     sensitivity : float, default 1.0
@@ -332,6 +338,15 @@ def calibrate(kind: str, epsilon: float, delta: float, smooth: bool,
     -------
     Calibration
     """
+    if kind == "staircase":
+        # Global sensitivity only: the smooth sensitivity framework needs admissible
+        # noise (Laplace, Gaussian), which the staircase is not shown to be.
+        if smooth:
+            raise ValueError("the staircase takes a global sensitivity, not a smooth one")
+        # Drawn in units of Δ/ε (sweep.components.noise): its variance is
+        # staircase_variance(ε, sensitivity=ε) of those units.
+        return Calibration(1.0 / epsilon, None, sensitivity,
+                           staircase_variance(epsilon, sensitivity=epsilon))
     log_term = math.log(2.0 / delta)
     if kind == "laplace":
         if smooth:

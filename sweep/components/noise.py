@@ -10,6 +10,13 @@ Two ways to name the size of a noise value, both used in the papers:
 * its scale (the network paper, Thms 3.1, 4.1, 4.2): Laplace of scale b (variance 2b²),
   or Gaussian of standard deviation σ.
 
+The staircase mechanism (:mod:`.staircase`), ε-DP like Laplace noise of scale Δ/ε and of
+less variance, is drawn in the same units as that Laplace noise: a value of scale b =
+Δ/ε is b times staircase noise of sensitivity ε (:func:`draw_unit`), so that its tails
+in units of b are Laplace's (P(|X| > m b) = e^(−m) at the stairs); its variance is
+``variance_factor(STAIRCASE, ε)`` b² = ε² V_1(ε) b², V_1 the variance at sensitivity 1.
+It needs ε, and is drawn outside compiled code only.
+
 numpy's Laplace takes the location first: ``rng.laplace(0.0, b)``. A public
 implementation of a related paper passed b positionally as the location, which shifts
 the noise instead of spreading it; the tests check the draws' mean, variance and shape.
@@ -23,12 +30,12 @@ import numba
 import numpy as np
 
 #: Noise kinds, by their option name; the index is the kind's code.
-NOISE_KINDS = ("laplace", "gaussian")
-LAPLACE, GAUSSIAN = range(len(NOISE_KINDS))
+NOISE_KINDS = ("laplace", "gaussian", "staircase")
+LAPLACE, GAUSSIAN, STAIRCASE = range(len(NOISE_KINDS))
 
 
 def kind_code(name: str) -> int:
-    """The code of the noise kind ``name`` (``"laplace"`` or ``"gaussian"``).
+    """The code of the noise kind ``name`` (one of :data:`NOISE_KINDS`).
 
     Raises
     ------
@@ -40,8 +47,13 @@ def kind_code(name: str) -> int:
     return NOISE_KINDS.index(name)
 
 
-def variance_factor(kind: int) -> float:
-    """Variance of a noise value of scale 1: 2 for Laplace, 1 for Gaussian."""
+def variance_factor(kind: int, epsilon: float | None = None) -> float:
+    """Variance of a noise value of scale 1: 2 for Laplace, 1 for Gaussian, ε² V_1(ε)
+    for the staircase at ``epsilon`` (see the module)."""
+    if kind == STAIRCASE:
+        from .staircase import staircase_variance
+
+        return staircase_variance(epsilon, sensitivity=epsilon)
     return 2.0 if kind == LAPLACE else 1.0
 
 
@@ -75,14 +87,20 @@ def draw_std(rng: np.random.Generator, kind: int, std: float) -> float:
     return draw_scale(rng, kind, std if kind == GAUSSIAN else std / math.sqrt(2.0))
 
 
-def draw_unit(rng: np.random.Generator, kind: int, size: int | tuple[int, ...]) -> np.ndarray:
-    """Noise of scale 1 (Laplace(0, 1) or N(0, 1)), vectorized, outside compiled code.
+def draw_unit(rng: np.random.Generator, kind: int, size: int | tuple[int, ...],
+              epsilon: float | None = None) -> np.ndarray:
+    """Noise of scale 1 (Laplace(0, 1), N(0, 1), or the staircase of sensitivity
+    ``epsilon``: see the module), vectorized, outside compiled code.
 
     Multiplying by per-value scales gives noise of those scales, with the same draws
     whatever the scales are.
     """
     if kind == GAUSSIAN:
         return rng.standard_normal(size)
+    if kind == STAIRCASE:
+        from .staircase import draw_staircase
+
+        return draw_staircase(rng, epsilon, size, sensitivity=epsilon)
     return rng.laplace(0.0, 1.0, size)
 
 
@@ -90,6 +108,7 @@ __all__ = [
     "GAUSSIAN",
     "LAPLACE",
     "NOISE_KINDS",
+    "STAIRCASE",
     "draw_scale",
     "draw_std",
     "draw_unit",

@@ -49,7 +49,7 @@ from .budgets import BUDGETS, DEFAULT_CAP
 PRIVACIES = ("none", "signal", "network")
 #: The noise kinds (those of sweep.components.noise, which loads numba: validating a
 #: cell must not).
-NOISES = ("laplace", "gaussian")
+NOISES = ("laplace", "gaussian", "staircase")
 #: The signals and the default (mean, σ) of ξ(s) of each: the log-normal fit of the
 #: paper's German households (Sec. 5), and the standard normal.
 SIGNALS = {"lognormal": (1.67, 1.04), "gaussian": (0.0, 1.0)}
@@ -85,8 +85,11 @@ class NetworkConfig:
     Thm 3.1, of scale Δ/ε with a global sensitivity, or 2 S*(s)/ε with the smooth
     sensitivity S* of eq. (9) at γ = ε/(2 ln(2/δ)); ``gaussian``, to test that optimality:
     the analytic Gaussian mechanism (Balle & Wang) with a global sensitivity, or Nissim et
-    al.'s Gaussian noise S*_β(s)/α for the smooth one. Rizk et al. use Laplace noise only
-    (Appendix B). Graph parameters other than the chosen graph's are ignored and recorded
+    al.'s Gaussian noise S*_β(s)/α for the smooth one; ``staircase``, ε-DP like Laplace
+    noise of scale Δ/ε with less variance (Geng & Viswanath, 2016; global sensitivity
+    only, so ``signal=gaussian``), to test the claim that Laplace noise minimizes the
+    variance under ε-DP (:mod:`sweep.components.staircase`). Rizk et al. use Laplace noise
+    only (Appendix B). Graph parameters other than the chosen graph's are ignored and recorded
     as missing.
 
     Appendix C: ``budgets`` shares the overall budget nε among the agents
@@ -183,6 +186,10 @@ class NetworkConfig:
             fail("privacy", "signal for method=ol_alg5 (the ablation of Alg. 5's mixing "
                  "matrix run with Alg. 4's Signal-DP noise)", self.privacy)
         choice("noise", self.noise, NOISES)
+        if self.noise == "staircase" and self.signal != "gaussian":
+            fail("noise", "laplace or gaussian for signal=lognormal (its smooth sensitivity "
+                 "needs admissible noise; the staircase takes a global sensitivity: "
+                 "signal=gaussian)", self.noise)
         if self.method in ("rizk", "rizk_ol") and self.noise != "laplace":
             fail("noise", "laplace for Rizk et al. (Appendix B calibrates Laplace noise)",
                  self.noise)

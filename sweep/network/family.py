@@ -117,6 +117,9 @@ class NetworkFamily:
         **{method: {"graph": _GRAPH, "rounds": 40, "checkpoints": [1, 2, 5, 10, 20, 40],
                     "privacy": "network", "method": method}
            for method in ("mvue", "ol", "rizk_ol")},
+        # Staircase noise: four variates a value (sweep.components.staircase).
+        "staircase": {"graph": _GRAPH, "rounds": 40, "checkpoints": [1, 5, 40],
+                      "method": "mvue", "signal": "gaussian", "noise": "staircase"},
         # The graph of a time-varying run is the replicate seed's own (third child).
         "time-varying": {"graph": {**_GRAPH, "seed": 1}, "method": "ol",
                          "privacy": "network", "edge_keep": 0.5, "budgets": "waterfilling",
@@ -218,7 +221,8 @@ class NetworkFamily:
         def draw_noise(t: int, signals: np.ndarray) -> np.ndarray:
             network_part = dynamics.neighbour_weight(t) * neighbour(t)
             scale = calibration.scale(signals, network_part, dynamics.signal_weight())
-            return np.column_stack([draw_unit(rng, kind, n) for rng in noise_rngs]) * scale
+            return np.column_stack([draw_unit(rng, kind, n, config.epsilon)
+                                    for rng in noise_rngs]) * scale
 
         return run_recursion(dynamics, matrix, len(seeds), times, draw_signals,
                              draw_noise, statistic, statistic_mean(config), observe, releases)
