@@ -399,9 +399,7 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
     keep, new, beta_new, beta_old = keep_f[n], new_f[n], beta[n], beta[n - 1]
     node_prv = node[prv]
     node_int_prv = node_int[prv]
-    widest = 0
-    for a in range(n_agents):
-        widest = max(widest, indptr[a + 1] - indptr[a])
+    widest = len(recip) - 1  # the widest row: recip holds 1/(1 + k) for k up to it
     n_chunks = (n_agents + CHUNK_AGENTS - 1) // CHUNK_AGENTS
     # Each chunk's tallies: its flipped links by kind, and whether one of its agents
     # changed its kept set.
