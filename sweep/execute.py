@@ -237,6 +237,8 @@ class ProcessExecutor:
         self.workers = workers
         self.families = sorted(families)
         self.threads = threads
+        #: The cores each worker's parallel kernels may use: its share of this machine's.
+        self.granted = max(1, cores() // workers)
         self.pool: concurrent.futures.ProcessPoolExecutor | None = None
         #: The processes this one had started before its pools: not workers of theirs.
         self.others: set[multiprocessing.process.BaseProcess] = set()
@@ -279,7 +281,7 @@ class ProcessExecutor:
                     break
                 try:
                     future = self.pool.submit(run_task_remotely, task, self.threads,
-                                              max(1, cores() // self.workers))
+                                              self.granted)
                 except BrokenProcessPool:  # broken meanwhile: the task never started
                     lost.appendleft(task)
                     broken = True

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .staircase import staircase_variance
+from .staircase import unit_variance
 
 # ------------------------------------------------------------------ generic mechanisms
 
@@ -343,10 +343,8 @@ def calibrate(kind: str, epsilon: float, delta: float, smooth: bool,
         # noise (Laplace, Gaussian), which the staircase is not shown to be.
         if smooth:
             raise ValueError("the staircase takes a global sensitivity, not a smooth one")
-        # Drawn in units of Δ/ε (sweep.components.noise): its variance is
-        # staircase_variance(ε, sensitivity=ε) of those units.
-        return Calibration(1.0 / epsilon, None, sensitivity,
-                           staircase_variance(epsilon, sensitivity=epsilon))
+        # Drawn in units of Δ/ε (sweep.components.noise).
+        return Calibration(1.0 / epsilon, None, sensitivity, unit_variance(epsilon))
     log_term = math.log(2.0 / delta)
     if kind == "laplace":
         if smooth:

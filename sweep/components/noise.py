@@ -51,9 +51,9 @@ def variance_factor(kind: int, epsilon: float | None = None) -> float:
     """Variance of a noise value of scale 1: 2 for Laplace, 1 for Gaussian, ε² V_1(ε)
     for the staircase at ``epsilon`` (see the module)."""
     if kind == STAIRCASE:
-        from .staircase import staircase_variance
+        from .staircase import unit_variance
 
-        return staircase_variance(epsilon, sensitivity=epsilon)
+        return unit_variance(epsilon)
     return 2.0 if kind == LAPLACE else 1.0
 
 

@@ -52,7 +52,7 @@ def staircase_variance(epsilon: float, sensitivity: float = 1.0,
     mean_g, square_g = b / (1.0 - b), b * (1.0 + b) / (1.0 - b) ** 2
     high = square_g + gamma * mean_g + gamma**2 / 3.0
     low = (square_g + 2.0 * gamma * mean_g + gamma**2
-             + (1.0 - gamma) * (mean_g + gamma) + (1.0 - gamma) ** 2 / 3.0)
+           + (1.0 - gamma) * (mean_g + gamma) + (1.0 - gamma) ** 2 / 3.0)
     p = _low_step(gamma, b)
     return sensitivity**2 * ((1.0 - p) * high + p * low)
 
@@ -84,4 +84,12 @@ def draw_staircase(rng: np.random.Generator, epsilon: float, size: int | tuple[i
     return sign * magnitude * sensitivity
 
 
-__all__ = ["draw_staircase", "optimal_gamma", "staircase_density", "staircase_variance"]
+def unit_variance(epsilon: float) -> float:
+    """The variance of staircase noise measured in units of Laplace's scale Δ/ε, the
+    units the shared noise component draws it in (sensitivity ε): ε² V_1(ε), which
+    tends to Laplace's 2 as ε → 0."""
+    return staircase_variance(epsilon, sensitivity=epsilon)
+
+
+__all__ = ["draw_staircase", "optimal_gamma", "staircase_density", "staircase_variance",
+           "unit_variance"]

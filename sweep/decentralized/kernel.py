@@ -478,24 +478,24 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
             if last:
                 oracle[a] = (one - alpha_oracle) * xa + alpha_oracle * own
         moved_chunks[c] = chunk_moved
-    counters[CHANGED] = _gather(tallies, moved_chunks, counters)
-    if counters[WRONG] == 0:
-        counters[LEARNT] = 1
+    _gather(tallies, moved_chunks, counters)
 
 
 _c_colme_agents, _c_colme_agents_parallel = compiled_twice(_c_colme_step_agents)
 
 
 @numba.njit(cache=True)
-def _gather(tallies: np.ndarray, moved_chunks: np.ndarray, counters: np.ndarray) -> bool:
-    """Add a step's chunks' tallies of flipped links to the ``counters`` and say whether
-    a chunk's agent changed its kept set."""
+def _gather(tallies: np.ndarray, moved_chunks: np.ndarray, counters: np.ndarray) -> None:
+    """The step's counters from its chunks': the flipped links added, whether a kept set
+    changed, and whether no wrong link is left."""
     changed = False
     for c in range(len(moved_chunks)):
         counters[WRONG] += tallies[c, WRONG]
         counters[LOST] += tallies[c, LOST]
         changed = changed or moved_chunks[c]
-    return changed
+    counters[CHANGED] = changed
+    if counters[WRONG] == 0:
+        counters[LEARNT] = 1
 
 
 # B-ColME's messages ``message[parity, e, :]`` for every entry e = (a → j): what a sent j
