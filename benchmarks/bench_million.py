@@ -2,20 +2,23 @@
 the driver's memory and the start-up, each measured as a whole process.
 
 Run: ``python benchmarks/bench_million.py [--sizes 10000 100000 1000000] [--run 10000
-100000] [--repeat 5]`` (about 25 minutes with the defaults on 2 cores). Every command is a
-fresh ``python -m sweep`` process in a temporary directory; its wall time and peak resident
-memory (``ru_maxrss`` of that child alone, from ``os.wait4``) are printed with the
+100000] [--sets 10000] [--repeat 5]`` (about 50 minutes with the defaults on 2 cores).
+Every command is a fresh ``python -m sweep`` process in a temporary directory; its wall
+time and peak resident memory (``ru_maxrss`` of that child alone, from ``os.wait4``) are
+printed with the
 one-minute load average when it started, since other work on the machine slows it. The
 cells are the smallest there are (Private-ColME, ``n_agents=2 t_max=2 replicates=1
 checkpoints=1 baselines=[]``) swept over ``seed=range(0,N)``. Printed rows and goals:
 
 * ``plan``: a dry run of N cells (its listing to /dev/null): ≤ 2 s at 10⁵, ≤ 20 s at 10⁶;
+  with ``--sets K``, also a dry run of N cells that are K option sets (``epsilon`` × ``n_agents``,
+  each composed and validated) × N/K seeds, as a paper's grid is;
 * ``sweep``: the N cells computed and stored, ``executor=serial`` and ``processes``, each
   run next to a plain loop calling :func:`sweep.execute.simulate` on the same cells in one
   process (which stores nothing): goal within 1.2× the loop;
 * ``resume``: the finished sweep run again (nothing to compute): ≤ 3 s at 10⁵; with
-  ``--resume N``, N cells are stored by one sweep (``executor=processes``, about 35
-  minutes for 10⁶ on 2 cores, not compared with a loop) and that sweep is then resumed;
+  ``--resume N``, N cells are stored by one sweep (``executor=processes``, over an hour
+  for 10⁶ on 2 cores, not compared with a loop) and that sweep is then resumed;
 * peak memory of the driver: < 600 MiB at 10⁶;
 * ``start-up``: ``--help``, a bad key and a dry run of 100 cells against a minimal Hydra
   app's ``--help`` in the same environment (best of ``--repeat``): within 1.5×.
@@ -24,6 +27,7 @@ checkpoints=1 baselines=[]``) swept over ``seed=range(0,N)``. Printed rows and g
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -90,6 +94,9 @@ def main() -> None:
     parser.add_argument("--resume", type=int, nargs="*", default=[],
                         help="cells stored by one sweep, then resumed (no loop)")
     parser.add_argument("--repeat", type=int, default=5, help="runs of each start-up")
+    parser.add_argument("--sets", type=int, nargs="*", default=[10**4],
+                        help="option sets of a further dry run at each --sizes N "
+                             "(a square number: epsilon × n_agents)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         cwd = Path(scratch)
@@ -110,6 +117,17 @@ def main() -> None:
         for n in args.sizes:
             row("plan (dry run)", n, run(grid(n, cwd / f"plan{n}", "dry_run=true"), cwd),
                 {10**5: "≤ 2 s", 10**6: "≤ 20 s, < 600 MiB"}.get(n, ""))
+        for n in args.sizes:
+            for k in args.sets:
+                side = math.isqrt(k)
+                if side * side != k or n % k:
+                    parser.error(f"--sets {k}: must be a square that divides {n}")
+                row(f"plan, {k} option sets", n, run(sweep(
+                    "-m", "epsilon=" + ",".join(f"{(i + 1) / side:.6g}" for i in range(side)),
+                    f"n_agents=range(2,{side + 2})", f"seed=range(0,{n // k})",
+                    *(o for o in TINY if not o.startswith("n_agents=")),
+                    f"results_dir={cwd / f'sets{n}'}", "dry_run=true"), cwd),
+                    {10**6: "≤ 20 s, < 600 MiB"}.get(n, ""))
         for n in args.run:
             loop = [sys.executable, "-c", PLAIN_LOOP.format(n=n)]
             for executor in ("serial", "processes"):

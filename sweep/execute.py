@@ -40,7 +40,6 @@ from .plan import (
     Piece,
     Plan,
     RaySettings,
-    cell_of,
     make_cell,
     pieces,
     tasks,
@@ -535,7 +534,7 @@ def listing(cells: Plan, states: Sequence[str]) -> Iterator[str]:
     found without holding a line per cell."""
     header = [*cells.swept, "cell_id", "state"]
     # A mixed sweep's families list different keys: "-" where a cell has none.
-    texts = {i: {k: _text(v) for k, v in cell_of(cells.templates[i], 0).listed().items()}
+    texts = {i: {k: _text(v) for k, v in cells.listed(i).items()}
              for i in np.unique(cells.sets).tolist()}
     widths = [max([len(key), *(len(t.get(key, "-")) for t in texts.values())])
               for key in cells.swept]

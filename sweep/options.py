@@ -169,6 +169,24 @@ def option_defaults(options: type, prefix: str = "") -> dict[str, Any]:
     return out
 
 
+@dataclasses.dataclass(frozen=True)
+class _Field:
+    """What :class:`Description` reads of one field of an options dataclass."""
+
+    name: str
+    kind: str
+    since: int | None
+    default: Any
+
+
+@functools.cache
+def _fields(cls: type) -> tuple[_Field, ...]:
+    """The fields of the options dataclass ``cls`` with their declarations, read once per
+    class: a grid of 10⁴ option sets describes 10⁴ instances of a few classes."""
+    return tuple(_Field(f.name, (d := declaration(f)).kind, d.since, f.default)
+                 for f in dataclasses.fields(cls))
+
+
 class Description:
     """A cell's options as the engine records them: :func:`describe`."""
 
@@ -186,15 +204,15 @@ class Description:
 
     def _identity(self, config: Any, prefix: str) -> dict[str, Any]:
         identity: dict[str, Any] = {}
-        for f in dataclasses.fields(config):
-            value, declared = getattr(config, f.name), declaration(f)
+        for f in _fields(type(config)):
+            value = getattr(config, f.name)
             if dataclasses.is_dataclass(value):
                 identity[f.name] = self._identity(value, f"{prefix}{f.name}.")
-            elif declared.kind == PERMIT:
+            elif f.kind == PERMIT:
                 continue
-            elif declared.since is None or value != f.default:
+            elif f.since is None or value != f.default:
                 identity[f.name] = (file_digest(value, prefix + f.name)
-                                    if declared.kind == FILE and value is not None else value)
+                                    if f.kind == FILE and value is not None else value)
         return identity
 
     @functools.cached_property
@@ -205,11 +223,11 @@ class Description:
         return dict(self._columns(self.config, ""))
 
     def _columns(self, config: Any, prefix: str) -> Iterator[tuple[str, Any]]:
-        for f in dataclasses.fields(config):
+        for f in _fields(type(config)):
             value = getattr(config, f.name)
             if dataclasses.is_dataclass(value):
                 yield from self._columns(value, f"{prefix}{f.name}.")
-            elif declaration(f).kind not in (ROWS, PERMIT):
+            elif f.kind not in (ROWS, PERMIT):
                 yield prefix + f.name, (",".join(map(_text, value))
                                         if isinstance(value, tuple) else value)
 

@@ -379,6 +379,14 @@ class Plan:
         self.targets = {f"{int(ids[k]):016x}": (templates[sets[k]].family,
                                                  templates[sets[k]].target) for k in chosen}
         self.families = {templates[i].family for i in np.unique(sets).tolist()}
+        self._listed: dict[int, dict[str, Any]] = {}
+
+    def listed(self, i: int) -> dict[str, Any]:
+        """What a dry run lists of the cells of option set ``i`` (:meth:`Cell.listed`,
+        seed 0), derived once per set."""
+        if i not in self._listed:
+            self._listed[i] = cell_of(self.templates[i], 0).listed()
+        return self._listed[i]
 
     def __len__(self) -> int:
         return len(self.numbers)
@@ -490,7 +498,7 @@ def _swept(cells: Plan) -> list[str]:
     """The columns a dry run lists: those that take more than one value over the cells."""
     values: dict[str, set[Any]] = {}
     for i in np.unique(cells.sets).tolist():
-        for key, value in cell_of(cells.templates[i], 0).listed().items():
+        for key, value in cells.listed(i).items():
             values.setdefault(key, set()).add(_hashable(value))
     if len(np.unique(cells.seeds)) > 1:  # a template's cell lists seed 0
         values["seed"] = {0, 1}

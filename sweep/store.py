@@ -265,6 +265,9 @@ class ResultsStore:
     damaged: list[Path] = field(default_factory=list)
     #: The replicates each cell of :attr:`files` holds (0 to n − 1), by cell id.
     held: dict[str, int] = field(default_factory=dict)
+    #: The file of :attr:`files` that holds each cell, by cell id: a commit looks up its
+    #: batch's cells, not every stored one.
+    where: dict[str, Path] = field(default_factory=dict)
     #: Each file's size and time when its cells were read (:meth:`save_index`).
     stamps: dict[Path, list[int]] = field(default_factory=dict)
 
@@ -294,6 +297,7 @@ class ResultsStore:
             else:
                 self.files[path] = tuple(held)
                 self.held.update(held)
+                self.where.update(dict.fromkeys(held, path))
                 if stamp is not None:
                     self.stamps[path] = stamp
         return self.present()
@@ -304,6 +308,7 @@ class ResultsStore:
         for path in paths:
             for cell in self.files.pop(path, ()):
                 self.held.pop(cell, None)
+                self.where.pop(cell, None)
             self.stamps.pop(path, None)
 
     def _index(self) -> dict[str, Any]:
@@ -336,7 +341,7 @@ class ResultsStore:
             temporary.unlink(missing_ok=True)
 
     def present(self) -> set[str]:
-        return {cell for ids in self.files.values() for cell in ids}
+        return set(self.where)
 
     def records(self) -> dict[str, dict[str, Any]]:
         """The provenance record of every cell the intact files hold, by cell id
@@ -475,8 +480,7 @@ class ResultsStore:
         with self.locked():
             self.scan()
             wanted = {cell.cell_id for cell, _, _ in batch}
-            held = {cell: path for path, ids in self.files.items()
-                    for cell in wanted.intersection(ids)}
+            held = {cell: self.where[cell] for cell in wanted if cell in self.where}
             extending = {cell.cell_id for cell, _, _ in batch if cell.start and (
                 cell.cell_id in held and self.held[cell.cell_id] < cell.replicates)}
             merged = self._extended(held, [item for item in batch

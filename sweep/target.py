@@ -147,7 +147,7 @@ def needs(targets: Mapping[str, tuple[str, Target]], store: Any) -> dict[str, in
     from .family import get_family
 
     store.scan()
-    where = {cell: path for path, ids in store.files.items() for cell in ids}
+    where = store.where
     by_file: dict[Any, list[str]] = {}
     for cell_id, (_, target) in targets.items():
         if store.held.get(cell_id, 0) < target.pilot:
