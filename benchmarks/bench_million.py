@@ -5,9 +5,8 @@ Run: ``python benchmarks/bench_million.py [--sizes 10000 100000 1000000] [--run 
 100000] [--sets 10000] [--repeat 5]`` (about 50 minutes with the defaults on 2 cores).
 Every command is a fresh ``python -m sweep`` process in a temporary directory; its wall
 time and peak resident memory (``ru_maxrss`` of that child alone, from ``os.wait4``) are
-printed with the
-one-minute load average when it started, since other work on the machine slows it. The
-cells are the smallest there are (Private-ColME, ``n_agents=2 t_max=2 replicates=1
+printed with the one-minute load average when it started, since other work on the machine
+slows it. The cells are the smallest there are (Private-ColME, ``n_agents=2 t_max=2 replicates=1
 checkpoints=1 baselines=[]``) swept over ``seed=range(0,N)``. Printed rows and goals:
 
 * ``plan``: a dry run of N cells (its listing to /dev/null): ≤ 2 s at 10⁵, ≤ 20 s at 10⁶;
@@ -98,6 +97,10 @@ def main() -> None:
                         help="option sets of a further dry run at each --sizes N "
                              "(a square number: epsilon × n_agents)")
     args = parser.parse_args()
+    for k in args.sets:
+        wrong = [n for n in args.sizes if n % k]
+        if math.isqrt(k) ** 2 != k or wrong:
+            parser.error(f"--sets {k}: must be a square that divides every --sizes N")
     with tempfile.TemporaryDirectory() as scratch:
         cwd = Path(scratch)
         (cwd / "app.py").write_text(MINIMAL_HYDRA_APP)
@@ -117,11 +120,8 @@ def main() -> None:
         for n in args.sizes:
             row("plan (dry run)", n, run(grid(n, cwd / f"plan{n}", "dry_run=true"), cwd),
                 {10**5: "≤ 2 s", 10**6: "≤ 20 s, < 600 MiB"}.get(n, ""))
-        for n in args.sizes:
             for k in args.sets:
                 side = math.isqrt(k)
-                if side * side != k or n % k:
-                    parser.error(f"--sets {k}: must be a square that divides {n}")
                 row(f"plan, {k} option sets", n, run(sweep(
                     "-m", "epsilon=" + ",".join(f"{(i + 1) / side:.6g}" for i in range(side)),
                     f"n_agents=range(2,{side + 2})", f"seed=range(0,{n // k})",

@@ -147,12 +147,11 @@ def needs(targets: Mapping[str, tuple[str, Target]], store: Any) -> dict[str, in
     from .family import get_family
 
     store.scan()
-    where = store.where
     by_file: dict[Any, list[str]] = {}
     for cell_id, (_, target) in targets.items():
         if store.held.get(cell_id, 0) < target.pilot:
             raise ValueError(f"cell {cell_id}: its pilot is not stored")
-        by_file.setdefault(where[cell_id], []).append(cell_id)
+        by_file.setdefault(store.where[cell_id], []).append(cell_id)
     found = {}
     for path, held in by_file.items():
         family = get_family(targets[held[0]][0])  # a file holds cells of one family
