@@ -1,8 +1,9 @@
 """``python -m analysis report RESULTS_DIR [RESULTS_DIR ...] --out OUT_DIR`` and
 ``python -m analysis figure NAME RESULTS_DIR [...] --out FILE_STEM``,
 ``python -m analysis reproduce ROOT --out docs``,
-``python -m analysis continual ROOT --out docs`` and
-``python -m analysis decentralized ROOT --out docs``.
+``python -m analysis continual ROOT --out docs``,
+``python -m analysis decentralized ROOT --out docs`` and
+``python -m analysis stability ROOT_A ROOT_B`` (the verdicts from two root seeds).
 
 Exit codes: 0 drawn; 1 the results hold nothing to draw, or a figure of the report raised
 an error (its traceback is on the report's page); 2 bad arguments; 3 a results path does
@@ -35,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
         from .document import command
 
         return command(argv[1:], name=argv[0])
+    if argv[:1] == ["stability"]:
+        from .stability import command as stability
+
+        return stability(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m analysis", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("report", help="every figure the results allow, and index.html")
@@ -49,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     # Listed for the help; their own parsers read their arguments (above).
     for name, document in documents().items():
         sub.add_parser(name, help=f"docs/{document} and its figures from the presets' results")
+    sub.add_parser("stability", help="every claim whose verdict differs between the results "
+                   "of two root seeds")
     for parsed in (rep, fig):
         parsed.add_argument("--any-size", action="store_true",
                              help="draw the paper's figures from runs of any size")

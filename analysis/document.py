@@ -49,10 +49,13 @@ from sweep.target import AUTO
 
 from .claims import (
     CHECK_HEADER,
+    PROCEDURES,
     Claim,
     Verdict,
+    adjust,
     claims_table,
     markdown_table,
+    multiplicity_text,
     rules_text,
     tally,
     tally_text,
@@ -160,15 +163,32 @@ def claim_values(values: Mapping[str, Any]) -> Values:
     return rendered
 
 
-def tally_values(tallied: Mapping[str, Sequence[Claim]]) -> Values:
-    """The declared rules (``verdict_rules``) and the table of each paper's verdicts
-    (``tallies``), from its sections' claims."""
+def tally_values(tallied: Mapping[str, Sequence[Claim]], procedure: str) -> Values:
+    """The declared rules and multiplicity procedure (``verdict_rules``) and the table of
+    each paper's verdicts by statement (``tallies``), from its sections' claims."""
     rows = []
     for paper, claims in tallied.items():
         counts = tally(claims)
-        rows.append([paper, *(str(counts[v]) for v in Verdict), str(len(claims))])
-    header = ["paper", *(v.value for v in Verdict), "claims"]
-    return {"verdict_rules": rules_text(), "tallies": markdown_table(header, rows)}
+        rows.append([paper, *(str(counts[v]) for v in Verdict), str(sum(counts.values())),
+                     str(len(claims))])
+    header = ["paper", *(v.value for v in Verdict), "statements", "cases"]
+    tests = sum(c.adjusted is not None for claims in tallied.values() for c in claims)
+    return {"verdict_rules": f"{rules_text()}\n\n{multiplicity_text(procedure, tests)}",
+            "tallies": markdown_table(header, rows)}
+
+
+def section_values(sections: Sequence[Section], results: Results, procedure: str
+                   ) -> list[Values]:
+    """Each section's values, with the claims of all of them (the lists under
+    ``<stem>_claims``) adjusted together by the document's multiplicity ``procedure``."""
+    computed = [section.values(results) for section in sections]
+    keys = [(i, key) for i, values in enumerate(computed) for key in values
+            if key.endswith("_claims")]
+    adjusted = iter(adjust([c for i, key in keys for c in computed[i][key]], procedure))
+    found = [dict(values) for values in computed]
+    for i, key in keys:
+        found[i][key] = [next(adjusted) for _ in computed[i][key]]
+    return found
 
 
 # -- Templates ----------------------------------------------------------------------------
@@ -177,6 +197,8 @@ TAG = re.compile(r"\{\{\s*([#^/]?)\s*(\w+)\s*\}\}")
 BLOCK = re.compile(r"\{\{([#^])(\w+)\}\}(.*?)\{\{/\2\}\}", re.S)
 STANDALONE = re.compile(r"^[ \t]*(\{\{[#^/]\w+\}\})[ \t]*\n", re.M)
 PARTIAL = re.compile(r"^[ \t]*\{\{>\s*([\w.:]+)\s*\}\}[ \t]*\n", re.M)
+#: A frame's declaration of its multiplicity procedure (:data:`~analysis.claims.PROCEDURES`).
+MULTIPLICITY = re.compile(r"^<!-- multiplicity: (\w+) -->$", re.M)
 IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 
 
@@ -210,6 +232,18 @@ def fill(template: str, values: Mapping[str, str | bool]) -> str:
 def frame(name: str) -> str:
     """The frame template ``analysis/templates/<name>``, shipped with the package."""
     return (resources.files("analysis") / "templates" / name).read_text("utf-8")
+
+
+def multiplicity(text: str) -> str:
+    """The multiplicity procedure the frame ``text`` declares
+    (``<!-- multiplicity: bh -->``); :class:`TemplateError` if it declares none or one
+    not in :data:`~analysis.claims.PROCEDURES`."""
+    declared = MULTIPLICITY.search(text)
+    if declared is None or declared[1] not in PROCEDURES:
+        raise TemplateError("a document's frame declares its multiplicity procedure on a "
+                            f"line <!-- multiplicity: NAME -->, NAME one of "
+                            f"{', '.join(PROCEDURES)}")
+    return declared[1]
 
 
 def sections_of(text: str) -> list[Study]:
@@ -257,19 +291,34 @@ def render(name: str, root: str | Path, out_dir: str | Path = "docs", any_size: 
     results = Results.read(root, studies, any_size)
     values: Values = {**size_values(results, sections), **provenance_values(results),
                       "root": str(root), "out": str(out_dir)}
+    procedure = multiplicity(text)
     tallied: dict[str, list[Claim]] = {}
-    for section in sections:
-        computed = section.values(results)
-        tallied[section.paper] = [claim for key, claims in computed.items()
-                                  if key.endswith("_claims") for claim in claims]
+    for section, computed in zip(sections, section_values(sections, results, procedure),
+                                 strict=True):
+        tallied.setdefault(section.paper, []).extend(
+            claim for key, claims in computed.items() if key.endswith("_claims")
+            for claim in claims)
         values.update(claim_values(computed))
-    values.update(tally_values(tallied))
+    values.update(tally_values(tallied, procedure))
     whole = PARTIAL.sub(lambda tag: get_study(tag[1]).section.text(), text)
     figures = ((figure, functools.partial(_figure, study, results, preset, figure,
                                           not any_size))
                for study in studies for preset in study.section.presets
                for figure in preset.figures)
     return write(fill(whole, values), figures, Path(out_dir), name)
+
+
+def claims(name: str, root: str | Path, any_size: bool = False) -> list[Claim]:
+    """The papers' claims of the document ``name`` from the presets' results under
+    ``root``, adjusted by its multiplicity procedure, as :func:`render` prints them (no
+    figure drawn, nothing written)."""
+    text = frame(name)
+    studies = sections_of(text)
+    results = Results.read(root, studies, any_size)
+    computed = section_values([study.section for study in studies], results,
+                              multiplicity(text))
+    return [claim for values in computed for key, found in values.items()
+            if key.endswith("_claims") for claim in found]
 
 
 def _figure(study: Study, results: Results, preset: Preset, figure: str, paper: bool) -> Any:

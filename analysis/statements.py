@@ -4,7 +4,7 @@ A :class:`Statement` declares one statement of a paper: where it is made (``sect
 its words (``quote``), the cases it covers (``cases``), what is measured in each case
 (``select``: named calls of the study's measures, :data:`M`), and how the rule's
 evidence is made of those numbers (``rule``: :class:`Below`, :class:`Near`,
-:class:`Given` or :class:`NoRule`). :func:`evaluate` turns a list of statements into
+:class:`Rate`, :class:`Given` or :class:`NoRule`). :func:`evaluate` turns a list of statements into
 the rows of a claims table (:class:`~analysis.claims.Claim`), one per case. A study
 keeps only its *measures*: a class whose methods compute, from the results, a number
 (exact), an :class:`Estimate` (a mean with its standard error), an :class:`Interval`, the
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import string
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .claims import Claim, Evidence, Factor, Ordering, Unchecked, Value, printed_band, shown
+from .claims import (
+    Claim,
+    Evidence,
+    Factor,
+    Match,
+    Ordering,
+    Slope,
+    Unchecked,
+    Value,
+    printed_band,
+    shown,
+    t_quantile,
+)
 from .labels import name, vocabulary
 from .numbers import number, percent, pvalue, sci, with_error
 
@@ -47,11 +60,20 @@ FORMATS: dict[str, Callable[[float], str]] = {
 
 @dataclass(frozen=True)
 class Estimate:
-    """A mean over runs and its standard error; a template writes it ``mean ± se``
-    (``{a:sci}``: ``4.01e-7 ± 3.72e-8``)."""
+    """A mean over runs, its standard error and the degrees of freedom of that error
+    (n − 1 for a mean of n runs; ∞ where it is normal or exact); a template writes it
+    ``mean ± se`` (``{a:sci}``: ``4.01e-7 ± 3.72e-8``)."""
 
     mean: float
     se: float
+    df: float = math.inf
+
+    @classmethod
+    def of_runs(cls, runs: Sequence[float]) -> Estimate:
+        """The mean of ``runs``, its standard error and n − 1 degrees of freedom."""
+        runs = np.asarray(runs, float)
+        return cls(float(runs.mean()), float(runs.std(ddof=1) / math.sqrt(runs.size)),
+                   float(runs.size - 1))
 
     def __format__(self, spec: str) -> str:
         return with_error(self.mean, self.se, FORMATS[spec] if spec else None)
@@ -182,7 +204,7 @@ class Below:
                 a, b = a[common], b[common]
             return Ordering.paired_runs(what, a, b, self.claimed)
         a, b = (x if isinstance(x, Estimate) else Estimate(float(x), 0.0) for x in (a, b))
-        return Ordering.of(what, a.mean, a.se, b.mean, b.se, self.claimed)
+        return Ordering.of(what, a.mean, a.se, b.mean, b.se, self.claimed, a.df, b.df)
 
 
 @dataclass(frozen=True)
@@ -192,7 +214,8 @@ class Near:
     template): ``x`` an :class:`Estimate` (its normal interval), an :class:`Interval` or
     an exact number. The band is the numbers that print as ``printed``; ± half ``unit``
     around it where the paper's precision is not that of its last digit; ``band`` as
-    given; or, with an exact number selected as ``exact``, the band of width 0 at it (no
+    given; an :class:`Interval` selected as ``band``; or, with an exact number selected as
+    ``exact``, that number (:class:`~analysis.claims.Match`: its two-sided test, no
     tolerance)."""
 
     what: str
@@ -203,15 +226,39 @@ class Near:
 
     def evidence(self, got: Numbers, text: Text) -> Evidence:
         what, x, printed = text(self.what), got["x"], text(self.printed)
-        # Held against an exact number (a check of the project's): a band of width 0.
+        # Held against an exact number: a band of width 0, the test of that number.
         band = (got["exact"],) * 2 if "exact" in got else \
+            (got["band"].low, got["band"].high) if "band" in got else \
             printed_band(printed, self.unit) if self.unit else self.band
-        kind = Factor if self.factor else Value
+        kind = Match if "exact" in got else Factor if self.factor else Value
         if isinstance(x, Estimate):
-            return kind.of(what, x.mean, x.se, printed, band=band)
+            return kind.of(what, x.mean, x.se, printed, x.df, band=band)
         if not isinstance(x, Interval):  # an exact number: an interval of width 0
             x = Interval(float(x), float(x), float(x))
         return kind(what, x.estimate, x.low, x.high, printed, band)
+
+
+@dataclass(frozen=True)
+class Rate:
+    """The :class:`~analysis.claims.Slope` of ``x`` (an :class:`Estimate`, its Student-t
+    interval; or an :class:`Interval`) over the range ``fit`` (a template) against the
+    exponent ``theory``, or the number selected as ``theory``; ``bound`` where the paper
+    states the rate as a worst case (O(·), a bound over graph sequences), which only a
+    slower rate contradicts."""
+
+    what: str
+    fit: str
+    theory: float | None = None
+    bound: bool = False
+
+    def evidence(self, got: Numbers, text: Text) -> Evidence:
+        x = got["x"]
+        if isinstance(x, Estimate):
+            half = t_quantile(x.df) * x.se
+            x = Interval(x.mean, x.mean - half, x.mean + half)
+        theory = got["theory"] if self.theory is None else self.theory
+        return Slope(text(self.what), x.estimate, x.low, x.high, float(theory),
+                     text(self.fit), self.bound)
 
 
 @dataclass(frozen=True)
@@ -234,7 +281,7 @@ class NoRule:
 
 
 #: The ways a statement's evidence is made of its numbers.
-Rule = Below | Near | Given | NoRule
+Rule = Below | Near | Rate | Given | NoRule
 
 
 # -- Statements ------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Plant plausible privacy bugs in the production code, one at a time, and check that the
-privacy tests catch each (issue 36).
+privacy tests catch each (issue 36); and bugs in the declared verdict rules, which their
+tests must catch.
 
     python -m tests.mutants            # every mutant; prints killed K/N
     python -m tests.mutants --list     # the mutants, without running them
@@ -36,6 +37,11 @@ PRIVACY_TESTS = {
     "inference": ("tests/test_inference_privacy.py",),
     "decentralized": ("tests/test_decentralized_privacy.py",),
 }
+
+
+#: The tests of the declared verdict rules, which their mutants ("verdicts") must fail.
+CHECK_TESTS = {"verdicts": ("tests/test_claims.py", "tests/test_stability.py")}
+TESTS = {**PRIVACY_TESTS, **CHECK_TESTS}
 
 
 @dataclass(frozen=True)
@@ -280,6 +286,39 @@ MUTANTS = (
            'parts = self.t_max.bit_length() if privacy.mechanism == "pm2" and '
            'privacy.pm2_split else 1',
            "parts = 1"),
+    # The declared verdict rules (analysis.claims, analysis.stability): a rule that decides
+    # on a point or a wrong distribution, or a tally or comparison that hides a case.
+    Mutant("verdicts-interval-meets", "verdicts",
+           "an approximate value agrees when its interval merely meets the band (the rule "
+           "before equivalence: a wide interval agrees)",
+           "analysis/claims.py",
+           "inside = 2 * max(_t_sf(_z(estimate - lower, se_low), df),",
+           "inside = 2 * min(_t_sf(_z(estimate - lower, se_low), df),"),
+    Mutant("verdicts-normal-not-t", "verdicts",
+           "an ordering read at the normal threshold whatever its degrees of freedom",
+           "analysis/claims.py",
+           "return float(norm.sf(x) if math.isinf(df) else t.sf(x, df))",
+           "return float(norm.sf(x))"),
+    Mutant("verdicts-holm-not-step-down", "verdicts",
+           "Holm's adjusted p-values without the step-down's running maximum",
+           "analysis/claims.py",
+           "stepped = np.maximum.accumulate((p.size - np.arange(p.size)) * p[order])",
+           "stepped = (p.size - np.arange(p.size)) * p[order]"),
+    Mutant("verdicts-bound-two-sided", "verdicts",
+           "a worst-case rate judged two-sided: a faster rate contradicts the bound",
+           "analysis/claims.py",
+           "return (-math.inf if self.bound else self.theory - half), self.theory + half",
+           "return self.theory - half, self.theory + half"),
+    Mutant("verdicts-statement-first-case", "verdicts",
+           "a statement's verdict read from its first case only",
+           "analysis/claims.py",
+           "    verdicts = list(verdicts)\n    if Verdict.DISAGREES in verdicts:",
+           "    verdicts = list(verdicts)[:1]\n    if Verdict.DISAGREES in verdicts:"),
+    Mutant("verdicts-stability-misses-flips", "verdicts",
+           "the stability command never reports a flip between agrees and disagrees",
+           "analysis/stability.py",
+           "return set(self.verdicts) == DECIDED",
+           "return False"),
 )
 
 
@@ -311,7 +350,7 @@ def _run(mutant: Mutant, scratch: Path, timeout: float) -> tuple[str, float, str
     _clear_numba_caches(scratch)
     env = os.environ | {"PYTHONPATH": str(scratch), "PYTHONDONTWRITEBYTECODE": "1"}
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-               "-o", "addopts=", *PRIVACY_TESTS[mutant.family]]
+               "-o", "addopts=", *TESTS[mutant.family]]
     start = time.perf_counter()
     try:
         done = subprocess.run(command, cwd=scratch, env=env, capture_output=True, text=True,

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from analysis import load, report, study, summaries, summarize
-from analysis.claims import HEADER, parse, read_tables
+from analysis.claims import HEADER, read_tables, verdict_of
 from analysis.document import render
 from analysis.load import wilson
 from sweep.errors import FamilyError
@@ -115,17 +115,21 @@ def test_its_study_renders_its_document_section(toy_study: None, tmp_path: Path)
     done = run_cli(["-m", SEARCHPATH, "+experiment=toy_coverage",
                     "results_dir=root/toy_coverage"], tmp_path, path=[EXTERNAL])
     assert done.returncode == 0, done.stderr
-    frame = ("# Toy\n\n{{#other_sizes}}Other sizes: {{sizes_found}}.\n{{/other_sizes}}\n"
+    frame = ("<!-- multiplicity: holm -->\n# Toy\n\n"
+             "{{#other_sizes}}Other sizes: {{sizes_found}}.\n{{/other_sizes}}\n"
              "{{>toy_family:FAMILY}}\n{{provenance}}\n")
     text = render("toy.md", tmp_path / "root", tmp_path / "docs", text=frame).read_text()
-    assert text.startswith("# Toy\n\n## Coin flips\n") and "Other sizes" not in text
+    assert text.startswith("<!-- multiplicity: holm -->\n# Toy\n\n## Coin flips\n")
+    assert "Other sizes" not in text
     assert "200 runs per cell, p ∈ {0.3, 0.5}" in text
     # One claim, one row per cell and node, each decided by its printed evidence, tallied.
     rows = read_tables(text)
     assert len(rows) == 4 and rows[0]["case"] == "p = 0.3, node 0"
-    assert all(row["verdict"] == str(parse(row[HEADER[4]]).decide()) for row in rows)
-    assert re.search(r"^The claims: \d agree, \d disagree, \d inconclusive \(of 4\)\.$", text,
-                     re.M)
+    assert all(row["verdict"] == str(verdict_of(row[HEADER[4]])) for row in rows)
+    # Adjusted together by the frame's declared procedure.
+    assert all(", Holm " in row[HEADER[4]] for row in rows)
+    assert re.search(r"^The claims: \d agree, \d disagree, \d inconclusive \(of 1 statements, "
+                     r"4 cases\)\.$", text, re.M)
     assert (tmp_path / "docs" / "figures" / "toy_coverage.png").is_file()
     assert "`toy_coverage` | 2 |" in text  # the engine's provenance table
 

@@ -348,7 +348,7 @@ def test_toy_claims_one_row_per_case() -> None:
     claims = _claims(TOY, **toys(bad))
     rows = {(c.section, c.case.split(",")[0]): c for c in claims}
     falls = rows[("2, Fig. 1 (left)", "n = 25 → 50")]
-    assert falls.verdict.value == "disagrees" and "z = ∞" in evidence_text(falls.evidence)
+    assert falls.verdict.value == "disagrees" and "t = ∞" in evidence_text(falls.evidence)
     # Crossings 0.6 → 0.7, SEs 0.4·v/3.92 = 0.031, 0.036: z = 0.1 / 0.047 = 2.1 upwards.
     simulated = rows[("2, Fig. 2 (left)", "n = 25 → 50")]
     assert simulated.verdict.value == "disagrees"

@@ -34,11 +34,13 @@ def scheme(mechanism: str, weights: str) -> str:
 
 
 def estimate(rows: pd.DataFrame, t: float | None = None, metric: str = "mse"
-             ) -> tuple[float, float]:
-    """The mean over runs and its standard error (the summaries' band is mean ± SE) of
-    ``metric`` at the checkpoint nearest ``t`` (default: the last)."""
+             ) -> tuple[float, float, float]:
+    """The mean over runs, its standard error (the summaries' band is mean ± SE) and its
+    degrees of freedom (runs − 1) of ``metric`` at the checkpoint nearest ``t`` (default:
+    the last)."""
     row = rows.set_index("t").loc[checkpoint(rows.set_index("t")[metric], t)]
-    return float(row[metric]), float(row[f"{metric}_high"] - row[f"{metric}_low"]) / 2
+    return (float(row[metric]), float(row[f"{metric}_high"] - row[f"{metric}_low"]) / 2,
+            float(row["replicates"] - 1))
 
 
 def runs(results: Results, preset: str, rows: pd.DataFrame, metric: str = "mse",

@@ -91,22 +91,23 @@ def _signed(x: float) -> str:
 class BoundSlope(Slope):
     """A measured slope judged against the slope of the theorem's own bound over the same
     cells (``theory``), with the bare ``exponent`` of its Õ(·) rate, shown, not judged;
-    and their words for a row (``bare``, ``bound``, ``side``, ``held``)."""
+    and their words for a row (``bare``, ``bound_slope``, ``side``, ``held``)."""
 
-    exponent: float
+    exponent: float = math.nan
 
     @property
     def bare(self) -> str:
         return _signed(self.exponent)
 
     @property
-    def bound(self) -> str:
+    def bound_slope(self) -> str:
         return _signed(self.theory)
 
     @property
     def side(self) -> str:
-        """Where the interval lies against the bound's slope, when it excludes it."""
-        return "above" if self.low > self.theory else "below"
+        """Where the interval lies against the band of the bound's slope."""
+        lo, hi = self.bounds()
+        return "above" if self.low > hi else "below" if self.high < lo else "across an end of"
 
     @property
     def held(self) -> str:
@@ -202,9 +203,10 @@ class Measures:
         return Interval(x, x, x)
 
     def paired_difference(self, a: pd.Series, b: pd.Series) -> str:
-        """:func:`paired` A − B in words: ``−0.606 ± 0.804 (paired, z = −0.753)``."""
+        """:func:`paired` A − B in words: ``−0.606 ± 0.804 (paired, t = −0.753, 19 df)``."""
         gap = paired("", a, b)
-        return f"{_signed(gap.difference)} ± {_signed(gap.se)} (paired, z = {_signed(gap.z)})"
+        return (f"{_signed(gap.difference)} ± {_signed(gap.se)} (paired, t = {_signed(gap.t)}, "
+                f"{gap.df:g} df)")
 
     def equal_noise(self, preset: str) -> float:
         """The equal noise η of ``preset``'s cells (``noise_scale`` > 0)."""
@@ -217,13 +219,14 @@ class Measures:
         ``fit`` (:func:`~.figures.slopes`), by method, in the cells ``where`` selects."""
         return slopes(self._where(preset, **where), x, {"fit": fit}).set_index("method")
 
-    def slope(self, fits: pd.DataFrame, method: str, exponent: float, what: str, fit: str
-              ) -> BoundSlope:
+    def slope(self, fits: pd.DataFrame, method: str, exponent: float, what: str, fit: str,
+              bound: bool = False) -> BoundSlope:
         """``method``'s slope of :meth:`fits`, against its bound's, over the range ``fit``
-        (in words), with the bare ``exponent`` of its Õ(·) rate."""
+        (in words), with the bare ``exponent`` of its Õ(·) rate; one-sided (``bound``)
+        where the paper states the rate as a worst case (Õ(·))."""
         r = fits.loc[method]
         return BoundSlope(what, float(r.slope), float(r.ci_low), float(r.ci_high),
-                          float(r.bound), fit, exponent)
+                          float(r.bound), fit, bound, exponent)
 
     def guarantee(self, preset: str, method: str, order: str, units: int, what: str
                   ) -> Guarantee:

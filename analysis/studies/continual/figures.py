@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib.lines import Line2D
+from scipy import stats
 
 from analysis.labels import axis, name, vocabulary
 from analysis.load import summarize
@@ -228,8 +229,9 @@ def _ols(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def fit_slope(errors: Sequence[np.ndarray], x: Sequence[float], level: float = LEVEL,
               draws: int = DRAWS, seed: int = 0) -> tuple[float, float, float]:
-    """The least-squares slope of log(mean error) on log x over cells, and its
-    bootstrap percentile interval at ``level``.
+    """The least-squares slope of log(mean error) on log x over cells, and its interval at
+    ``level``: the bootstrap's percentile interval of the replicates' noise, widened by the
+    fit's own misfit.
 
     ``errors[i]`` holds cell i's replicates, ``x[i]`` its abscissa. Each draw
     resamples every cell's replicates with replacement, independently (the replicates
@@ -238,21 +240,31 @@ def fit_slope(errors: Sequence[np.ndarray], x: Sequence[float], level: float = L
     heavy-tailed (sums of Laplace noise; Algorithm 6 explodes where (11) fails), so the
     delta-method variance of log(mean) that such weights need is unreliable exactly where
     a cell's standard error is not small against its mean, and the percentile interval
-    needs no normality. The interval says how far replicate noise moves the slope; it
-    does not measure the misfit of a line to a curved log–log relation (the bounds'
-    log factors), which the local slopes between neighbouring cells show.
+    needs no normality. The bootstrap alone says how far replicate noise moves the slope,
+    not how far a line misses a curved log–log relation (the bounds' log factors): with
+    three cells or more, each side of the interval is widened in quadrature by Student's
+    t (cells − 2 degrees of freedom) times the least-squares standard error of the slope
+    from the residuals of the cells' means. Those residuals hold some replicate noise too,
+    so the interval errs wide.
     """
     if len(errors) < 2 or len(set(x)) < 2:
         raise MissingData("a slope needs cells at two values of x or more")
     logx = np.log(np.asarray(x, dtype=float))
-    means = np.array([np.mean(e) for e in errors])
-    point = float(_ols(logx, np.log(means)))
+    means = np.log(np.array([np.mean(e) for e in errors]))
+    point = float(_ols(logx, means))
     rng = np.random.default_rng(seed)
     resampled = np.column_stack([
         e[rng.integers(0, len(e), size=(draws, len(e)))].mean(axis=1) for e in errors])
     slopes = _ols(logx, np.log(resampled))
     low, high = np.quantile(slopes, [(1 - level) / 2, (1 + level) / 2])
-    return point, float(low), float(high)
+    misfit = 0.0
+    if len(errors) > 2:
+        centred = logx - logx.mean()
+        residuals = means - means.mean() - point * centred
+        se = math.sqrt(residuals @ residuals / (len(errors) - 2) / (centred @ centred))
+        misfit = float(stats.t.ppf((1 + level) / 2, len(errors) - 2)) * se
+    return (point, point - math.hypot(point - float(low), misfit),
+            point + math.hypot(float(high) - point, misfit))
 
 
 def slopes(rows: pd.DataFrame, x: str, ranges: Mapping[str, tuple[float, float]],

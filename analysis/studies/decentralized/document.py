@@ -10,7 +10,6 @@ reference's at a few checkpoints), :func:`degree_values` and :func:`privacy_valu
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -19,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.claims import Claim, Curves, Factor, Ordering, Verdict, markdown_table
+from analysis.claims import Claim, Curves, Ordering, Verdict, markdown_table
 from analysis.document import Values, cell_provenance
 from analysis.labels import name
 from analysis.load import MissingData
@@ -29,7 +28,7 @@ from analysis.study import Results
 
 from .figures import ALGORITHMS, FAMILY, REFERENCE_N, half_width, interval
 from .reference import stored
-from .statements import AGREEMENT, CLAIMS, PRIVACY, QUANTITIES
+from .statements import AGREEMENT, CLAIMS, PRINTED_RUN, PRIVACY, QUANTITIES
 
 #: The columns of a cell's parameters, by the names the statements give them.
 PARAMETERS = {"algorithm": "method", "n_nodes": "graph.n_nodes", "degree": "graph.degree",
@@ -53,6 +52,7 @@ def values(results: Results) -> Values:
     return {**setting_values(measures.rows("reference")),
             "agreement_checks": evaluate(AGREEMENT, measures, family=FAMILY),
             "agreement_tables": agreement_tables(measures),
+            "printed_checks": evaluate(PRINTED_RUN, measures, family=FAMILY),
             "decentralized_claims": evaluate(CLAIMS, measures, family=FAMILY),
             **degree_values(measures.rows("degree")),
             "privacy_checks": private, **privacy_values(measures, private)}
@@ -252,13 +252,14 @@ class Measures:
         """The mean of ``runs`` and the Student-t 95% prediction interval of one more run."""
         return Interval(*prediction(runs))
 
-    def ratio(self, a: pd.Series, b: pd.Series) -> Interval:
-        """a / b over the runs: the mean of the runs' log ratios and its normal 95%
-        interval, back from the log scale."""
-        logs = np.log(a / b)
-        factor = Factor.of_log("", float(logs.mean()),
-                               float(logs.std(ddof=1) / math.sqrt(len(logs))), "")
-        return Interval(factor.estimate, factor.low, factor.high)
+    def log_ratio(self, a: pd.Series, b: pd.Series) -> pd.Series:
+        """ln(a / b), run by run."""
+        return np.log(a / b)
+
+    def early_step(self, preset: str, **parameters: Any) -> int:
+        """The checkpoint of a cell nearest a tenth of its last step."""
+        cell = self.cell(preset, **parameters)
+        return nearest(np.unique(cell.t), cell.t.max() / 10)
 
     # -- Our runs against the reference's
 
@@ -331,10 +332,10 @@ class Measures:
 
     def cost_slope(self, algorithm: str) -> Estimate:
         """The log–log slope of the compute time per agent-step against r, with the
-        standard error of the fit's residuals."""
+        standard error of the fit's residuals and their degrees of freedom."""
         of = self.timings[self.timings.method == algorithm]
         fit = stats.linregress(np.log(of.degree.to_numpy(float)), np.log(of.per_step))
-        return Estimate(fit.slope, fit.stderr)
+        return Estimate(fit.slope, fit.stderr, len(of) - 2)
 
     def per_step(self, algorithm: str) -> str:
         of = self.timings[self.timings.method == algorithm].sort_values("degree")

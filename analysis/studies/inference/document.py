@@ -324,18 +324,18 @@ class Measures:
 
     # -- Runtime (Sec. 5, Sec. 14.3) ----------------------------------------------------------
 
-    def timed_cell(self, end: str, n_from: int | None) -> dict[str, Any]:
-        """The ``fastest`` or ``slowest`` cell of those with at least ``n_from`` centres
-        (None: of those with the fewest)."""
-        t = self.timed
+    def timed_cell(self, end: str, n_from: int | None, epsilon: float) -> dict[str, Any]:
+        """The ``fastest`` or ``slowest`` cell at ``epsilon`` of those with at least
+        ``n_from`` centres (None: of those with the fewest)."""
+        t = self.timed[self.timed.epsilon == epsilon]
         among = t[t.n == t.n.min()] if n_from is None else t[t.n >= n_from]
         return among.loc[among.log_mean.idxmin() if end == "fastest"
                          else among.log_mean.idxmax()].to_dict()
 
-    def run_time(self, end: str, n_from: int | None) -> Interval:
+    def run_time(self, end: str, n_from: int | None, epsilon: float) -> Interval:
         """A cell's time per run as a multiple of one second, its 95% interval on the log
         scale."""
-        cell = self.timed_cell(end, n_from)
+        cell = self.timed_cell(end, n_from, epsilon)
         mean, half = cell["log_mean"], Z95 * cell["log_se"]
         return Interval(10 ** mean, 10 ** (mean - half), 10 ** (mean + half))
 

@@ -431,32 +431,36 @@ def tvd_figure(summary: pd.DataFrame, aggregate: str | Sequence[str] = (),
 
 def _times_grid(table: pd.DataFrame) -> sns.FacetGrid:
     """Seconds (``seconds``, with ``low`` and ``high`` where the table has them) against
-    the number of centres ``graph.n_nodes``, log–log, a colour per method and a line style
-    per data size (``dataset.patients``), the paper's ranges shaded."""
+    the number of centres ``graph.n_nodes``, log–log, a panel per privacy setting (ε, α),
+    a colour per method and a line style per data size (``dataset.patients``), the
+    paper's ranges shaded."""
     methods = sorted(table.method.unique())
     sizes = sorted(table["dataset.patients"].dropna().unique()) or [None]
     colours = _method_colours(methods)
     styles = dict(zip(sizes, ["-", "--", ":", "-."], strict=False))
-    grid = panel_grid([""], height=3.6, aspect=1.5)
-    ax = grid.axes.flat[0]
-    ax.axhspan(*PAPER_RUNTIME, color="0.88", zorder=0)
-    ax.axhspan(*PAPER_RUNTIME_ACTG, color="0.78", zorder=0)
-    for i, method in enumerate(methods):
-        for size in sizes:
-            part = table[(table.method == method) & (
-                table["dataset.patients"] == size if size is not None else True)].sort_values(
-                "graph.n_nodes")
-            errors = ([part.seconds - part.low, part.high - part.seconds]
-                      if "low" in part else None)
-            ax.errorbar(part["graph.n_nodes"], part.seconds, yerr=errors,
-                        color=colours[method], ls=styles[size], marker=MARKERS[i], ms=4,
-                        lw=1.3, capsize=2)
-    ns = sorted(table["graph.n_nodes"].unique())
-    ax.set(xscale="log", yscale="log")
-    ax.set_xticks(ns, [str(int(n)) for n in ns])
-    ax.minorticks_off()
-    ax.set_xlabel(axis("graph.n_nodes", FAMILY))
-    ax.set_ylabel(axis("seconds", FAMILY))
+    settings = sorted(set(zip(table.epsilon, table.alpha, strict=True)))
+    grid = panel_grid([f"ε = {e:g}, α = 1 − β = {a:g}" for e, a in settings], height=3.6,
+                      aspect=1.2, sharey=True)
+    for ax, (epsilon, alpha) in zip(grid.axes.flat, settings, strict=True):
+        ax.axhspan(*PAPER_RUNTIME, color="0.88", zorder=0)
+        ax.axhspan(*PAPER_RUNTIME_ACTG, color="0.78", zorder=0)
+        setting = table[(table.epsilon == epsilon) & (table.alpha == alpha)]
+        for i, method in enumerate(methods):
+            for size in sizes:
+                part = setting[(setting.method == method) & (
+                    setting["dataset.patients"] == size if size is not None else True)
+                    ].sort_values("graph.n_nodes")
+                errors = ([part.seconds - part.low, part.high - part.seconds]
+                          if "low" in part else None)
+                ax.errorbar(part["graph.n_nodes"], part.seconds, yerr=errors,
+                            color=colours[method], ls=styles[size], marker=MARKERS[i], ms=4,
+                            lw=1.3, capsize=2)
+        ns = sorted(table["graph.n_nodes"].unique())
+        ax.set(xscale="log", yscale="log")
+        ax.set_xticks(ns, [str(int(n)) for n in ns])
+        ax.minorticks_off()
+        ax.set_xlabel(axis("graph.n_nodes", FAMILY))
+    grid.axes.flat[0].set_ylabel(axis("seconds", FAMILY))
     entries = {name("method", m, FAMILY): Line2D([], [], color=colours[m], marker=MARKERS[i],
                                                  lw=1.3) for i, m in enumerate(methods)}
     for size in sizes:
@@ -482,7 +486,9 @@ def timed_figure(table: pd.DataFrame) -> sns.FacetGrid:
         seconds=10 ** table.log_mean, low=10 ** low, high=10 ** high))
     share = table.prepare / (table.prepare + table.exchange)
     return finish(grid, f"{_count(len(table), 'cell')}, one per algorithm, data size (ACTG "
-                  "175's ddI and ZDV patients resampled) and n (complete graph). Each point "
+                  "175's ddI and ZDV patients resampled), n (complete graph) and privacy "
+                  "setting (a panel each: Sec. 14.3's text, ε = 0.1, α = 0.1; Fig. 14.2's "
+                  "caption, ε = 1, α = 0.05). Each point "
                   "is one whole run, as the authors' notebook times its own: the centres' "
                   "log-likelihoods on their patients, then the belief exchange, in a fresh "
                   "process with the numerical libraries on one thread; geometric mean of "
@@ -508,23 +514,25 @@ def runtime_figure(table: pd.DataFrame) -> sns.FacetGrid:
                           "(+experiment=inference_runtime)")
     extra = extra_options(table.drop(columns=["seconds", "per_run"], errors="ignore"),
                    ("graph.n_nodes", "dataset.patients", "method"))
-    extra = [c for c in extra if c not in ("rho_am", "rho_gm", "rho_threshold")]
+    # The privacy setting has a panel each.
+    extra = [c for c in extra if c not in ("rho_am", "rho_gm", "rho_threshold", "epsilon",
+                                           "alpha", "beta")]
     if extra:
         raise SharedCurve(extra, ["graph.n_nodes", "dataset.patients", "method"])
     grid = _times_grid(table.assign(seconds=table.per_run))
     first = table.iloc[0]
     runs = sorted(table.replicates.unique())
     return finish(grid, f"{_count(len(table), 'cell')}, one per algorithm, data size and "
-                  f"n ({first['graph.kind']} graph, ε = {first.epsilon:g}, α = "
-                  f"{first.alpha:g}, β = {first.beta:g}), {'–'.join(map(str, runs))} runs "
-                  "each. Each point is one cell's compute time (its provenance: the runs "
-                  "only; loading, resampling and splitting the data and the centres' "
-                  "log-likelihoods are prepared before) divided by its runs: one measurement "
-                  "per cell, the runs are timed together, so there is no interval; the runs' "
-                  "work does not depend on the number of time points (the likelihoods are "
-                  "prepared before), so the two sizes' points show the timing's noise. Shaded: "
-                  "the ranges the paper reports (Sec. 14.3 for n = 6 to 96; Sec. 5 for n = 3 "
-                  "to 96), measured on other hardware and code.",
+                  f"n ({first['graph.kind']} graph), a panel per privacy setting (Sec. "
+                  "14.3's text: ε = 0.1, α = 0.1; Fig. 14.2's caption: ε = 1, α = 0.05), "
+                  f"{'–'.join(map(str, runs))} runs each. Each point is one cell's compute "
+                  "time (its provenance: the runs only; loading, resampling and splitting the "
+                  "data and the centres' log-likelihoods are prepared before) divided by its "
+                  "runs: one measurement per cell, the runs are timed together, so there is "
+                  "no interval; the runs' work does not depend on the number of time points "
+                  "(the likelihoods are prepared before), so the two sizes' points show the "
+                  "timing's noise. Shaded: the ranges the paper reports (Sec. 14.3 for n = 6 "
+                  "to 96; Sec. 5 for n = 3 to 96), measured on other hardware and code.",
                   "Fig. 14.2: time per run (ACTG 175 resampled)")
 
 

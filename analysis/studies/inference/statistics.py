@@ -629,6 +629,7 @@ def timed_runs(summary: pd.DataFrame, repeats: int = REPEATS) -> pd.DataFrame:
         total = np.log10(times.prepare + times.exchange)
         found.append({"n": options["graph"]["n_nodes"],
                       "patients": options["dataset"]["patients"],
+                      "epsilon": options["epsilon"], "alpha": options["alpha"],
                       "method": cell.method, "prepare": float(times.prepare.mean()),
                       "exchange": float(times.exchange.mean()),
                       "log_mean": float(total.mean()),

@@ -127,10 +127,9 @@ class Measures:
 
     def final(self, preset: str, metric: str, data: str | None = None, **match: Any
               ) -> Estimate:
-        """The mean of ``metric`` at T over the runs of a cell (:meth:`runs`), and its
-        standard error."""
-        values = self.runs(preset, metric, data, **match).to_numpy(float)
-        return Estimate(float(values.mean()), float(values.std(ddof=1) / math.sqrt(values.size)))
+        """The mean of ``metric`` at T over the runs of a cell (:meth:`runs`), its
+        standard error and n − 1 degrees of freedom."""
+        return Estimate.of_runs(self.runs(preset, metric, data, **match).to_numpy(float))
 
     def first_round(self, preset: str) -> int:
         return int(self.results.runs[preset].t.min())
@@ -140,26 +139,37 @@ class Measures:
         the error at T/10."""
         return int(self.results.runs["network_ablations"].rounds.max()) // 10
 
-    def slope(self, start: int, **match: Any) -> Estimate:
-        """Slope of log E[non-private error] against log t from round ``start`` to T of a
-        cell of ``appendix_c_dynamic``, and its bootstrap standard error over the runs (the
-        runs resampled, the mean curve refitted)."""
-        rows = self.results.runs["appendix_c_dynamic"]
+    def worst_rate(self, edge_keep: float) -> float:
+        """Prop. C.2's worst-case exponent of t: −1/2 on the static graph (q = 1), −1/n³ on a
+        time-varying one (n the nodes of ``appendix_c_dynamic``)."""
+        if edge_keep == 1.0:
+            return -0.5
+        return -1.0 / float(self.results.runs["appendix_c_dynamic"]["graph.n_nodes"].iloc[0]) ** 3
+
+    def slope(self, start: int, preset: str = "appendix_c_dynamic",
+              metric: str = "cost_of_decentralization", minus: str | None = None,
+              **match: Any) -> Estimate:
+        """Slope of log E[``metric``] against log t from round ``start`` to T of a cell of
+        ``preset`` (less the slope of log E[``minus``] of the same runs, if given), and its
+        bootstrap standard error over the runs (the runs resampled, the mean curves
+        refitted; both metrics on the same draws)."""
+        rows = self.results.runs[preset]
         rows = rows[matching(rows, {"source": "simulated", **match}) & (rows.t >= start)]
         if rows.cell_id.nunique() != 1:
-            raise MissingData(f"appendix_c_dynamic: {rows.cell_id.nunique()} cells match "
-                              f"{match}")
-        table = rows.pivot_table(index="replicate", columns="t",
-                                 values="cost_of_decentralization")
-        logt = np.log(table.columns.to_numpy(float))
+            raise MissingData(f"{preset}: {rows.cell_id.nunique()} cells match {match}")
+        tables = [rows.pivot_table(index="replicate", columns="t", values=m).to_numpy()
+                  for m in (metric, minus) if m]
+        logt = np.log(np.sort(rows.t.unique()).astype(float))
 
-        def fit(curves: np.ndarray) -> float:
-            return float(np.polyfit(logt, np.log(curves.mean(axis=0)), 1)[0])
+        def fit(runs: np.ndarray) -> float:
+            slopes = [np.polyfit(logt, np.log(table[runs].mean(axis=0)), 1)[0]
+                      for table in tables]
+            return float(slopes[0] - (slopes[1] if len(slopes) > 1 else 0.0))
 
         rng = np.random.default_rng(0)
-        data = table.to_numpy()
-        draws = [fit(data[rng.integers(0, len(data), len(data))]) for _ in range(BOOTSTRAP)]
-        return Estimate(fit(data), float(np.std(draws, ddof=1)))
+        n = len(tables[0])
+        draws = [fit(rng.integers(0, n, n)) for _ in range(BOOTSTRAP)]
+        return Estimate(fit(np.arange(n)), float(np.std(draws, ddof=1)))
 
     # -- Fig. 7 (the summaries) ----------------------------------------------------------
 
