@@ -505,16 +505,23 @@ def test_noise_limit_of_alg_1() -> None:
 
 
 def test_runtime_claims_read_orders_of_magnitude() -> None:
-    timed = pd.DataFrame({"n": [3, 6, 96], "patients": [4096, 4096, 8192],
-                          "method": ["gm"] * 3, "prepare": [0.005, 0.006, 0.5],
-                          "exchange": [0.001, 0.001, 0.5],
-                          "log_mean": [math.log10(0.006), math.log10(0.007), 0.0],
-                          "log_se": [0.01, 0.01, 0.01], "repeats": [5, 5, 5]})
+    setting = pd.DataFrame({"n": [3, 6, 96], "patients": [4096, 4096, 8192],
+                            "method": ["gm"] * 3, "prepare": [0.005, 0.006, 0.5],
+                            "exchange": [0.001, 0.001, 0.5],
+                            "log_mean": [math.log10(0.006), math.log10(0.007), 0.0],
+                            "log_se": [0.01, 0.01, 0.01], "repeats": [5, 5, 5]})
+    # The text's setting (ε = 0.1) as above; the caption's (ε = 1) a hundred times slower.
+    timed = pd.concat([setting.assign(epsilon=0.1, alpha=0.1),
+                       setting.assign(epsilon=1.0, alpha=0.05, log_mean=setting.log_mean + 2)],
+                      ignore_index=True)
     rows = _claims([*RUNTIME, FAMHE], timed=timed)
-    # Sec. 5: 0.006 s in [0.0032, 0.032]; 1 s against ∼10 s, [3.2, 32]: disagrees.
-    # Sec. 14.3: 0.007 s, and 1 s against ∼1 s; FAMHE: not measured.
-    assert _verdicts(rows) == ["agrees", "disagrees", "agrees", "agrees", "inconclusive"]
+    # Sec. 5: 0.006 s inside [0.0032, 0.032]; 1 s against ∼10 s, [3.2, 32]: disagrees; at
+    # ε = 1, 0.6 s and 100 s, both outside. Sec. 14.3: 0.007 s, and 1 s against ∼1 s; at
+    # ε = 1, 0.7 s against ∼10⁻² s and 100 s against ∼1 s. FAMHE: not measured.
+    assert _verdicts(rows) == ["agrees", "disagrees", "disagrees", "disagrees",
+                               "agrees", "agrees", "disagrees", "disagrees", "inconclusive"]
     assert "likelihoods 5.00e-3 s + exchange 1.00e-3 s" in rows[0].case
+    assert rows[0].case.startswith("Sec. 14.3's text: ε = 0.1, α = 0.1, fastest cell")
 
 
 def _guarantee_table() -> pd.DataFrame:
@@ -580,7 +587,8 @@ def test_timed_figure() -> None:
                           "method": ["gm"] * 4, "prepare": [0.004, 0.01, 0.005, 0.012],
                           "exchange": [0.001, 0.004, 0.001, 0.005],
                           "log_mean": np.log10([0.005, 0.014, 0.006, 0.017]),
-                          "log_se": [0.02] * 4, "repeats": [5] * 4})
+                          "log_se": [0.02] * 4, "repeats": [5] * 4,
+                          "epsilon": [0.1] * 4, "alpha": [0.1] * 4})
     grid = timed_figure(timed)
     assert "The likelihoods take 71%–83% of a run" in grid.caption
     lines = grid.axes.flat[0].get_lines()

@@ -428,6 +428,22 @@ def synthetic(corrected: bool) -> tuple[Statement, ...]:
 #: Fig. 5 at the notebook's setting: ZDV a fourth state, ε = 0.1, K = 10, T = 1000.
 ZDV = ("{method:method}; Θ with ZDV as a fourth state, ε = {epsilon:g}, K = 10, T = 1000 (the "
        "notebook's setting of the figure)")
+#: Sec. 14.5 and Fig. 14.2(a): the cancer study's results, which need data this project
+#: cannot obtain.
+CANCER_DATA = ("Samstein et al.'s (2019) cancer cohort (1,662 patients, tumor mutational "
+               "burden) is not public in the form the paper uses and ships with no library "
+               "here: the claim cannot be run")
+CANCER = tuple(
+    Statement("14.5" if figure != "14.2(a)" else "14.3", quote, NoRule(CANCER_DATA),
+              case=f"Fig. {figure}", reading="the data are not available")
+    for figure, quote in (
+        ("14.5", "\"The resulting estimators yield {log(0.15)} as the MLE set\" (n = 5 "
+                 "fully connected centres, TMB, Algorithm 2, ε = 1)"),
+        ("14.3", "the cancer study's beliefs under Algorithm 1 (AM and GM) single out the "
+                 "MLE state"),
+        ("14.6", "the cancer study's beliefs under online learning single out the MLE "
+                 "state"),
+        ("14.2(a)", "the cancer study's run times, as for ACTG in Fig. 14.2(b)")))
 CLAIMS = (
     *TOY, *HOSPITALS, *TESTS, BEST_TREATMENT, identify("paper"), identify("zdv", ZDV),
     *against_rizk("inference_fig6"),
@@ -435,6 +451,6 @@ CLAIMS = (
     *RUNTIME, FAMHE, *recovery("inference_quickstart"),
     *recovery("inference_ol_notebook", "; patients arriving by 10-day period (the "
               "notebook's), T = {t_max}"),
-    *ACTG_BOUNDS, *synthetic(corrected=False), LOWER_BOUND,
+    *ACTG_BOUNDS, *synthetic(corrected=False), LOWER_BOUND, *CANCER,
 )
 CHECKS = (EXACT_LAPLACE, NOTEBOOK_SPLIT, RIZK_WORSE, *synthetic(corrected=True), DATA_PROCESSING)

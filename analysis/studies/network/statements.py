@@ -13,7 +13,7 @@ case is declared once per case.
 
 from __future__ import annotations
 
-from ...statements import Below, M, Near, Rate, Select, Statement, cases
+from ...statements import Below, M, Near, NoRule, Rate, Select, Statement, cases
 
 #: The first round of every fitted rate (Sec. 6's and Prop. C.2's; fixed before the runs
 #: were seen: past the first checkpoints, where the start dominates).
@@ -350,7 +350,16 @@ BOUNDS = Statement(
     ours="bound / simulated error from {tight.ratios} over every cell, method, round and "
          "error")
 
-NETWORK = (*FIG7, *SAMPLE_PATHS, OPTIMALITY, *ABLATIONS, BOUNDS)
+#: Sec. 3.1's tightness, which no preset runs yet.
+TIGHTNESS = Statement(
+    "3.1, Tightness of Analysis", "“there exists an instance for which the upper bound is "
+    "precisely achieved (for any noise distribution)”: on the complete graph K_n with "
+    "s_i ~ N(0, 1), “the total error (TE) converges to 1/ε as n → ∞”",
+    NoRule("no preset runs the complete graph with Gaussian signals over growing n"),
+    case="K_n, s_i ~ N(0, 1), n → ∞",
+    reading="not run: a preset of the network family on complete graphs of growing n "
+            "would decide it as a rate against n")
+NETWORK = (*FIG7, *SAMPLE_PATHS, OPTIMALITY, *ABLATIONS, BOUNDS, TIGHTNESS)
 
 #: The project's own checks on the network runs (not tallied).
 NETWORK_CHECKS = (
@@ -497,7 +506,17 @@ DYNAMIC = (
         reading="the runs cannot place the slope at or below the worst-case rate's band"),
 )
 
-APPENDIX_C = (*BUDGETS, *DYNAMIC)
+#: Supplementary Figure 2: the decentralized allocation of the budgets (C.7), which the
+#: family does not implement.
+DECENTRALIZED_ALLOCATION = Statement(
+    "C.3, Supp. Fig. 2", "with heterogeneous budgets allocated by the decentralized scheme "
+    "(C.7), the sample paths of MVUE and OL on the German households converge faster than "
+    "with homogeneous budgets",
+    NoRule("the family implements the centralized allocation (C.6) and its optimum, not the "
+           "decentralized scheme (C.7)"),
+    case="German households, MVUE and OL",
+    reading="not run: budgets=decentralized is not a value of the family yet")
+APPENDIX_C = (*BUDGETS, *DYNAMIC, DECENTRALIZED_ALLOCATION)
 
 #: The weights' own effect: static MH against the static graph with the weights (C.3); this,
 #: not the time variation, is what comparing the time-varying graphs with static MH measures.
