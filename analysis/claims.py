@@ -191,7 +191,9 @@ def printed_band(printed: str, unit: float | None = None) -> tuple[float, float]
 
 def _df_text(df: float) -> str:
     """", 19 df" after an interval read with Student's t; nothing for a normal one."""
-    return "" if math.isinf(df) else f", {df:.3g} df"
+    if math.isinf(df):
+        return ""
+    return f", {df:.0f} df" if df >= 10 else f", {df:.3g} df"
 
 
 DF = r"(?:, (?P<df>[\d.]+(?:e\d+)?) df)?"

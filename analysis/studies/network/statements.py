@@ -499,8 +499,8 @@ DYNAMIC = (
         {"x": M.slope(RATE_START, edge_keep="{q}", method="ol", privacy="signal"),
          "theory": M.worst_rate("{q}"), "start": RATE_START},
         cases=cases(q=(1.0, *VARYING)),
-        case="German households, OL, q = {q}" + " ({theory:.3g}: t^(−1/2) static, "
-             "t^(−1/n³) dynamic)",
+        case="German households, OL, q = {q:g} (q = 1: static, worst case t^(−1/2); "
+             "q < 1: dynamic, t^(−1/n³))",
         ours="one change across the cases: the time variation (q = 1: the same weights (C.3), "
              "static)",
         reading="the runs cannot place the slope at or below the worst-case rate's band"),
