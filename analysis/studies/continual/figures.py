@@ -340,7 +340,9 @@ def slope_figure(rows: pd.DataFrame, ranges: Mapping[str, tuple[float, float]] |
     local = slopes(rows, x, local_ranges(rows, x))
     fitted = slopes(rows, x, ranges)
     colours = _colours(local.method)
-    grid = panel_grid(["between neighbouring cells", "fitted over ranges"], sharey=True)
+    # Not one y axis: a fit over three cells has one degree of freedom for its misfit, and
+    # its interval would flatten the neighbouring slopes.
+    grid = panel_grid(["between neighbouring cells", "fitted over ranges"])
     left, right = grid.axes.flat
     labels = list(dict.fromkeys(fitted["range"]))
     width = 0.6 / max(len(colours), 1)
@@ -379,7 +381,9 @@ def slope_figure(rows: pd.DataFrame, ranges: Mapping[str, tuple[float, float]] |
                   "Left: the slope between each pair of neighbouring cells, at their "
                   "geometric mean M_T; right: the least-squares slope over the cells in "
                   "each range. Error bars: bootstrap percentile intervals at "
-                  f"{percent(LEVEL)} ({DRAWS} resamples of every cell's replicates). "
+                  f"{percent(LEVEL)} ({DRAWS} resamples of every cell's replicates), over "
+                  "three cells or more widened by the fit's misfit (Student t on cells − 2 "
+                  "degrees of freedom times the least-squares standard error). "
                   "Dash-dotted lines and bars: the slope of the method's own bound, which "
                   "carries the bounds' log factors. Dotted: the paper's slopes of the "
                   "privacy term, 1 (m/(tε), Algorithm 2) and ½ (√m/(tε) or √M_t/(tε), "
