@@ -216,6 +216,9 @@ class Evidence:
     kind: ClassVar[str]
     rule: ClassVar[str]
     pattern: ClassVar[re.Pattern[str]]
+    #: A project check's consistency test: it disagrees when its test decides, and agrees
+    #: (no difference found) otherwise; never inconclusive.
+    two_outcomes: ClassVar[bool] = False
 
     def text(self) -> str:
         raise NotImplementedError
@@ -227,7 +230,11 @@ class Evidence:
     def decide(self, p: float | None = None) -> Verdict:
         """The verdict at :data:`ALPHA`, read at ``p`` if given (an adjusted p-value)."""
         test = self.test()
-        return Verdict.INCONCLUSIVE if test is None else test.decide(p)
+        verdict = Verdict.INCONCLUSIVE if test is None else test.decide(p)
+        # Without an interval even a consistency test cannot tell.
+        if self.two_outcomes and test is not None and verdict is Verdict.INCONCLUSIVE:
+            return Verdict.AGREES
+        return verdict
 
     @classmethod
     def read(cls, match: re.Match[str]) -> Evidence:
@@ -353,20 +360,12 @@ class Value(Evidence):
     def bounds(self) -> tuple[float, float]:
         return self.band if self.band is not None else printed_band(self.printed)
 
-    def _interval_text(self) -> str:
-        s = self.suffix
+    def text(self) -> str:
+        s, (lo, hi) = self.suffix, self.bounds()
         return (f"{self.what} = {shown(self.estimate)}{s}, 95% CI "
                 f"[{shown(self.low, 4, 'down')}{s}, {shown(self.high, 4, 'up')}{s}]"
-                f"{_df_text(self.df)}")
-
-    def _band_text(self) -> str:
-        lo, hi = self.bounds()
-        s = self.suffix
-        return f"[{shown(lo, 4, 'down')}{s}, {shown(hi, 4, 'up')}{s}]"
-
-    def text(self) -> str:
-        return f"{self._interval_text()}; against {self.printed}{self.suffix} → " \
-               f"{self._band_text()}"
+                f"{_df_text(self.df)}; against {self.printed}{s} → "
+                f"[{shown(lo, 4, 'down')}{s}, {shown(hi, 4, 'up')}{s}]")
 
     def test(self) -> Test | None:
         return interval_test(self.estimate, self.low, self.high, self.bounds(), self.df)
@@ -429,10 +428,7 @@ class Match(Value):
             "It disagrees when the 95% interval excludes it (p ≤ 5%) and agrees otherwise: "
             "no difference found, a consistency check with two outcomes.")
     pattern = _interval_pattern("", r"; against (?P<printed>.+?)")
-
-    def decide(self, p: float | None = None) -> Verdict:
-        return Verdict.DISAGREES if self.test().decide(p) is Verdict.DISAGREES \
-            else Verdict.AGREES
+    two_outcomes = True
 
 
 @dataclass(frozen=True)
@@ -578,9 +574,7 @@ class Curves(Evidence):
     def test(self) -> Test:
         return Test(Verdict.DISAGREES, min(1.0, self.p * self.checkpoints))
 
-    def decide(self, p: float | None = None) -> Verdict:
-        return Verdict.DISAGREES if self.test().decide(p) is Verdict.DISAGREES \
-            else Verdict.AGREES
+    two_outcomes = True
 
     @classmethod
     def read(cls, match: re.Match[str]) -> Curves:

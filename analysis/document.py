@@ -177,18 +177,21 @@ def tally_values(tallied: Mapping[str, Sequence[Claim]], procedure: str) -> Valu
             "tallies": markdown_table(header, rows)}
 
 
-def section_values(sections: Sequence[Section], results: Results, procedure: str
-                   ) -> list[Values]:
-    """Each section's values, with the claims of all of them (the lists under
-    ``<stem>_claims``) adjusted together by the document's multiplicity ``procedure``."""
-    computed = [section.values(results) for section in sections]
+def computed_sections(text: str, root: str | Path, any_size: bool
+                      ) -> tuple[list[Study], Results, list[Values]]:
+    """The studies whose sections the frame ``text`` shows, their presets' results under
+    ``root``, and each section's values, with the claims of all of them (the lists under
+    ``<stem>_claims``) adjusted together by the frame's multiplicity procedure."""
+    studies = sections_of(text)
+    results = Results.read(root, studies, any_size)
+    computed = [study.section.values(results) for study in studies]
     keys = [(i, key) for i, values in enumerate(computed) for key in values
             if key.endswith("_claims")]
-    adjusted = iter(adjust([c for i, key in keys for c in computed[i][key]], procedure))
-    found = [dict(values) for values in computed]
+    adjusted = iter(adjust([c for i, key in keys for c in computed[i][key]],
+                           multiplicity(text)))
     for i, key in keys:
-        found[i][key] = [next(adjusted) for _ in computed[i][key]]
-    return found
+        computed[i][key] = [next(adjusted) for _ in computed[i][key]]
+    return studies, results, computed
 
 
 # -- Templates ----------------------------------------------------------------------------
@@ -286,15 +289,13 @@ def render(name: str, root: str | Path, out_dir: str | Path = "docs", any_size: 
     stays unfilled.
     """
     text = frame(name) if text is None else text
-    studies = sections_of(text)
+    studies, results, by_section = computed_sections(text, root, any_size)
     sections = [study.section for study in studies]
-    results = Results.read(root, studies, any_size)
     values: Values = {**size_values(results, sections), **provenance_values(results),
                       "root": str(root), "out": str(out_dir)}
     procedure = multiplicity(text)
     tallied: dict[str, list[Claim]] = {}
-    for section, computed in zip(sections, section_values(sections, results, procedure),
-                                 strict=True):
+    for section, computed in zip(sections, by_section, strict=True):
         tallied.setdefault(section.paper, []).extend(
             claim for key, claims in computed.items() if key.endswith("_claims")
             for claim in claims)
@@ -308,15 +309,11 @@ def render(name: str, root: str | Path, out_dir: str | Path = "docs", any_size: 
     return write(fill(whole, values), figures, Path(out_dir), name)
 
 
-def claims(name: str, root: str | Path, any_size: bool = False) -> list[Claim]:
+def document_claims(name: str, root: str | Path, any_size: bool = False) -> list[Claim]:
     """The papers' claims of the document ``name`` from the presets' results under
     ``root``, adjusted by its multiplicity procedure, as :func:`render` prints them (no
     figure drawn, nothing written)."""
-    text = frame(name)
-    studies = sections_of(text)
-    results = Results.read(root, studies, any_size)
-    computed = section_values([study.section for study in studies], results,
-                              multiplicity(text))
+    computed = computed_sections(frame(name), root, any_size)[2]
     return [claim for values in computed for key, found in values.items()
             if key.endswith("_claims") for claim in found]
 

@@ -106,13 +106,14 @@ def command(argv: Sequence[str]) -> int:
     for root in args.roots:
         if not Path(root).is_dir():
             parser.error(f"ROOT: {root} is not a directory")
-    from .document import claims
+    from .document import document_claims
     from .load import MissingData
 
     flips = 0
     for command_name in args.document or sorted(names):
         try:
-            a, b = (claims(names[command_name], root, args.any_size) for root in args.roots)
+            a, b = (document_claims(names[command_name], root, args.any_size)
+                    for root in args.roots)
         except MissingData as error:
             print(f"error: {names[command_name]}: {error}", file=sys.stderr)
             return 2

@@ -226,11 +226,13 @@ class Near:
 
     def evidence(self, got: Numbers, text: Text) -> Evidence:
         what, x, printed = text(self.what), got["x"], text(self.printed)
-        # Held against an exact number: a band of width 0, the test of that number.
-        band = (got["exact"],) * 2 if "exact" in got else \
-            (got["band"].low, got["band"].high) if "band" in got else \
-            printed_band(printed, self.unit) if self.unit else self.band
-        kind = Match if "exact" in got else Factor if self.factor else Value
+        band, kind = self.band, Factor if self.factor else Value
+        if "exact" in got:  # held against an exact number: the test of that number
+            band, kind = (got["exact"],) * 2, Match
+        elif "band" in got:
+            band = (got["band"].low, got["band"].high)
+        elif self.unit:
+            band = printed_band(printed, self.unit)
         if isinstance(x, Estimate):
             return kind.of(what, x.mean, x.se, printed, x.df, band=band)
         if not isinstance(x, Interval):  # an exact number: an interval of width 0

@@ -148,14 +148,13 @@ class Measures:
 
     def slope(self, start: int, preset: str = "appendix_c_dynamic",
               metric: str = "cost_of_decentralization", minus: str | None = None,
-              **match: Any) -> Estimate:
+              data: str | None = None, **match: Any) -> Estimate:
         """Slope of log E[``metric``] against log t from round ``start`` to T of a cell of
-        ``preset`` on the data set ``match["data"]``, if given, (less the slope of log
-        E[``minus``] of the same runs, if given), and its
+        ``preset`` on ``data`` (less the slope of log E[``minus``] of the same runs, if
+        given), and its
         bootstrap standard error over the runs (the runs resampled, the mean curves
         refitted; both metrics on the same draws)."""
-        signals = SIGNALS.get(match.pop("data", None), {})
-        match = {**match, **signals}
+        match = {**match, **SIGNALS.get(data, {})}
         rows = self.results.runs[preset]
         rows = rows[matching(rows, {"source": "simulated", **match}) & (rows.t >= start)]
         if rows.cell_id.nunique() != 1:
