@@ -3,7 +3,8 @@
 ``python -m analysis reproduce ROOT --out docs``,
 ``python -m analysis continual ROOT --out docs``,
 ``python -m analysis decentralized ROOT --out docs`` and
-``python -m analysis stability ROOT_A ROOT_B`` (the verdicts from two root seeds).
+``python -m analysis stability ROOT_A ROOT_B`` (the verdicts from two root seeds) and
+``python -m analysis extend ROOT`` (the runs inconclusive claims need).
 
 Exit codes: 0 drawn; 1 the results hold nothing to draw, or a figure of the report raised
 an error (its traceback is on the report's page); 2 bad arguments; 3 a results path does
@@ -40,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         from .stability import command as stability
 
         return stability(argv[1:])
+    if argv[:1] == ["extend"]:
+        from .extend import command as extend
+
+        return extend(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m analysis", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("report", help="every figure the results allow, and index.html")
@@ -56,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         sub.add_parser(name, help=f"docs/{document} and its figures from the presets' results")
     sub.add_parser("stability", help="every claim whose verdict differs between the results "
                    "of two root seeds")
+    sub.add_parser("extend", help="the sweeps that give the presets the runs their "
+                   "inconclusive claims need, within each preset's budget")
     for parsed in (rep, fig):
         parsed.add_argument("--any-size", action="store_true",
                              help="draw the paper's figures from runs of any size")

@@ -41,7 +41,7 @@ import enum
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import numpy as np
@@ -143,6 +143,34 @@ def interval_test(estimate: float, low: float, high: float, band: tuple[float, f
     return Test(Verdict.DISAGREES, min(1.0, outside))
 
 
+def _normal_quantile(level: float) -> float:
+    """z with a two-sided tail of ``level``: the threshold of a test at that level when
+    runs are many."""
+    from scipy.stats import norm
+
+    return float(norm.isf(level / 2))
+
+
+def interval_shrink(estimate: float, low: float, high: float, band: tuple[float, float],
+                    level: float, df: float = math.inf) -> float | None:
+    """The factor by which the standard errors of :func:`interval_test`'s interval must
+    shrink for it to decide at ``level`` (runs then scale by its square): the smaller of
+    the factors that make it agree (every side clear of the band's edges) and disagree
+    (clear of the band); ∞ for an estimate on an edge, None without an interval."""
+    if math.isnan(low) or math.isnan(high):
+        return None
+    q, z = t_quantile(df), _normal_quantile(level)
+    se_low, se_high = (estimate - low) / q, (high - estimate) / q
+    lower, upper = band
+    if lower < estimate < upper:
+        return z * max(se_low / (estimate - lower), se_high / (upper - estimate))
+    if estimate > upper:
+        return z * se_low / (estimate - upper)
+    if estimate < lower:
+        return z * se_high / (lower - estimate)
+    return math.inf
+
+
 # -- Numbers as printed ---------------------------------------------------------------------
 
 def shown(x: float, digits: int = 3, rounding: str = "nearest") -> str:
@@ -227,6 +255,13 @@ class Evidence:
         """The test the numbers make, or None where no rule applies."""
         raise NotImplementedError
 
+    def shrink(self, level: float) -> float | None:
+        """The factor by which the standard errors must shrink for the test to decide at
+        ``level`` (more runs of the same cells shrink them as 1/√runs); ∞ where more
+        runs cannot decide, None where runs do not set the width (an exact value, a
+        slope's misfit, a count)."""
+        return None
+
     def decide(self, p: float | None = None) -> Verdict:
         """The verdict at :data:`ALPHA`, read at ``p`` if given (an adjusted p-value)."""
         test = self.test()
@@ -305,6 +340,11 @@ class Ordering(Evidence):
         outcome = Verdict.AGREES if sign * t >= 0 else Verdict.DISAGREES
         return Test(outcome, min(1.0, 2 * _t_sf(abs(t), self.df)))
 
+    def shrink(self, level: float) -> float | None:
+        if self.se == 0 or math.isnan(self.t):
+            return None
+        return _normal_quantile(level) / abs(self.t) if self.t else math.inf
+
     @classmethod
     def read(cls, match: re.Match[str]) -> Ordering:
         se = _read(match["se"])
@@ -338,6 +378,8 @@ class Value(Evidence):
     printed: str
     band: tuple[float, float] | None = None
     df: float = math.inf
+    #: Whether more runs narrow the interval (a checkpoint grid's resolution they do not).
+    from_runs: bool = field(default=True, compare=False)
 
     kind = "value"
     rule = ("**Approximate value** (\"≈ 600\"): the paper's precision is read from how it "
@@ -369,6 +411,12 @@ class Value(Evidence):
 
     def test(self) -> Test | None:
         return interval_test(self.estimate, self.low, self.high, self.bounds(), self.df)
+
+    def shrink(self, level: float) -> float | None:
+        if not self.from_runs:
+            return None
+        return interval_shrink(self.estimate, self.low, self.high, self.bounds(), level,
+                               self.df)
 
     @classmethod
     def read(cls, match: re.Match[str]) -> Value:
@@ -410,9 +458,18 @@ class Factor(Value):
     def test(self) -> Test | None:
         if min(self.estimate, self.low) <= 0:
             return None  # no ratio on a log scale
+        return interval_test(*self._logs(), self.df)
+
+    def shrink(self, level: float) -> float | None:
+        if not self.from_runs or min(self.estimate, self.low) <= 0:
+            return None
+        return interval_shrink(*self._logs(), level, self.df)
+
+    def _logs(self) -> tuple[float, float, float, tuple[float, float]]:
+        """The estimate, the interval and the band on the log scale."""
         lo, hi = self.bounds()
-        return interval_test(math.log(self.estimate), math.log(self.low), math.log(self.high),
-                             (math.log(lo) if lo > 0 else -math.inf, math.log(hi)), self.df)
+        return (math.log(self.estimate), math.log(self.low), math.log(self.high),
+                (math.log(lo) if lo > 0 else -math.inf, math.log(hi)))
 
 
 @dataclass(frozen=True)
@@ -718,7 +775,8 @@ class Claim:
     several (one row per case); ``ours`` what we measured, in words; ``evidence`` the
     numbers that decide it; ``reading`` what explains a verdict other than *agrees*
     (shown only then); ``adjusted`` its p-value after the document's multiplicity
-    procedure (:func:`adjust`).
+    procedure (:func:`adjust`); ``presets`` the presets its numbers may come from (not
+    printed: what :mod:`analysis.extend` would give more runs).
     """
 
     section: str
@@ -728,6 +786,7 @@ class Claim:
     ours: str = ""
     reading: str = ""
     adjusted: Adjusted | None = None
+    presets: tuple[str, ...] = ()
 
     @property
     def printed(self) -> str:
@@ -737,6 +796,18 @@ class Claim:
     def verdict(self) -> Verdict:
         """The rule's answer, decided from the evidence as printed."""
         return verdict_of(self.printed)
+
+    def shrink(self) -> float | None:
+        """:meth:`Evidence.shrink` at the level this row's own p-value faces after the
+        multiplicity adjustment, :data:`ALPHA` × p / adjusted p (its rank's share of
+        the level, under Benjamini–Hochberg; more runs may change the ranks)."""
+        test = self.evidence.test()
+        if test is None:
+            return None
+        level = ALPHA
+        if self.adjusted is not None and self.adjusted.p > 0:
+            level = ALPHA * min(1.0, test.p / self.adjusted.p)
+        return self.evidence.shrink(level)
 
 
 def adjust(claims: Sequence[Claim], procedure: str) -> list[Claim]:

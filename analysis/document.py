@@ -61,6 +61,7 @@ from .claims import (
     tally_text,
 )
 from .commands import documents
+from .extend import needs, needs_table
 from .load import MissingData
 from .numbers import duration
 from .plot import save, unclaim
@@ -130,7 +131,10 @@ def sizes_found(results: Results, preset: Preset) -> tuple[dict[str, list[Any]],
         found[column] = sorted(summary[column].dropna().unique())
         if wanted == AUTO:  # a precision target: each cell its own count, all printed
             continue
-        same &= set(found[column]) <= set(wanted if isinstance(wanted, list) else [wanted])
+        if column == "replicates":  # extended within the preset's budget (analysis.extend)
+            same &= all(wanted <= runs <= preset.most_runs for runs in found[column])
+        else:
+            same &= set(found[column]) <= set(wanted if isinstance(wanted, list) else [wanted])
     return found, same
 
 
@@ -301,6 +305,7 @@ def render(name: str, root: str | Path, out_dir: str | Path = "docs", any_size: 
             for claim in claims)
         values.update(claim_values(computed))
     values.update(tally_values(tallied, procedure))
+    values["enough_data"] = needs_table(needs(studies, results, by_section))
     whole = PARTIAL.sub(lambda tag: get_study(tag[1]).section.text(), text)
     figures = ((figure, functools.partial(_figure, study, results, preset, figure,
                                           not any_size))

@@ -25,7 +25,7 @@ import functools
 import itertools
 import math
 import string
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +47,7 @@ from .claims import (
 )
 from .labels import name, vocabulary
 from .numbers import number, percent, pvalue, sci, with_error
+from .study import note, noting
 
 #: How a template writes a number: ``{x:sci}``.
 FORMATS: dict[str, Callable[[float], str]] = {
@@ -81,11 +82,14 @@ class Estimate:
 
 @dataclass(frozen=True)
 class Interval:
-    """An estimate with its 95% interval [``low``, ``high``] (a bootstrap's, or exact)."""
+    """An estimate with its 95% interval [``low``, ``high``] (a bootstrap's, or exact);
+    ``from_runs`` false where more runs would not narrow it (the resolution of a grid of
+    checkpoints)."""
 
     estimate: float
     low: float
     high: float
+    from_runs: bool = True
 
     def __format__(self, spec: str) -> str:
         return format(self.estimate, spec) if spec not in FORMATS else \
@@ -237,7 +241,7 @@ class Near:
             return kind.of(what, x.mean, x.se, printed, x.df, band=band)
         if not isinstance(x, Interval):  # an exact number: an interval of width 0
             x = Interval(float(x), float(x), float(x))
-        return kind(what, x.estimate, x.low, x.high, printed, band)
+        return kind(what, x.estimate, x.low, x.high, printed, band, from_runs=x.from_runs)
 
 
 @dataclass(frozen=True)
@@ -320,25 +324,34 @@ def evaluate(statements: Sequence[Statement], measures: object,
     not a :class:`Select` is taken as it is, ``"{p}"`` as the case's parameter ``p``), its
     evidence made by the statement's rule
     and its texts filled from the case's parameters, its numbers and the section's
-    ``values``, with the values of a vocabulary column named in ``family``'s words."""
+    ``values``, with the values of a vocabulary column named in ``family``'s words. A
+    row's ``presets`` are those whose results its numbers read (:func:`~analysis.study.
+    noting`), and the texts its calls name (a preset read before the call, by a measure's
+    constructor, is found by its name)."""
     measured: dict[_Key, Any] = {}
+    read: dict[_Key, frozenset[str]] = {}
 
     def measure(key: _Key) -> Any:
         if key not in measured:
             called, args, options = key
-            args = [measure(a) if isinstance(a, _Key) else a for a in args]
-            options = {k: measure(v) if isinstance(v, _Key) else v for k, v in options}
-            measured[key] = getattr(measures, called)(*args, **options)
+            with noting() as seen:
+                args = [measure(a) if isinstance(a, _Key) else a for a in args]
+                options = {k: measure(v) if isinstance(v, _Key) else v for k, v in options}
+                measured[key] = getattr(measures, called)(*args, **options)
+            read[key] = frozenset(seen) | frozenset(_texts(key))
+        note(read[key])
         return measured[key]
 
     rows = []
     for statement in statements:
-        every = statement.cases
-        if isinstance(every, Select):
-            every = measure(every.key({}))
+        every, chosen = statement.cases, frozenset()
+        if isinstance(every, Select):  # the cases found in the results: theirs too
+            every, chosen = measure(every.key({})), read[every.key({})]
         for params in every:
-            got = {k: measure(s.key(params)) if isinstance(s, Select) else _put(s, params)
-                   for k, s in statement.select.items()}
+            with noting() as seen:
+                seen.update(chosen)
+                got = {k: measure(s.key(params)) if isinstance(s, Select) else _put(s, params)
+                       for k, s in statement.select.items()}
             names = {**(values or {}), **params, **got}
 
             def text(template: str, names: Mapping[str, Any] = names) -> str:
@@ -347,9 +360,20 @@ def evaluate(statements: Sequence[Statement], measures: object,
             try:
                 rows.append(Claim(
                     statement.section, statement.quote, statement.rule.evidence(got, text),
-                    text(statement.case), text(statement.ours), text(statement.reading)))
+                    text(statement.case), text(statement.ours), text(statement.reading),
+                    presets=tuple(sorted(seen))))
             except KeyError as missing:
                 raise KeyError(f"{statement.section}, {statement.quote[:50]}…: a template "
                                f"names {missing}, which is neither a parameter of the case, "
                                "a selected number nor a value") from None
     return rows
+
+
+def _texts(key: _Key) -> Iterator[str]:
+    """The texts among a call's arguments (its own and its nested calls')."""
+    _, args, options = key
+    for value in (*args, *(v for _, v in options)):
+        if isinstance(value, _Key):
+            yield from _texts(value)
+        elif isinstance(value, str):
+            yield value

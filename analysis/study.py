@@ -22,11 +22,12 @@ line. Adding a study edits no existing file.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import itertools
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -207,13 +208,16 @@ class Preset:
     and the number of runs (:attr:`replicates`), are the preset file's, in
     ``experiments`` (a family outside the package keeps its presets beside its configs;
     default: the platform's). ``figures`` are the names of the study's figures drawn from
-    it.
+    it. ``budget`` is the most runs per cell its results may be extended to where a claim
+    it decides is inconclusive only because its interval is too wide
+    (:mod:`analysis.extend`); by default, the preset's own runs (no extension).
     """
 
     name: str
     columns: tuple[str, ...]
     figures: tuple[str, ...] = ()
     experiments: Path | None = None
+    budget: int | None = None
 
     @property
     def sizes(self) -> dict[str, Any]:
@@ -225,8 +229,47 @@ class Preset:
     def replicates(self) -> int:
         return preset_sizes(self.name, self.columns, self.experiments)["replicates"]
 
-    def command(self, root: Path) -> str:
-        return f"python -m sweep -m +experiment={self.name} results_dir={root / self.name}"
+    @property
+    def most_runs(self) -> int:
+        """The most runs per cell its results may hold: the budget, or its own runs."""
+        return self.budget or self.replicates
+
+    def command(self, root: Path, **overrides: Any) -> str:
+        """The sweep that writes its results under ``root``, with ``overrides``
+        (``replicates=200``)."""
+        options = "".join(f" {key}={value}" for key, value in overrides.items())
+        return (f"python -m sweep -m +experiment={self.name}{options} "
+                f"results_dir={root / self.name}")
+
+
+#: The sets of presets being noted (:func:`noting`), innermost last.
+_NOTING: list[set[str]] = []
+
+
+@contextlib.contextmanager
+def noting() -> Iterator[set[str]]:
+    """Note, in the set it yields, every preset whose results are read meanwhile (the
+    presets a number of a document comes from)."""
+    seen: set[str] = set()
+    _NOTING.append(seen)
+    try:
+        yield seen
+    finally:
+        _NOTING.pop()  # nested: the innermost is last
+
+
+def note(presets: Iterable[str]) -> None:
+    """Note ``presets`` as read, in every set being noted."""
+    for seen in _NOTING:
+        seen.update(presets)
+
+
+class _ByPreset(dict):
+    """Results by preset name, noting each preset read (:func:`noting`)."""
+
+    def __getitem__(self, preset: str) -> pd.DataFrame:
+        note((preset,))
+        return super().__getitem__(preset)
 
 
 @dataclass(frozen=True)
@@ -238,6 +281,10 @@ class Results:
     root: Path
     summaries: dict[str, pd.DataFrame]
     runs: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "summaries", _ByPreset(self.summaries))
+        object.__setattr__(self, "runs", _ByPreset(self.runs))
 
     @classmethod
     def read(cls, root: str | Path, studies: Iterable[Study], any_size: bool = False

@@ -6,9 +6,10 @@ of its noiseless release. The two checks here look at what the code *does*:
 
 * :func:`check_drawn_noise`: the differences between released and noiseless values (the
   same cell with its noise switched off, or its draws recovered from its releases) must
-  follow the declared law, Laplace of scale b or N(0, σ²). A Kolmogorov–Smirnov test
-  checks the shape and centre; an exact test checks the scale: for Laplace,
-  Σ|d_i|/b ~ Gamma(n, 1); for Gaussian, Σ d_i²/σ² ~ χ²_n. Before testing, the check
+  follow the declared law, Laplace of scale b, N(0, σ²) or the staircase of ε in units
+  of b = Δ/ε. A Kolmogorov–Smirnov test checks the shape and centre; a test of the
+  scale: exact for Laplace, Σ|d_i|/b ~ Gamma(n, 1), and Gaussian, Σ d_i²/σ² ~ χ²_n; for
+  the staircase Σ d_i²/b², normal with the moments summed over its stairs. Before testing, the check
   computes the power of the scale test against a scale 10% off either way at the sample
   size given, and refuses to pass with less than :data:`MIN_POWER` (an audit with no
   power proves nothing).
@@ -29,6 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from sweep.components.staircase import stair_parameters, staircase_cdf
+
 #: Significance of the law checks: a correct mechanism fails one of them with probability
 #: about 2·10⁻³ (fixed seeds make each test deterministic).
 ALPHA = 1e-3
@@ -37,10 +40,35 @@ SCALE_ERROR = 0.1
 MIN_POWER = 0.99
 
 
-def _scale_statistic(kind: str, n: int) -> stats.rv_continuous:
-    """The law of the scale statistic under the declared scale: Gamma(n, 1) (Laplace)
-    or χ²_n (Gaussian)."""
-    return stats.gamma(n) if kind == "laplace" else stats.chi2(n)
+def staircase_moments(epsilon: float) -> tuple[float, float]:
+    """E[X²] and E[X⁴] of the staircase in the units it is declared in (sensitivity ε,
+    :mod:`sweep.components.noise`), summed over its stairs: given G = g, |X| is uniform
+    on [g, g + γ] (high step) or [g + γ, g + 1] (low), and E[(c + wU)^p] =
+    ((c + w)^(p+1) − c^(p+1))/((p + 1)w). The closed form of E[X²] checks the sum."""
+    decay, gamma, low, _ = stair_parameters(epsilon)
+    g = np.arange(int(60.0 / epsilon) + 60, dtype=np.float64)  # b^g below e^(−60)
+    weights = (1.0 - decay) * decay**g
+
+    def moment(p: int) -> float:
+        def uniform(c: np.ndarray, w: float) -> np.ndarray:
+            return ((c + w) ** (p + 1) - c ** (p + 1)) / ((p + 1) * w)
+
+        given = (1.0 - low) * uniform(g, gamma) + low * uniform(g + gamma, 1.0 - gamma)
+        return float(epsilon**p * np.sum(weights * given))
+
+    return moment(2), moment(4)
+
+
+def _scale_statistic(kind: str, n: int, epsilon: float | None) -> stats.rv_continuous:
+    """The law of the scale statistic under the declared scale: Gamma(n, 1) (Laplace),
+    χ²_n (Gaussian), or for the staircase the normal law of Σd²/b² (n >= 1,000 draws:
+    its skewness is then below 0.1)."""
+    if kind == "laplace":
+        return stats.gamma(n)
+    if kind == "gaussian":
+        return stats.chi2(n)
+    m2, m4 = staircase_moments(epsilon)
+    return stats.norm(n * m2, math.sqrt(n * (m4 - m2 * m2)))
 
 
 def _scale_statistic_value(kind: str, standardized: np.ndarray) -> float:
@@ -50,13 +78,14 @@ def _scale_statistic_value(kind: str, standardized: np.ndarray) -> float:
 
 
 def scale_test_power(n: int, kind: str, alpha: float = ALPHA,
-                     error: float = SCALE_ERROR) -> float:
+                     error: float = SCALE_ERROR, epsilon: float | None = None) -> float:
     """The power of the two-sided scale test at level ``alpha`` with n draws against a
     true scale (1 ± ``error``) times the declared one, the smaller of the two.
 
-    A true scale c·b multiplies Σ|d|/b by c (Laplace) and Σd²/σ² by c² (Gaussian).
+    A true scale c·b multiplies Σ|d|/b by c (Laplace) and Σd²/σ² by c² (Gaussian,
+    staircase).
     """
-    law = _scale_statistic(kind, n)
+    law = _scale_statistic(kind, n, epsilon)
     low, high = law.ppf(alpha / 2), law.isf(alpha / 2)
     power = math.inf
     for factor in (1.0 - error, 1.0 + error):
@@ -87,18 +116,22 @@ class DrawnNoise:
 
 
 def check_drawn_noise(differences: np.ndarray, kind: str, scale: float,
-                      alpha: float = ALPHA) -> DrawnNoise:
+                      alpha: float = ALPHA, epsilon: float | None = None) -> DrawnNoise:
     """Assert that ``differences`` (released − noiseless) are draws of the declared law.
 
     Parameters
     ----------
     differences : array
         The drawn noises, independent of each other.
-    kind : {"laplace", "gaussian"}
+    kind : {"laplace", "gaussian", "staircase"}
     scale : float
-        The declared Laplace scale b, or the Gaussian standard deviation σ (> 0).
+        The declared Laplace scale b, the Gaussian standard deviation σ, or the
+        staircase's b = Δ/ε (its draws are b times the staircase of sensitivity ε,
+        :mod:`sweep.components.noise`) (> 0).
     alpha : float
         The level of each of the two tests.
+    epsilon : float, optional
+        The staircase's ε (its shape); unused by the other kinds.
 
     Raises
     ------
@@ -109,15 +142,18 @@ def check_drawn_noise(differences: np.ndarray, kind: str, scale: float,
     d = np.asarray(differences, dtype=np.float64).ravel()
     if not scale > 0.0:
         raise ValueError(f"the declared scale must be > 0; got {scale}")
+    if kind == "staircase" and epsilon is None:
+        raise ValueError("the staircase's law needs its epsilon")
     n = d.size
-    power = scale_test_power(n, kind, alpha)
+    power = scale_test_power(n, kind, alpha, epsilon=epsilon)
     standardized = d / scale
-    reference = stats.laplace if kind == "laplace" else stats.norm
-    shape_p = float(stats.kstest(standardized, reference.cdf).pvalue)
-    law = _scale_statistic(kind, n)
+    reference = {"laplace": stats.laplace.cdf, "gaussian": stats.norm.cdf,
+                 "staircase": lambda x: staircase_cdf(x, epsilon, epsilon)}[kind]
+    shape_p = float(stats.kstest(standardized, reference).pvalue)
+    law = _scale_statistic(kind, n, epsilon)
     value = _scale_statistic_value(kind, standardized)
     scale_p = float(min(1.0, 2.0 * min(law.cdf(value), law.sf(value))))
-    ratio = value / n if kind == "laplace" else math.sqrt(value / n)
+    ratio = value / law.mean() if kind == "laplace" else math.sqrt(value / law.mean())
     report = DrawnNoise(n, kind, scale, shape_p, scale_p, ratio, power)
     assert power >= MIN_POWER, f"too few draws for a scale test with power: {report}"
     assert shape_p >= alpha, f"the drawn noise does not follow the declared law: {report}"
@@ -165,8 +201,9 @@ def check_categorical(counts: np.ndarray, weights: Callable[[float], np.ndarray]
 def lemma_scale(kind: str, bound: float, epsilon: float, delta: float) -> float:
     """The declared law of a p-sum's noise, Private-ColME's Lemmas 1 and 2 written out
     again (not the platform's calibration): for data in [μ − L, μ + L], Laplace of scale
-    2L/ε, or N(0, σ²) with σ = 2L√(2 ln(1.25/δ))/ε."""
-    if kind == "laplace":
+    2L/ε, or N(0, σ²) with σ = 2L√(2 ln(1.25/δ))/ε; the staircase of sensitivity 2L is
+    declared in the Laplace scale's units, 2L/ε."""
+    if kind != "gaussian":
         return 2.0 * bound / epsilon
     return 2.0 * bound * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
 

@@ -17,7 +17,7 @@ given with its noiseless value, for the control that halves the drawn noise: rel
 noiseless + (noise)/2.
 
 Rules (tests/test_epsilon_bounds.py), declared per case (:data:`RULES`): ε_lb/ε <= 1
-always; >= 0.5 for the Laplace and Gaussian single releases and > 1 with their noise
+always; >= 0.5 for the Laplace, staircase and Gaussian single releases and > 1 with their noise
 halved (an audit without power proves nothing). The smooth-sensitivity mechanism of the
 network family is audited twice: with ``signal_floor`` it must stay within its budget;
 as the paper prints it, at a small signal, ε_lb must *exceed* it (the finding of
@@ -246,7 +246,7 @@ def _network(noise: str, delta: float, signal: str = "gaussian", signals: tuple 
     return draw
 
 
-def _continual(n: int, whole_run: bool) -> Callable[[int], Outputs]:
+def _continual(n: int, whole_run: bool, noise: str = "laplace") -> Callable[[int], Outputs]:
     """The naive mechanism (erratum 13): each of T = n reads is the running sum plus fresh
     Lap(mT/ε), so each read is (ε/T)-DP; n users of one sample each (m = 1), the first
     user's sample 1 under x and 0 under y, every other sample 1. A single read: n = 1000
@@ -262,7 +262,7 @@ def _continual(n: int, whole_run: bool) -> Callable[[int], Outputs]:
     config = ContinualConfig.from_options(method="naive_laplace", order={"kind": "uniform"},
                                           n_users=n, max_samples=1, t_max=n,
                                           epsilon=1.0 if whole_run else float(n),
-                                          checkpoints=1)
+                                          checkpoints=1, noise=noise)
     users = arrivals(config, np.random.default_rng(0))
     p = parameters(config)
     times = np.arange(1, n + 1)
@@ -367,6 +367,8 @@ def cases() -> list[Case]:
              LAPLACE_RUNS, _colme("laplace", 1e-6)),
         Case("colme", "PM-I p-sum of one sample (Lemma 1)", "gaussian", 1.0, GAUSSIAN_DELTA,
              GAUSSIAN_RUNS, _colme("gaussian", GAUSSIAN_DELTA)),
+        Case("colme", "PM-I p-sum of one sample (staircase, Geng & Viswanath)", "staircase",
+             1.0, 0.0, LAPLACE_RUNS, _colme("staircase", 1e-6)),
         Case("colme", "whole run: all b sends a, PM-II, t_max = 8 (4 p-sums at ε/4)",
              "laplace", 1.0, 0.0, WHOLE_RUNS, _colme_whole_run(), "within"),
         Case("network", "MVUE's x_0, Signal DP (Thm 3.1)", "laplace", 1.0, 0.0,
@@ -385,6 +387,8 @@ def cases() -> list[Case]:
              "finding"),
         Case("continual", "one read of the naive mechanism (ε/T, T = 1000)", "laplace",
              1.0, 0.0, LAPLACE_RUNS, _continual(1000, whole_run=False)),
+        Case("continual", "one read of the naive mechanism (ε/T, T = 1000), staircase",
+             "staircase", 1.0, 0.0, LAPLACE_RUNS, _continual(1000, False, "staircase")),
         Case("continual", "whole run of the naive mechanism (T = 4 reads at ε/4)", "laplace",
              1.0, 0.0, WHOLE_RUNS, _continual(4, whole_run=True), "within"),
         Case("inference", "one noisy log-likelihood of Alg. 1 (ε/2K: K rounds × 2 states)",
@@ -393,6 +397,8 @@ def cases() -> list[Case]:
              "laplace", 1.0, 0.0, LAPLACE_RUNS, _inference(whole_run=True), "within"),
         Case("decentralized", "C-ColME's PM-I p-sum of one sample (Lemma 2)", "laplace",
              1.0, 0.0, LAPLACE_RUNS, _decentralized("laplace", 1e-6)),
+        Case("decentralized", "C-ColME's PM-I p-sum of one sample (staircase)", "staircase",
+             1.0, 0.0, LAPLACE_RUNS, _decentralized("staircase", 1e-6)),
         Case("decentralized", "C-ColME's PM-I p-sum of one sample (Lemma 1)", "gaussian",
              1.0, GAUSSIAN_DELTA, GAUSSIAN_RUNS, _decentralized("gaussian", GAUSSIAN_DELTA)),
         Case("decentralized", "whole run: an agent's releases, PM-II, t_max = 8 (4 p-sums "

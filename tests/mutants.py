@@ -40,7 +40,8 @@ PRIVACY_TESTS = {
 
 
 #: The tests of the declared verdict rules, which their mutants ("verdicts") must fail.
-CHECK_TESTS = {"verdicts": ("tests/test_claims.py", "tests/test_stability.py")}
+CHECK_TESTS = {"verdicts": ("tests/test_claims.py", "tests/test_stability.py",
+                            "tests/test_extend.py")}
 TESTS = {**PRIVACY_TESTS, **CHECK_TESTS}
 
 
@@ -59,8 +60,8 @@ class Mutant:
 MUTANTS = (
     Mutant("colme-half-noise", "colme", "every p-sum noise drawn at half its scale",
            "sweep/colme/kernel.py",
-           "fresh = draw_std(rng, kind, sigma_dp)",
-           "fresh = draw_std(rng, kind, sigma_dp / 2.0)"),
+           "fresh = draw_std(rng, kind, sigma_dp, constants.stairs)",
+           "fresh = draw_std(rng, kind, sigma_dp / 2.0, constants.stairs)"),
     Mutant("colme-pm1-drops-old-noise", "colme",
            "PM-I releases only the newest p-sum's noise (earlier p-sums' data in the clear)",
            "sweep/colme/statistic.py",
@@ -96,8 +97,23 @@ MUTANTS = (
     Mutant("colme-half-variance-noise", "colme",
            "Sch-Var-1's partial sample variances noised at half Lemma 3's scale",
            "sweep/colme/kernel.py",
-           "fresh_variance = draw_std(rng, kind, constants.sigma_variance)",
-           "fresh_variance = draw_std(rng, kind, constants.sigma_variance / 2.0)"),
+           "fresh_variance = draw_std(rng, kind, constants.sigma_variance,",
+           "fresh_variance = draw_std(rng, kind, constants.sigma_variance / 2.0,"),
+    Mutant("colme-staircase-sensitivity", "colme",
+           "the staircase calibrated to sensitivity L instead of 2L",
+           "sweep/components/calibration.py",
+           "return sensitivity * math.sqrt(staircase_variance(epsilon))",
+           "return sensitivity / 2.0 * math.sqrt(staircase_variance(epsilon))"),
+    Mutant("continual-staircase-budget", "continual",
+           "Alg. 2's staircase shaped at the whole ε₀, not a p-sum's ε₀/depth",
+           "sweep/continual/parameters.py",
+           "        return [epsilon / depth_of]\n",
+           "        return [epsilon]\n"),
+    Mutant("staircase-steps-swapped", "colme",
+           "the staircase's draws put the low step's probability on the high step",
+           "sweep/components/noise.py",
+           "return sign * stair_magnitude(g, u, rng.random() < low, gamma)",
+           "return sign * stair_magnitude(g, u, rng.random() >= low, gamma)"),
     Mutant("colme-variance-on-exact-data", "colme",
            "a weighs and tests b with b's exact sample variance, not its release "
            "(Sch-Var-1) or the estimate from its releases (Sch-Var-2)",
@@ -319,6 +335,21 @@ MUTANTS = (
            "analysis/stability.py",
            "return set(self.verdicts) == DECIDED",
            "return False"),
+    Mutant("verdicts-runs-linear-in-the-factor", "verdicts",
+           "a row's runs planned as f times the stored ones, not f² (SE ∝ 1/√runs)",
+           "analysis/extend.py",
+           "return None if shrink is None else max(1.0, shrink) ** 2",
+           "return None if shrink is None else max(1.0, shrink)"),
+    Mutant("verdicts-planned-at-the-raw-level", "verdicts",
+           "a row planned at 5% whatever its multiplicity adjustment",
+           "analysis/claims.py",
+           "level = ALPHA * min(1.0, test.p / self.adjusted.p)",
+           "level = ALPHA"),
+    Mutant("verdicts-interval-shrink-one-side", "verdicts",
+           "an estimate inside the band planned on its nearer side only",
+           "analysis/claims.py",
+           "return z * max(se_low / (estimate - lower), se_high / (upper - estimate))",
+           "return z * min(se_low / (estimate - lower), se_high / (upper - estimate))"),
 )
 
 

@@ -32,10 +32,16 @@ from sweep.colme.kernel import Audit, State
 from sweep.colme.privacy import data_bound
 from sweep.colme.statistic import ESTIMATE, RAW_ESTIMATE, VAR, T
 
-from .black_box import check_drawn_noise, created_noises, lemma_scale, p_sum_spans
+from .black_box import (
+    check_drawn_noise,
+    created_noises,
+    lemma_scale,
+    p_sum_spans,
+    staircase_moments,
+)
 
 T_MAX = 64
-CASES = [(m, n) for m in ("pm1", "pm2") for n in ("gaussian", "laplace")]
+CASES = [(m, n) for m in ("pm1", "pm2") for n in ("gaussian", "laplace", "staircase")]
 
 
 def colme(**options: object) -> ColmeConfig:
@@ -73,15 +79,19 @@ def release_budget(config: ColmeConfig) -> tuple[float, float]:
 
 
 def declared_scale(config: ColmeConfig) -> float:
-    """Lemma 1 or 2 at each p-sum's budget: the Gaussian σ_DP or the Laplace scale."""
+    """Lemma 1 or 2 at each p-sum's budget: the Gaussian σ_DP or the Laplace scale (the
+    staircase's too: its draws are in the Laplace scale's units, 2L/ε)."""
     return lemma_scale(config.noise, data_bound(config.distribution, config.sigma),
                        *release_budget(config))
 
 
 def declared_sigma_dp(config: ColmeConfig) -> float:
     """σ_DP, the standard deviation of a p-sum's noise, which eq. (8) subtracts: Lemma 1's
-    σ, or √2 times Lemma 2's Laplace scale (σ_DP² = 8L²/ε²)."""
+    σ, √2 times Lemma 2's Laplace scale (σ_DP² = 8L²/ε²), or the staircase's second
+    moment summed over its stairs times its scale."""
     scale = declared_scale(config)
+    if config.noise == "staircase":
+        return math.sqrt(staircase_moments(release_budget(config)[0])[0]) * scale
     return scale if config.noise == "gaussian" else math.sqrt(2.0) * scale
 
 
@@ -93,7 +103,7 @@ def declared_variance_scale(config: ColmeConfig) -> float:
     the variance release's half of the budget."""
     bound = data_bound(config.distribution, config.sigma)
     epsilon, delta = release_budget(config)
-    if config.noise == "laplace":
+    if config.noise != "gaussian":  # the staircase in the Laplace scale's units
         return 4.0 * bound**2 / epsilon
     return math.sqrt(32.0 * bound**4 * math.log(1.25 / delta)) / epsilon
 
@@ -110,7 +120,8 @@ def test_the_drawn_noise_is_the_declared_noise(mechanism: str, noise: str) -> No
         noisy = transcript(config, seed)[0].released
         exact = transcript(config, seed, noiseless=True)[0].released
         noises.append(created_noises(noisy, exact, steps, p_sum_spans(mechanism, T_MAX)))
-    check_drawn_noise(np.concatenate(noises), noise, declared_scale(config))
+    check_drawn_noise(np.concatenate(noises), noise, declared_scale(config),
+                      epsilon=release_budget(config)[0])
 
 
 def pair_streams(audit: Audit, n_agents: int) -> dict[tuple[int, int], np.ndarray]:
@@ -195,8 +206,9 @@ def test_the_drawn_variance_noise_is_the_declared_noise(mechanism: str, noise: s
             w_all.append(w)
     z, w = np.concatenate(z_all), np.concatenate(w_all)
     assert (z.size, w.size) == (4_608, 4_590)
-    check_drawn_noise(z, noise, declared_scale(config))
-    check_drawn_noise(w, noise, declared_variance_scale(config))
+    epsilon = release_budget(config)[0]
+    check_drawn_noise(z, noise, declared_scale(config), epsilon=epsilon)
+    check_drawn_noise(w, noise, declared_variance_scale(config), epsilon=epsilon)
 
 
 #: Classes far apart and little noise (Laplace, ε = 20), every peer re-tested at every

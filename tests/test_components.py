@@ -320,10 +320,9 @@ def test_floor_under_network_dp_pays_a_and_s_together() -> None:
 def test_kind_codes() -> None:
     assert [noise.kind_code(name) for name in noise.NOISE_KINDS] == [
         noise.LAPLACE, noise.GAUSSIAN, noise.STAIRCASE]
-    # The families validate against their own tuples (this module loads numba); the
-    # staircase is drawn outside compiled code, so Private-ColME's kernels have no draw.
+    # The families validate against their own tuples (this module loads numba).
     assert set(NETWORK_NOISES) == set(noise.NOISE_KINDS)
-    assert set(COLME_NOISES) == set(noise.NOISE_KINDS) - {"staircase"}
+    assert set(COLME_NOISES) == set(noise.NOISE_KINDS)
     assert noise.variance_factor(noise.LAPLACE) == 2.0
     assert noise.variance_factor(noise.GAUSSIAN) == 1.0
     # Laplace's variance 2 as ε → 0 (the staircase tends to it), 24 times less at ε = 10.
@@ -338,8 +337,8 @@ def _draws(rng: np.random.Generator, kind: int, size: float, n: int,
            by_scale: bool) -> np.ndarray:
     out = np.empty(n)
     for i in range(n):
-        out[i] = noise.draw_scale(rng, kind, size) if by_scale else noise.draw_std(
-            rng, kind, size)
+        out[i] = noise.draw_scale(rng, kind, size, noise.NO_STAIRS) if by_scale else \
+            noise.draw_std(rng, kind, size, noise.NO_STAIRS)
     return out
 
 

@@ -69,7 +69,7 @@ import pytest
 from sweep.continual.config import ContinualConfig
 from sweep.continual.kernel import NAIVE, private_median
 from sweep.continual.orders import arrivals
-from sweep.continual.parameters import Parameters, parameters
+from sweep.continual.parameters import Parameters, p_sum_epsilons, parameters
 from sweep.continual.simulate import TRACE, Coordinate, median_bins, run_coordinate
 
 from .audit import LAPLACE, AuditReport, Budget, Noise, PairLoss, pair_loss, standardized_shift
@@ -614,19 +614,28 @@ def drawn_noises(s: Scenario, seed: int) -> np.ndarray:
     return np.concatenate(out)
 
 
-@pytest.mark.parametrize(("method", "n", "m"), [
-    ("naive_laplace", 64, 80), ("alg2", 64, 80), ("alg3", 2600, 2), ("alg4", 900, 64),
-    ("alg5", 900, 64)])
-def test_the_drawn_noise_is_the_declared_noise(method: str, n: int, m: int) -> None:
+@pytest.mark.parametrize(("method", "n", "m", "noise", "epsilon"), [
+    ("naive_laplace", 64, 80, "laplace", 1.0), ("alg2", 64, 80, "laplace", 1.0),
+    ("alg3", 2600, 2, "laplace", 1.0), ("alg4", 900, 64, "laplace", 1.0),
+    ("alg5", 900, 64, "laplace", 1.0),
+    # The staircase at p-sum budgets where its shape is far from Laplace's (ε' = 1.54 and
+    # 1): ε large, spread over the trees' depth.
+    ("alg2", 64, 80, "staircase", 20.0), ("alg5", 900, 64, "staircase", 70.0)])
+def test_the_drawn_noise_is_the_declared_noise(method: str, n: int, m: int, noise: str,
+                                               epsilon: float) -> None:
     """Both release paths (the running sum's tree or fresh noise per read; the released
     elements' trees): the noises recovered from what is released, over η_j, are Laplace(1)
-    (5,000 to 6,300 of them, two streams: the scale test detects a 10% error with power
-    >= 0.99). Uniform arrivals, every user with all m samples."""
+    or the staircase of sensitivity ε' (a p-sum's budget, the same for every mechanism of
+    these methods) in those units (5,000 to 6,300 of them, two streams: the scale test
+    detects a 10% error with power >= 0.99). Uniform arrivals, every user with all m
+    samples."""
     noises = []
     for seed in (0, 2):
-        s = scenario(method, "uniform", n, m, seed=seed)
+        s = scenario(method, "uniform", n, m, epsilon=epsilon, seed=seed, noise=noise)
         noises.append(drawn_noises(s, seed))
-    check_drawn_noise(np.concatenate(noises), "laplace", 1.0)
+    budgets = set(p_sum_epsilons(s.config, s.parameters))
+    assert len(budgets) == 1
+    check_drawn_noise(np.concatenate(noises), noise, 1.0, epsilon=budgets.pop())
 
 
 def test_private_median_draws_from_its_declared_law() -> None:

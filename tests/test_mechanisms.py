@@ -12,7 +12,7 @@ from sweep.colme.engine import draw_labels, run_replicate
 from sweep.colme.privacy import data_bound, sigma_dp
 from sweep.colme.statistic import NOISE, NOISE_VAR
 from sweep.components.calibration import mean_release_std
-from sweep.components.noise import GAUSSIAN, LAPLACE, draw_std
+from sweep.components.noise import GAUSSIAN, LAPLACE, STAIRCASE, draw_std, stairs
 from sweep.components.tree import push_and_sum
 
 from .reference import binary_blocks
@@ -30,14 +30,15 @@ def test_pm2_reuses_the_noise_of_identical_p_sums():
 
 
 @numba.njit
-def _released_noise(rng, noise, mechanism, sigma_dp, kappa_max, n):
-    """N_κ (the noise of the κ-th release) for κ = 1..kappa_max, n independent runs."""
+def _released_noise(rng, noise, mechanism, sigma_dp, kappa_max, n, shape):
+    """N_κ (the noise of the κ-th release) for κ = 1..kappa_max, n independent runs;
+    ``shape``, the staircase's (:func:`sweep.components.noise.stairs`)."""
     levels = np.zeros(16)
     out = np.empty((n, kappa_max))
     for r in range(n):
         total = 0.0
         for kappa in range(1, kappa_max + 1):
-            fresh = draw_std(rng, noise, sigma_dp)
+            fresh = draw_std(rng, noise, sigma_dp, shape)
             if mechanism == PM1:
                 total += fresh
             else:
@@ -47,12 +48,14 @@ def _released_noise(rng, noise, mechanism, sigma_dp, kappa_max, n):
 
 
 @pytest.mark.parametrize("mechanism", [PM1, PM2])
-@pytest.mark.parametrize("noise", [GAUSSIAN, LAPLACE])
+@pytest.mark.parametrize("noise", [GAUSSIAN, LAPLACE, STAIRCASE])
 def test_released_noise_variance(mechanism, noise):
-    """Var[Z^(t_κ)] = κ σ_DP²/t² (PM-I) and w_H(κ) σ_DP²/t² (PM-II); t cancels in N_κ."""
+    """Var[Z^(t_κ)] = κ σ_DP²/t² (PM-I) and w_H(κ) σ_DP²/t² (PM-II); t cancels in N_κ.
+    The staircase's shape is that of ε = 3, where it is far from Laplace's."""
     rng = np.random.Generator(np.random.PCG64(7 + 10 * mechanism + noise))
     sigma_dp = 1.7
-    released = _released_noise(rng, noise, mechanism, sigma_dp, 20, 20_000)
+    released = _released_noise(rng, noise, mechanism, sigma_dp, 20, 20_000,
+                               stairs(noise, 3.0))
     for kappa in (1, 2, 3, 7, 8, 13, 20):
         parts = kappa if mechanism == PM1 else bin(kappa).count("1")
         assert_close_variance(released[:, kappa - 1], parts * sigma_dp**2)
@@ -61,7 +64,7 @@ def test_released_noise_variance(mechanism, noise):
 def test_laplace_noise_is_centred_with_variance_sigma_dp_squared():
     sigma_dp = 2.5
     rng = np.random.Generator(np.random.PCG64(11))
-    draws = _released_noise(rng, LAPLACE, PM1, sigma_dp, 1, 100_000)[:, 0]
+    draws = _released_noise(rng, LAPLACE, PM1, sigma_dp, 1, 100_000, stairs(LAPLACE, 1.0))[:, 0]
     assert_close_mean(draws, 0.0)
     assert_close_variance(draws, sigma_dp**2)
     # The shape too: a scale passed as the location would shift or distort it.

@@ -149,6 +149,7 @@ FAILING = {"edge_keep": 0.5, "signal": "gaussian", "sensitivity": 0.2}
 CASES = [
     dict(method="mvue", privacy="signal", noise="laplace", signal="gaussian"),
     dict(method="mvue", privacy="signal", noise="gaussian", signal="gaussian"),
+    dict(method="mvue", privacy="signal", noise="staircase", signal="gaussian"),
     dict(method="mvue", privacy="network", noise="laplace"),
     dict(method="ol", privacy="signal", noise="laplace"),
     dict(method="ol", privacy="network", noise="gaussian"),
@@ -177,7 +178,7 @@ def test_the_drawn_noise_is_the_declared_noise(options: dict[str, Any]) -> None:
         a = np.stack([neighbour_weight(w, prepared.network.n) for w in weights])
         delta = prepared.config.sensitivity
         assert ((a > 0) & (a < delta)).any() and (a > delta).any()
-    check_drawn_noise(noises, options["noise"], 1.0)
+    check_drawn_noise(noises, options["noise"], 1.0, epsilon=prepared.config.epsilon)
 
 
 # ===================================================================== the coupling

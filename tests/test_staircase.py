@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 import pytest
 from scipy import stats
 
+from sweep.components.noise import STAIRCASE, draw_scale, draw_staircase, draw_std, stairs
 from sweep.components.staircase import (
-    draw_staircase,
     optimal_gamma,
+    staircase_cdf,
     staircase_density,
+    staircase_mgf,
     staircase_variance,
+    sum_bound,
+    unit_variance,
 )
 
-from .black_box import epsilon_lower_bound
+from .black_box import check_drawn_noise, epsilon_lower_bound, staircase_moments
 
 DRAWS = 1_000_000
 
@@ -100,3 +105,83 @@ def test_the_staircase_has_less_variance_than_laplace() -> None:
     assert ratios[0] > 0.99
     assert np.all(np.diff(ratios) < 0)  # the gain grows with ε
     assert staircase_variance(10.0) / (2.0 / 10.0**2) < 1 / 20
+
+
+def test_the_cdf_integrates_the_density() -> None:
+    """The density is constant on each half-step: between consecutive points of a grid
+    that holds every step's edges, the CDF grows by the width times the density there."""
+    epsilon, sensitivity = 0.8, 1.5
+    gamma = optimal_gamma(epsilon)
+    half = np.concatenate([np.arange(31), np.arange(30) + gamma])
+    edges = sensitivity * np.concatenate([half, -half])
+    x = np.unique(np.concatenate([edges, np.linspace(-45.0, 45.0, 1001)]))
+    masses = np.diff(staircase_cdf(x, epsilon, sensitivity))
+    middles = (x[1:] + x[:-1]) / 2
+    expected = staircase_density(middles, epsilon, sensitivity) * np.diff(x)
+    np.testing.assert_allclose(masses, expected, rtol=1e-9, atol=1e-15)
+    assert staircase_cdf(0.0, epsilon) == 0.5
+    assert staircase_cdf(-200.0, epsilon) == pytest.approx(0.0, abs=1e-15)
+    assert staircase_cdf(200.0, epsilon) == pytest.approx(1.0, abs=1e-15)
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 2.0, 10.0])
+def test_the_moments_summed_over_the_stairs_are_the_closed_form(epsilon: float) -> None:
+    """The audit's E[X²] (tests.black_box.staircase_moments) is the closed form's, in
+    units of Δ/ε; E[X⁴] against the draws."""
+    m2, m4 = staircase_moments(epsilon)
+    assert m2 == pytest.approx(unit_variance(epsilon), rel=1e-12)
+    x = draw_staircase(np.random.default_rng(9), epsilon, DRAWS, epsilon)
+    fourth = x**4
+    assert abs(fourth.mean() - m4) < 4 * fourth.std() / math.sqrt(DRAWS)
+
+
+@numba.njit
+def _compiled_draws(rng: np.random.Generator, std: float, shape: tuple[float, ...],
+                    n: int, by_scale: bool) -> np.ndarray:
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = (draw_scale(rng, STAIRCASE, std, shape) if by_scale
+                  else draw_std(rng, STAIRCASE, std, shape))
+    return out
+
+
+@pytest.mark.parametrize(("epsilon", "factor", "passes", "by_scale"),
+                         [(0.5, 1.0, True, False), (4.0, 1.0, True, False),
+                          (4.0, 0.5, False, False), (2.0, 1.0, True, True),
+                          (2.0, 0.5, False, True)])
+def test_the_compiled_draw_follows_the_declared_law(epsilon: float, factor: float,
+                                                    passes: bool, by_scale: bool) -> None:
+    """The compiled draw of standard deviation σ (Private-ColME's) is the staircase of
+    sensitivity σ/√V_1(ε), i.e. of scale b = σ/(ε√V_1(ε)) in Laplace's units; the draw of
+    scale b (the continual family's) is b times the staircase of sensitivity ε. The
+    drawn-noise audit passes both, and fails them with half the noise."""
+    size = 1.7
+    draws = factor * _compiled_draws(np.random.default_rng(4), size,
+                                     stairs(STAIRCASE, epsilon), 20_000, by_scale)
+    b = size if by_scale else size / math.sqrt(unit_variance(epsilon))
+    if passes:
+        check_drawn_noise(draws, "staircase", b, epsilon=epsilon)
+    else:
+        with pytest.raises(AssertionError, match=r"declared law|wrong scale"):
+            check_drawn_noise(draws, "staircase", b, epsilon=epsilon)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 3.0])
+def test_the_moment_generating_function_is_the_draws(epsilon: float) -> None:
+    x = draw_staircase(np.random.default_rng(11), epsilon, DRAWS)
+    for theta in (0.3 * epsilon, 0.6 * epsilon, -0.45 * epsilon):
+        values = np.exp(theta * x)
+        error = values.std() / math.sqrt(DRAWS)
+        assert abs(values.mean() - staircase_mgf(theta, epsilon)) < 4 * error
+
+
+@pytest.mark.parametrize(("epsilon", "terms"), [(0.5, 1), (1.0, 10), (4.0, 100)])
+def test_the_sum_bound_holds_and_is_not_loose(epsilon: float, terms: int) -> None:
+    """|X_1 + … + X_k| >= r with probability <= p = 0.01 (at most the 99.9% binomial
+    quantile of 0.01 × 20,000 exceedances), and r is within twice the sums' own 99%
+    quantile (Chernoff's bound is close at this p)."""
+    runs, p = 20_000, 0.01
+    sums = draw_staircase(np.random.default_rng(12), epsilon, (runs, terms)).sum(axis=1)
+    r = float(sum_bound(np.array([terms]), np.array([math.log(2 / p)]), epsilon)[0])
+    assert np.count_nonzero(np.abs(sums) >= r) <= stats.binom.ppf(0.999, runs, p)
+    assert r <= 2.0 * np.quantile(np.abs(sums), 1 - p)

@@ -36,7 +36,9 @@ from ..options import (
     real,
 )
 
-NOISES = ("gaussian", "laplace")
+#: ``staircase`` is not in the paper: the ε-DP noise of least variance (issue 40), against
+#: which Lemma 2's Laplace noise is compared.
+NOISES = ("gaussian", "laplace", "staircase")
 MECHANISMS = ("pm1", "pm2", "none")
 WEIGHTS = ("last", "mom", "wmom")
 SCHEDULES = ("rr", "rrr")
@@ -122,8 +124,10 @@ class ColmeConfig:
     ``noise`` is the p-sums' noise (:mod:`sweep.components.calibration`): ``gaussian``,
     Lemma 1's Gaussian mechanism with σ_DP² = 8 L² ln(1.25/δ)/ε², valid for 0 < ε <= 1
     (checked on each release's ε), or ``laplace``, Lemma 2's scale σ_DP/√2 with
-    σ_DP² = 8 L²/ε², pure ε-DP (δ unused by the mean releases); Sch-Var-1's variance
-    releases follow Lemma 3 with the same kind. ``stream`` is where a replicate's random
+    σ_DP² = 8 L²/ε², pure ε-DP (δ unused by the mean releases), or ``staircase`` (not in
+    the paper), Geng & Viswanath's ε-DP noise of least variance for the same sensitivity
+    2L, σ_DP² = 4L² V_1(ε) < 8L²/ε² (:mod:`sweep.components.staircase`); Sch-Var-1's
+    variance releases follow Lemma 3 with the same kind. ``stream`` is where a replicate's random
     numbers come from: ``cell``, the cell's own stream (independent cells), or
     ``scenario``, one stream for the cells that differ only in :data:`ESTIMATES`, so that
     known variance, Sch-Var-2 and its Bayesian form run on the same data and noise and
@@ -358,7 +362,7 @@ LAST, MOM, WMOM = range(len(WEIGHTS))
 RR, RRR = range(len(SCHEDULES))
 ON_QUERY, EVERY_STEP = range(len(REFRESHES))
 TEST, ORACLE = range(len(CLASS_ESTIMATORS))
-GAUSSIAN, LAPLACE = range(len(NOISES))
+GAUSSIAN, LAPLACE, STAIRCASE = range(len(NOISES))
 UNIFORM, TRIANGULAR, TWO_POINT = range(len(DISTRIBUTIONS))
 KNOWN, SHARED, INFERRED, INFERRED_BAYES = range(len(VARIANCES))
 PAPER_PRIOR, JEFFREYS_PRIOR, UNIFORM_PRIOR = range(len(PRIORS))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
+from ..components.noise import kind_code, stairs
 from . import config as codes
 from .config import ColmeConfig
 from .kernel import N_METRICS, Audit, Constants, Scheme, State, compile_scheme, no_audit
@@ -103,6 +104,7 @@ def run_replicate(
         bound=data_bound(config.distribution, config.sigma),
         sigma_dp=0.0 if noiseless else sigma_dp(config),
         sigma_variance=0.0 if noiseless else variance_sigma_dp(config),
+        stairs=stairs(kind_code(config.noise), config.release_budget()[0]),
         theta0=theta0,
     )
     kernels = compile_scheme(scheme_of(config))

@@ -58,7 +58,9 @@ class ColmeFamily:
     examples: ClassVar[Mapping[str, Mapping[str, Any]]] = {
         "default": {"n_agents": 5, "t_max": 60, "checkpoints": 4},
         "oracle": {"n_agents": 5, "t_max": 60, "checkpoints": 4,
-                   "baselines": ["local", "ideal", "oracle"]}}
+                   "baselines": ["local", "ideal", "oracle"]},
+        # Staircase noise: four variates a p-sum noise (sweep.components.noise).
+        "staircase": {"n_agents": 5, "t_max": 60, "checkpoints": 4, "noise": "staircase"}}
     refused: ClassVar[Mapping[str, Any]] = {"epsilon": -1.0, "n_agents": 0}
     # The class-error rates are proportions of the M(M − 1) ordered pairs within each
     # replicate, summarized like the MSE by their spread over replicates (mean ± SE):

@@ -140,6 +140,8 @@ class Constants(NamedTuple):
     bound: float  # the data's bound: X_a^(t) lies in [μ_a - bound, μ_a + bound]
     sigma_dp: float  # σ_DP, the standard deviation of each p-sum noise (Sec. IV)
     sigma_variance: float  # the same for Sch-Var-1's variance noise (Sec. V-A)
+    # The staircase's shape at a release's ε (sweep.components.noise.stairs), else unused
+    stairs: tuple[float, float, float, float, float]
     theta0: float  # θ_t = θ0/ln(t + 1), the decision rule's level (Sec. III-C1)
 
 
@@ -307,9 +309,10 @@ def compile_scheme(scheme: Scheme) -> Kernels:
                 fresh = 0.0
                 fresh_variance = 0.0
                 if mechanism != NO_MECHANISM:
-                    fresh = draw_std(rng, kind, sigma_dp)
+                    fresh = draw_std(rng, kind, sigma_dp, constants.stairs)
                     if variance == SHARED:
-                        fresh_variance = draw_std(rng, kind, constants.sigma_variance)
+                        fresh_variance = draw_std(rng, kind, constants.sigma_variance,
+                                                  constants.stairs)
                 query = Query(a, b, k, t, data_sum[b], square_sum[b], fresh, fresh_variance)
                 handed_release = given[t - 1, a] if handing else math.nan
                 released = release(pair, levels, query, sigma2_dp, mechanism, weights,

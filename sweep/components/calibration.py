@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .staircase import unit_variance
+from .staircase import staircase_variance, unit_variance
 
 # ------------------------------------------------------------------ generic mechanisms
 
@@ -103,11 +103,13 @@ def mean_release_std(kind: str, bound: float, epsilon: float, delta: float) -> f
     ``gaussian``: Lemma 1, σ_DP² = 8 L² ln(1.25/δ)/ε² (Z ~ N(0, σ_DP²)), which is the
     classic Gaussian mechanism with Δ = 2L, for 0 < ε <= 1. ``laplace``: Lemma 2,
     σ_DP² = 8 L²/ε² and Z ~ Laplace(0, σ_DP/√2), the Laplace mechanism with Δ = 2L
-    (δ unused).
+    (δ unused). ``staircase`` (not in the paper): the staircase mechanism of Δ = 2L, ε-DP
+    as Lemma 2's noise is, σ_DP² = 4L² V_1(ε) (:mod:`sweep.components.staircase`), which
+    is below 8L²/ε² at every ε.
 
     Parameters
     ----------
-    kind : {"gaussian", "laplace"}
+    kind : {"gaussian", "laplace", "staircase"}
     bound : float
         L, the half-width of the data's support.
     epsilon, delta : float
@@ -120,7 +122,7 @@ def mean_release_std(kind: str, bound: float, epsilon: float, delta: float) -> f
     """
     if kind == "gaussian":
         return math.sqrt(8.0 * bound**2 * math.log(1.25 / delta)) / epsilon
-    return math.sqrt(8.0) * bound / epsilon
+    return _pure_std(kind, mean_sensitivity(bound), epsilon, math.sqrt(8.0) * bound)
 
 
 def variance_release_std(kind: str, bound: float, epsilon: float, delta: float) -> float:
@@ -128,12 +130,23 @@ def variance_release_std(kind: str, bound: float, epsilon: float, delta: float) 
 
     ``gaussian``: σ_2,DP² = 32 L⁴ ln(1.25/δ)/ε², the classic Gaussian mechanism with
     Δ = 4L² (:func:`variance_sensitivity`), for 0 < ε <= 1; ``laplace``: its analogue
-    32 L⁴/ε² (Sec. II-C, after Lemma 3), Laplace of scale Δ/ε.
+    32 L⁴/ε² (Sec. II-C, after Lemma 3), Laplace of scale Δ/ε; ``staircase``: the
+    staircase mechanism of Δ = 4L², σ_2,DP² = 16 L⁴ V_1(ε).
 
     Parameters and return value as in :func:`mean_release_std`.
     """
     factor = math.log(1.25 / delta) if kind == "gaussian" else 1.0
-    return math.sqrt(32.0 * bound**4 * factor) / epsilon
+    return _pure_std(kind, variance_sensitivity(bound), epsilon,
+                     math.sqrt(32.0 * bound**4 * factor))
+
+
+def _pure_std(kind: str, sensitivity: float, epsilon: float, printed: float) -> float:
+    """The standard deviation of the staircase of ``sensitivity`` at ``epsilon``, or the
+    lemma's closed form ``printed``/ε (evaluated as printed, so that results stay bit
+    for bit)."""
+    if kind == "staircase":
+        return sensitivity * math.sqrt(staircase_variance(epsilon))
+    return printed / epsilon
 
 
 # ------------------------------------------------------------------- network family

@@ -15,7 +15,10 @@ less variance, is drawn in the same units as that Laplace noise: a value of scal
 Δ/ε is b times staircase noise of sensitivity ε (:func:`draw_unit`), so that its tails
 in units of b are Laplace's (P(|X| > m b) = e^(−m) at the stairs); its variance is
 ``variance_factor(STAIRCASE, ε)`` b² = ε² V_1(ε) b², V_1 the variance at sensitivity 1.
-It needs ε, and is drawn outside compiled code only.
+Its shape depends on ε: compiled draws take it as :func:`stairs` (a tuple or an array
+row, unused by the other kinds). A value is four variates (sign, G, U, B; :func:`draw_stair`); the
+vectorized :func:`draw_staircase` draws them as four arrays, and both compute the
+magnitude with :func:`stair_magnitude`.
 
 numpy's Laplace takes the location first: ``rng.laplace(0.0, b)``. A public
 implementation of a related paper passed b positionally as the location, which shifts
@@ -47,6 +50,24 @@ def kind_code(name: str) -> int:
     return NOISE_KINDS.index(name)
 
 
+#: :func:`stairs` of the kinds that have none.
+NO_STAIRS = (0.0, 0.0, 0.0, 1.0, 0.0)
+#: The number of values in a shape (:func:`stairs`).
+STAIR_VALUES = len(NO_STAIRS)
+Stairs = tuple[float, float, float, float, float]
+
+
+def stairs(kind: int, epsilon: float) -> Stairs:
+    """The shape a compiled draw of ``kind`` at ``epsilon`` needs: the staircase's
+    :func:`~sweep.components.staircase.stair_parameters` (b, γ*, P(B = 1), √V_1(ε)) and
+    ε, or :data:`NO_STAIRS`."""
+    if kind != STAIRCASE:
+        return NO_STAIRS
+    from .staircase import stair_parameters
+
+    return (*stair_parameters(epsilon), epsilon)
+
+
 def variance_factor(kind: int, epsilon: float | None = None) -> float:
     """Variance of a noise value of scale 1: 2 for Laplace, 1 for Gaussian, ε² V_1(ε)
     for the staircase at ``epsilon`` (see the module)."""
@@ -58,33 +79,85 @@ def variance_factor(kind: int, epsilon: float | None = None) -> float:
 
 
 @numba.njit(cache=True, inline="always")
-def draw_scale(rng: np.random.Generator, kind: int, scale: float) -> float:
-    """One zero-mean noise value of scale ``scale``: Laplace(0, b) or N(0, σ²).
+def draw_scale(rng: np.random.Generator, kind: int, scale: float, shape: Stairs) -> float:
+    """One zero-mean noise value of scale ``scale``: Laplace(0, b), N(0, σ²), or the
+    staircase of ``shape`` (:func:`stairs`) in Laplace's units (see the module).
 
     Parameters
     ----------
     rng : numpy.random.Generator
-        The stream to draw from; exactly one variate is consumed.
+        The stream to draw from: one variate (Laplace, Gaussian) or four (staircase).
     kind : int
-        :data:`GAUSSIAN` or :data:`LAPLACE`.
+        :data:`GAUSSIAN`, :data:`LAPLACE` or :data:`STAIRCASE`.
     scale : float
-        b >= 0 for Laplace noise (variance 2b²), σ >= 0 for Gaussian noise.
+        b >= 0 for Laplace noise (variance 2b²) and the staircase (of sensitivity bε),
+        σ >= 0 for Gaussian noise.
+    shape : tuple or array
+        The staircase's :func:`stairs`; unused by the other kinds.
 
     Returns
     -------
     float
     """
+    if kind == STAIRCASE:
+        return scale * shape[4] * draw_stair(rng, shape)
     if kind == GAUSSIAN:
         return scale * rng.standard_normal()
     return rng.laplace(0.0, scale)
 
 
 @numba.njit(cache=True, inline="always")
-def draw_std(rng: np.random.Generator, kind: int, std: float) -> float:
-    """One zero-mean noise value with standard deviation ``std`` >= 0: N(0, σ²), or
-    Laplace of scale σ/√2 (Private-ColME, Lemmas 1 and 2); one variate of ``rng``, as
-    :func:`draw_scale`."""
-    return draw_scale(rng, kind, std if kind == GAUSSIAN else std / math.sqrt(2.0))
+def stair_magnitude(g: float, u: float, low: bool, gamma: float) -> float:
+    """|X|/Δ of a staircase draw: G + γU on the high step of stair G, G + γ + (1 − γ)U on
+    its low step (Geng & Viswanath, Sec. III-D)."""
+    return g + gamma + (1.0 - gamma) * u if low else g + gamma * u
+
+
+@numba.njit(cache=True, inline="always")
+def draw_stair(rng: np.random.Generator, shape: Stairs) -> float:
+    """One value of the staircase of sensitivity 1 of ``shape`` (:func:`stairs`): four
+    variates of ``rng``, the sign, G, U and B."""
+    decay, gamma, low = shape[0], shape[1], shape[2]
+    sign = -1.0 if rng.random() < 0.5 else 1.0
+    # numpy's geometric counts trials from 1: G = trials − 1 failures before a success.
+    g = rng.geometric(1.0 - decay) - 1.0
+    u = rng.random()
+    return sign * stair_magnitude(g, u, rng.random() < low, gamma)
+
+
+@numba.njit(cache=True, inline="always")
+def draw_std(rng: np.random.Generator, kind: int, std: float, shape: Stairs) -> float:
+    """One zero-mean noise value with standard deviation ``std`` >= 0: N(0, σ²), Laplace
+    of scale σ/√2 (Private-ColME, Lemmas 1 and 2), one variate of ``rng`` as
+    :func:`draw_scale`; or the staircase of ``shape`` (:func:`stairs`) scaled to σ, four
+    variates (:func:`draw_stair`)."""
+    if kind == STAIRCASE:
+        return std / shape[3] * draw_stair(rng, shape)
+    return draw_scale(rng, kind, std if kind == GAUSSIAN else std / math.sqrt(2.0), shape)
+
+
+@numba.njit(cache=True)
+def _stair_magnitudes(g: np.ndarray, u: np.ndarray, low: np.ndarray,
+                      gamma: float) -> np.ndarray:
+    out = np.empty(g.size)
+    for i in range(g.size):
+        out[i] = stair_magnitude(g.flat[i], u.flat[i], low.flat[i], gamma)
+    return out.reshape(g.shape)
+
+
+def draw_staircase(rng: np.random.Generator, epsilon: float, size: int | tuple[int, ...],
+                   sensitivity: float = 1.0, gamma: float | None = None) -> np.ndarray:
+    """Staircase noise of ``epsilon`` and ``sensitivity`` (γ* by default), ``size``
+    values: four variates of ``rng`` each (sign, G, U, B, in that order, as arrays)."""
+    from .staircase import stair_parameters
+
+    decay, gamma, low, _ = stair_parameters(epsilon, gamma)
+    sign = np.where(rng.random(size) < 0.5, -1.0, 1.0)
+    g = rng.geometric(1.0 - decay, size) - 1.0
+    u = rng.random(size)
+    magnitude = _stair_magnitudes(np.asarray(g, dtype=np.float64), np.asarray(u),
+                                  np.asarray(rng.random(size) < low), gamma)
+    return sign * magnitude * sensitivity
 
 
 def draw_unit(rng: np.random.Generator, kind: int, size: int | tuple[int, ...],
@@ -98,8 +171,6 @@ def draw_unit(rng: np.random.Generator, kind: int, size: int | tuple[int, ...],
     if kind == GAUSSIAN:
         return rng.standard_normal(size)
     if kind == STAIRCASE:
-        from .staircase import draw_staircase
-
         return draw_staircase(rng, epsilon, size, sensitivity=epsilon)
     return rng.laplace(0.0, 1.0, size)
 
@@ -108,10 +179,17 @@ __all__ = [
     "GAUSSIAN",
     "LAPLACE",
     "NOISE_KINDS",
+    "NO_STAIRS",
     "STAIRCASE",
+    "STAIR_VALUES",
+    "Stairs",
     "draw_scale",
+    "draw_stair",
+    "draw_staircase",
     "draw_std",
     "draw_unit",
     "kind_code",
+    "stair_magnitude",
+    "stairs",
     "variance_factor",
 ]

@@ -16,7 +16,9 @@ distribution does not minimize the variance.
 
 A draw (their Sec. III-D) is S((1 − B)(G + γU) + B(G + γ + (1 − γ)U))Δ, with S a fair
 sign, G geometric on {0, 1, ...} with P(G = k) = (1 − b)b^k, U uniform on [0, 1) and B
-Bernoulli with P(B = 1) = (1 − γ)b/(γ + (1 − γ)b).
+Bernoulli with P(B = 1) = (1 − γ)b/(γ + (1 − γ)b); the draws are compiled, in
+:mod:`sweep.components.noise`, this module holding the closed forms only (no numba, so
+that the families' options validate without it).
 """
 
 from __future__ import annotations
@@ -69,19 +71,73 @@ def staircase_density(x: np.ndarray, epsilon: float, sensitivity: float = 1.0,
     return top * b ** (k + low)
 
 
-def draw_staircase(rng: np.random.Generator, epsilon: float, size: int | tuple[int, ...],
-                   sensitivity: float = 1.0, gamma: float | None = None) -> np.ndarray:
-    """Staircase noise of ``epsilon`` and ``sensitivity`` (γ* by default), ``size``
-    values: four variates of ``rng`` each (sign, G, U, B, in that order, as arrays)."""
+def staircase_cdf(x: np.ndarray, epsilon: float, sensitivity: float = 1.0,
+                  gamma: float | None = None) -> np.ndarray:
+    """P(X <= x) of the staircase noise (γ* by default), in closed form.
+
+    For x >= 0, with k = ⌊x/Δ⌋ and r = x/Δ − k: the first k whole stairs hold
+    (1 − b^k)/2, and the stair k up to x holds aΔ b^k (min(r, γ) + b·max(r − γ, 0)).
+    """
     gamma = optimal_gamma(epsilon) if gamma is None else gamma
     b = math.exp(-epsilon)
-    sign = np.where(rng.random(size) < 0.5, -1.0, 1.0)
-    # numpy's geometric counts trials from 1: G = trials − 1 failures before a success.
-    g = rng.geometric(1.0 - b, size) - 1.0
-    u = rng.random(size)
-    low = rng.random(size) < _low_step(gamma, b)
-    magnitude = np.where(low, g + gamma + (1.0 - gamma) * u, g + gamma * u)
-    return sign * magnitude * sensitivity
+    steps = np.abs(np.asarray(x, dtype=float)) / sensitivity
+    k = np.floor(steps)
+    r = steps - k
+    top = (1.0 - b) / (2.0 * (gamma + (1.0 - gamma) * b))  # aΔ
+    half = (1.0 - b**k) / 2.0 + top * b**k * (np.minimum(r, gamma)
+                                              + b * np.maximum(r - gamma, 0.0))
+    return (0.5 + np.sign(x) * half)[()]
+
+
+def stair_parameters(epsilon: float, gamma: float | None = None
+                     ) -> tuple[float, float, float, float]:
+    """What a draw of the staircase of sensitivity 1 at ``epsilon`` needs (γ* by
+    default): b = e^(−ε), γ, P(B = 1) and the noise's standard deviation √V_1(ε)."""
+    gamma = optimal_gamma(epsilon) if gamma is None else gamma
+    b = math.exp(-epsilon)
+    return b, gamma, _low_step(gamma, b), math.sqrt(staircase_variance(epsilon, 1.0, gamma))
+
+
+def staircase_mgf(theta: np.ndarray, epsilon: float, gamma: float | None = None
+                  ) -> np.ndarray:
+    """E[e^(θX)] of the staircase of sensitivity 1 (γ* by default), for |θ| < ε.
+
+    X = S·Y with a fair sign S, so E[e^(θX)] = (m(θ) + m(−θ))/2 with m(θ) = E[e^(θY)]:
+    given G = g, Y is uniform on [g, g + γ] (high step) or [g + γ, g + 1] (low), so
+    m(θ) = (1 − b)/(1 − b e^θ) · ((1 − p)(e^(θγ) − 1)/(θγ) + p e^(θγ)(e^(θ(1−γ)) − 1)/
+    (θ(1 − γ))), p = P(B = 1), finite for θ < ε.
+    """
+    gamma = optimal_gamma(epsilon) if gamma is None else gamma
+    b = math.exp(-epsilon)
+    p = _low_step(gamma, b)
+
+    def magnitude(t: np.ndarray) -> np.ndarray:
+        high = np.expm1(t * gamma) / (t * gamma)
+        low = np.exp(t * gamma) * np.expm1(t * (1.0 - gamma)) / (t * (1.0 - gamma))
+        return (1.0 - b) / (1.0 - b * np.exp(t)) * ((1.0 - p) * high + p * low)
+
+    theta = np.asarray(theta, dtype=float)
+    return (magnitude(theta) + magnitude(-theta)) / 2.0
+
+
+def sum_bound(terms: np.ndarray, log_term: np.ndarray, epsilon: float,
+              grid: int = 64) -> np.ndarray:
+    """r with P(|X_1 + … + X_k| >= r) <= 2e^(−``log_term``) for k = ``terms`` independent
+    staircase noises of sensitivity 1 at ``epsilon`` (γ*): Chernoff's bound
+    min over θ of (k ln E[e^(θX)] + log_term)/θ, the minimum over ``grid`` values
+    θ = ε j/(grid + 1) (any θ in (0, ε) gives a valid bound)."""
+    theta = epsilon * np.arange(1, grid + 1) / (grid + 1)
+    log_mgf = np.log(staircase_mgf(theta, epsilon))
+    terms, log_term = np.asarray(terms, dtype=float), np.asarray(log_term, dtype=float)
+    out = np.empty(np.broadcast(terms, log_term).shape)
+    flat_terms, flat_logs = np.broadcast_to(terms, out.shape).ravel(), np.broadcast_to(
+        log_term, out.shape).ravel()
+    block = 1 << 16  # rows at a time: a grid of 64 values per row
+    result = out.reshape(-1)
+    for start in range(0, result.size, block):
+        k, log = flat_terms[start:start + block, None], flat_logs[start:start + block, None]
+        result[start:start + block] = ((k * log_mgf + log) / theta).min(axis=1)
+    return out
 
 
 def unit_variance(epsilon: float) -> float:
@@ -91,5 +147,5 @@ def unit_variance(epsilon: float) -> float:
     return staircase_variance(epsilon, sensitivity=epsilon)
 
 
-__all__ = ["draw_staircase", "optimal_gamma", "staircase_density", "staircase_variance",
-           "unit_variance"]
+__all__ = ["optimal_gamma", "stair_parameters", "staircase_cdf", "staircase_density",
+           "staircase_mgf", "staircase_variance", "sum_bound", "unit_variance"]

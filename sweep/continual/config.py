@@ -39,6 +39,8 @@ from ..options import (
 
 #: The algorithms (``method``): the running mean, per-step Laplace, and Algs 2–6.
 METHODS = ("non_private", "naive_laplace", "alg2", "alg3", "alg4", "alg5", "alg6")
+#: The mechanisms' noise (``noise``): the paper's Laplace noise, or the staircase.
+NOISES = ("laplace", "staircase")
 #: The methods that take the prior μ̃ (given as ``prior_offset`` from μ).
 PRIOR_METHODS = ("alg3", "alg4", "alg5")
 COMPOSITIONS = ("basic", "advanced")
@@ -167,7 +169,11 @@ class ContinualConfig:
     comparison changes one thing at a time (Alg. 4 against Alg. 5: their withhold-release
     and projections are the same, their noise is not). Unset (the default), η is the
     paper's, calibrated to ε; set, the releases are not ε-DP. PrivateMedian (Alg. 6)
-    keeps its exponential mechanism.
+    keeps its exponential mechanism. ``noise`` (not the paper's) is the noise of every
+    p-sum and per-step release: ``laplace`` of scale η = Δ/ε' (the paper's), or
+    ``staircase``, Geng & Viswanath's ε'-DP noise of least variance for the same
+    sensitivity Δ and budget ε' (:mod:`sweep.components.staircase`); the theorems' bounds
+    are stated for Laplace noise, so its cells have no ``bound`` rows of their method.
     """
 
     n_users: int = 1000
@@ -187,6 +193,7 @@ class ContinualConfig:
     level_count: str = option("ceil", kind=READING)
     bound_constant: float = 4.0
     noise_scale: float | None = None
+    noise: str = option("laplace", since=3)
     checkpoints: int | tuple[int, ...] = option(40, kind=ROWS)
 
     @classmethod
@@ -252,6 +259,7 @@ class ContinualConfig:
         if not isinstance(self.allow_large_delta, bool | np.bool_):
             fail("allow_large_delta", "true or false", self.allow_large_delta)
         choice("level_count", self.level_count, LEVEL_COUNTS)
+        choice("noise", self.noise, NOISES)
         in_range("bound_constant", self.bound_constant, 0.0, math.inf, "a finite number > 0")
         if self.noise_scale is not None and (
                 not real(self.noise_scale) or not 0.0 <= self.noise_scale < math.inf):
@@ -303,6 +311,6 @@ class ContinualConfig:
         return checkpoint_times(self.checkpoints, self.t_max)
 
 
-__all__ = ["COMPOSITIONS", "LEVEL_COUNTS", "METHODS", "ORDERS", "PRIOR_METHODS",
+__all__ = ["COMPOSITIONS", "LEVEL_COUNTS", "METHODS", "NOISES", "ORDERS", "PRIOR_METHODS",
            "ContinualConfig", "FewHeavy", "OneHeavy", "OrderConfig", "Plain", "Zipf",
            "default_prior_offset"]

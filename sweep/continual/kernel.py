@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from ..components.noise import draw_scale
 from ..components.tree import binary_mechanism_step, lowest_bit, merge_push, push, set_bits_sum
 
 STREAM, NAIVE, BLOCK, EXPONENTIAL = range(4)
@@ -70,6 +71,10 @@ class Parameters(NamedTuple):
     levels: int  # L + 1
     epsilon: float  # ε₀, the budget of one coordinate
     eta: np.ndarray  # float[mechanisms]: Laplace scale of each mechanism's p-sums (0: none)
+    kind: int  # the noise's code (sweep.components.noise)
+    # float[mechanisms, STAIR_VALUES]: each mechanism's staircase shape at the budget of
+    # one p-sum (sweep.components.noise.stairs), unused with Laplace noise
+    stairs: np.ndarray
     mechanism: np.ndarray  # int: each level's mechanism
     # int: the samples one element of a level carries (1 at levels 0 and 1, 2^(ℓ−1) above;
     # m for a block of Alg. 3, which uses level 0 only)
@@ -195,6 +200,7 @@ def run_stream(stream: Stream, parameters: Parameters, forced: np.ndarray,
     # Read once: a structure's array read inside the loop would be reference-counted.
     users, n_users, mu, values = stream.users, stream.n_users, stream.mu, stream.values
     mode, eta, threshold, k = parameters.mode, parameters.eta, parameters.threshold, parameters.k
+    kind, stairs = parameters.kind, parameters.stairs
     estimate, used, clipped, trace = out.estimate, out.used, out.clipped, out.trace
     audited = stream.released
     activation, priors, costs = out.activation, out.priors, out.costs
@@ -245,7 +251,7 @@ def run_stream(stream: Stream, parameters: Parameters, forced: np.ndarray,
             # A STREAM's exact p-sums add up to the running sum: its tree holds only the
             # noise (push), and the exact p-sums are kept only for the trace.
             if mode == STREAM and eta[0] > 0:
-                push(noisy[0], t, noise.laplace(0.0, eta[0]))
+                push(noisy[0], t, draw_scale(noise, kind, eta[0], stairs[0]))
             if counters[2] < trace.shape[0]:
                 if mode == STREAM:
                     lv = merge_push(exact[0], t, x)
@@ -293,7 +299,8 @@ def run_stream(stream: Stream, parameters: Parameters, forced: np.ndarray,
         while next_checkpoint < checkpoints.size and checkpoints[next_checkpoint] == t:
             if mode == NAIVE or mode == STREAM:
                 if mode == NAIVE:
-                    released = running + (noise.laplace(0.0, eta[0]) if eta[0] > 0 else 0.0)
+                    released = running + (draw_scale(noise, kind, eta[0], stairs[0])
+                                          if eta[0] > 0 else 0.0)
                 else:
                     released = running + set_bits_sum(noisy[0], t)
                 if audited.size:
@@ -346,8 +353,8 @@ def _release(level: int, value: float, t: int, parameters: Parameters,
     releases = mechanisms.releases
     releases[j] += 1
     eta = parameters.eta[j]
-    binary_mechanism_step(mechanisms.exact[j], mechanisms.noisy[j], releases[j], value,
-                          noise.laplace(0.0, eta) if eta > 0 else 0.0)
+    fresh = draw_scale(noise, parameters.kind, eta, parameters.stairs[j]) if eta > 0 else 0.0
+    binary_mechanism_step(mechanisms.exact[j], mechanisms.noisy[j], releases[j], value, fresh)
     audited = mechanisms.released
     if audited.size:
         created = lowest_bit(releases[j])

@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from ..components.noise import LAPLACE, STAIR_VALUES, kind_code, stairs
 from ..components.tree import depth
 from . import kernel
 from .config import ContinualConfig
@@ -79,11 +80,34 @@ def _concentration(size: float, n: int, failure: float, blocks: float = 1.0) -> 
 
 def parameters(config: ContinualConfig) -> Parameters:
     """The method's parameters for one coordinate (eqs. 2–10), with every Laplace scale
-    η replaced by ``noise_scale`` where it is set (a control: no noise, or equal noise)."""
+    η replaced by ``noise_scale`` where it is set (a control: no noise, or equal noise),
+    and each mechanism's staircase shape with ``noise=staircase``."""
     found = calibrated(config)
+    kind = kind_code(config.noise)
+    shapes = np.array([stairs(kind, e) for e in p_sum_epsilons(config, found)])
+    found = found._replace(kind=kind, stairs=shapes.reshape(-1, STAIR_VALUES))
     if config.noise_scale is None:
         return found
     return found._replace(eta=np.full_like(found.eta, config.noise_scale))
+
+
+def p_sum_epsilons(config: ContinualConfig, found: Parameters) -> list[float]:
+    """The budget ε' of one p-sum of each mechanism: its elements' sensitivity Δ over its
+    Laplace scale η = Δ/ε' (eqs. 1–10). Per-step releases (naive) get ε₀/T; Alg. 2's and
+    Alg. 3's trees ε₀/depth; Alg. 4's one tree ε₀/(its user's ⌊log m⌋ + 1 elements ×
+    depth); Alg. 5's mechanisms ε₀/(L + 1)/depth and Alg. 6's ε₀/(2(L + 1))/depth, as
+    they split ε₀ over the levels."""
+    epsilon, depth_of = found.epsilon, found.depth
+    method = config.method
+    if method == "naive_laplace":
+        return [epsilon / config.t_max]
+    if method in ("non_private", "alg2", "alg3"):
+        return [epsilon / depth_of]
+    if method == "alg4":
+        used = math.floor(math.log2(config.max_samples) + 1e-12) + 1
+        return [epsilon / (used * depth_of)]
+    share = found.levels if method == "alg5" else 2 * found.levels
+    return [epsilon / share / depth_of] * found.eta.size
 
 
 def calibrated(config: ContinualConfig) -> Parameters:
@@ -98,7 +122,9 @@ def calibrated(config: ContinualConfig) -> Parameters:
     power = 2.0 ** (np.arange(levels) - 1)  # 2^(ℓ−1), the paper's block size
     carried = np.maximum(power, 1).astype(np.int64)  # samples in an element of level ℓ
     no_projection = np.full(levels, np.inf)
-    common = dict(epsilon=epsilon, median_epsilon=0.0, initial=config.prior or 0.0)
+    # The noise is set by :func:`parameters` (Laplace here).
+    common = dict(epsilon=epsilon, median_epsilon=0.0, initial=config.prior or 0.0,
+                  kind=LAPLACE, stairs=np.zeros((0, STAIR_VALUES)))
     method = config.method
 
     def single(mode: int, eta: float, tree: int, carried: int = 1, centre: float = np.nan,

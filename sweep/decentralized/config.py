@@ -54,7 +54,7 @@ CONFIGURATIONS = ("reference", "erased")
 SAMPLES = ("gaussian", "bernoulli", "uniform")
 ALPHA_RESETS = ("global", "local")
 MECHANISMS = ("none", "pm1", "pm2")
-NOISES = ("gaussian", "laplace")
+NOISES = ("gaussian", "laplace", "staircase")
 PRECISIONS = ("float32", "float64")
 BASELINES = ("local", "oracle", "ideal")
 
@@ -184,10 +184,12 @@ class PrivacyOptions:
     fresh p-sum noise per step (each sample in one p-sum: the whole run is (ε, δ)-DP per
     sample), PM-II the binary mechanism's (each sample in up to ⌊log2 t_max⌋ + 1 p-sums;
     ``pm2_split`` divides (ε, δ) by that number, so that the run is (ε, δ)-DP).
-    ``noise``: Lemma 1's Gaussian mechanism (per-release ε <= 1) or Lemma 2's Laplace
-    mechanism. Every value an agent sends (its consensus value, its belief-propagation
-    sums, its test decisions) is computed from releases only, so the guarantee holds by
-    post-processing; its own estimate also uses its exact local mean, which it keeps.
+    ``noise``: Lemma 1's Gaussian mechanism (per-release ε <= 1), Lemma 2's Laplace
+    mechanism, or the staircase mechanism of the same sensitivity 2L (ε-DP as Laplace
+    noise is, of less variance; :mod:`sweep.components.staircase`). Every value an agent
+    sends (its consensus value, its belief-propagation sums, its test decisions) is
+    computed from releases only, so the guarantee holds by post-processing; its own
+    estimate also uses its exact local mean, which it keeps.
 
     Honest privacy settings (:meth:`DecentralizedConfig.check_guarantee`, when a cell is
     prepared to run): a weaker guarantee than the options suggest runs only if an
@@ -396,9 +398,9 @@ class DecentralizedConfig:
                                 self.t_max, n_nodes * self.t_max, "n_nodes × t_max")
 
     def noise_scale(self, epsilon: float | None = None) -> float:
-        """σ_DP of every p-sum's noise (0 without a mechanism): Lemma 1 (``gaussian``)
-        or Lemma 2 (``laplace``) with the data bound L and the per-p-sum budget, at the
-        overall ``epsilon`` (default: the configured one)."""
+        """σ_DP of every p-sum's noise (0 without a mechanism): Lemma 1 (``gaussian``),
+        Lemma 2 (``laplace``) or the staircase with the data bound L and the per-p-sum
+        budget, at the overall ``epsilon`` (default: the configured one)."""
         if not self.private:
             return 0.0
         config = self if epsilon is None else dataclasses.replace(self, epsilon=epsilon)

@@ -64,7 +64,10 @@ class DecentralizedFamily:
         "b_colme": {"graph": {"n_nodes": 20, "degree": 4}, "t_max": 10, "checkpoints": 2,
                     "method": "b_colme"},
         "private": {"graph": {"n_nodes": 20, "degree": 4}, "t_max": 10, "checkpoints": 2,
-                    "samples": "bernoulli", "privacy": {"mechanism": "pm2", "noise": "laplace"}}}
+                    "samples": "bernoulli", "privacy": {"mechanism": "pm2", "noise": "laplace"}},
+        "staircase": {"graph": {"n_nodes": 20, "degree": 4}, "t_max": 10, "checkpoints": 2,
+                      "samples": "bernoulli",
+                      "privacy": {"mechanism": "pm1", "noise": "staircase"}}}
     refused: ClassVar[Mapping[str, Any]] = {"t_max": 0, "graph.degree": 0, "epsilon": 0.0,
                                             "decision.failure_probability": 1.0}
     schema = ResultSchema(metrics={"mse": Metric(), "within": Metric(),

@@ -697,8 +697,8 @@ def component_means(x, labels, n_components: int):
     return out
 
 
-def noise_radius(t_max: int, mechanism: int, noise: str, sigma_dp: float, gamma: float
-                 ) -> np.ndarray:
+def noise_radius(t_max: int, mechanism: int, noise: str, sigma_dp: float, gamma: float,
+                 epsilon: float) -> np.ndarray:
     """ρ(n), n = 0..t_max: a bound on |N_n|/n, the release's noise, holding with
     probability 1 − γ/(n(n + 1)) at each n (so at every n with probability 1 − γ).
 
@@ -706,7 +706,9 @@ def noise_radius(t_max: int, mechanism: int, noise: str, sigma_dp: float, gamma:
     PM-II: k_n = w_H(n), the set bits of n). Gaussian: |N_n| <= σ_DP √(2 k_n ln(2/p));
     Laplace (scale b = σ_DP/√2, sub-exponential with ν² = 4b², α = 2b, since
     1/(1 − b²λ²) <= exp(2b²λ²) for |λ| <= 1/(2b)): Bernstein's bound
-    |N_n| <= max(b √(8 k_n ln(2/p)), 4b ln(2/p)).
+    |N_n| <= max(b √(8 k_n ln(2/p)), 4b ln(2/p)). The staircase at a p-sum's ``epsilon``
+    (of sensitivity Δ = σ_DP/√V_1(ε)): Chernoff's bound on its exact moment generating
+    function, Δ times :func:`~sweep.components.staircase.sum_bound`.
     """
     radius = np.zeros(t_max + 1)
     if mechanism == NO_MECHANISM:
@@ -719,6 +721,11 @@ def noise_radius(t_max: int, mechanism: int, noise: str, sigma_dp: float, gamma:
         terms = np.array([bin(i).count("1") for i in range(1, t_max + 1)], dtype=np.float64)
     if noise == "gaussian":
         bound = sigma_dp * np.sqrt(2.0 * terms * log_term)
+    elif noise == "staircase":
+        from ..components.staircase import staircase_variance, sum_bound
+
+        step = sigma_dp / math.sqrt(staircase_variance(epsilon))
+        bound = step * sum_bound(terms, log_term, epsilon)  # 2e^(−ln(2/p)) = p
     else:
         b = sigma_dp / math.sqrt(2.0)
         bound = np.maximum(b * np.sqrt(8.0 * terms * log_term), 4.0 * b * log_term)

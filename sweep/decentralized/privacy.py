@@ -28,8 +28,9 @@ from .config import DecentralizedConfig
 
 
 def sigma_dp(config: DecentralizedConfig) -> float:
-    """σ_DP of every p-sum's noise (0 without a mechanism): Lemma 1 (``gaussian``) or
-    Lemma 2 (``laplace``) with the data bound L and the per-p-sum budget."""
+    """σ_DP of every p-sum's noise (0 without a mechanism): Lemma 1 (``gaussian``),
+    Lemma 2 (``laplace``) or the staircase with the data bound L and the per-p-sum
+    budget."""
     if config.privacy.mechanism == "none":
         return 0.0
     epsilon, delta = config.release_budget()

@@ -15,6 +15,7 @@ independent implementation.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..components import tree
+from ..components.noise import STAIRCASE, draw_unit, variance_factor
 from ..threads import kernel_threads
 from . import graph as graphs
 from . import kernel
@@ -89,7 +91,7 @@ class Run:
         if self.private:
             noise_bound = kernel.noise_radius(config.t_max, self.mechanism,
                                               config.privacy.noise, sigma_dp(config),
-                                              failure / n_collab)
+                                              failure / n_collab, config.release_budget()[0])
         keep_f, new_f, beta = (np.empty(config.t_max + 1, dtype=F) for _ in range(3))
         kernel.step_tables(F, config.data_bound(), failure, n_collab, noise_bound, keep_f,
                            new_f, beta)
@@ -239,6 +241,7 @@ class Draws:
         else:
             self.mean, self.scale = means, None
         self.sigma_dp = sigma_dp(config)
+        self.epsilon = config.release_budget()[0]  # a p-sum's: the staircase's shape
 
     def draw(self, steps: int) -> tuple[np.ndarray, np.ndarray]:
         shape = (steps, self.n)
@@ -258,6 +261,9 @@ class Draws:
         if c.privacy.noise == "gaussian":
             fresh = self.noise.standard_normal(shape)
             fresh *= self.sigma_dp
+        elif c.privacy.noise == "staircase":  # in units of Δ/ε (sweep.components.noise)
+            fresh = draw_unit(self.noise, STAIRCASE, shape, self.epsilon)
+            fresh *= self.sigma_dp / math.sqrt(variance_factor(STAIRCASE, self.epsilon))
         else:
             fresh = self.noise.laplace(0.0, self.sigma_dp / np.sqrt(2.0), shape)
         return values, fresh

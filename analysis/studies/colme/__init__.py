@@ -82,6 +82,7 @@ STUDY = Study(
             Preset("fig3_paired", figures.SIZES),
             Preset("fig3_welch", figures.SIZES),
             Preset("fig4", figures.SIZES, ("fig4_left", "fig4_right")),
+            Preset("colme_staircase", figures.SIZES),
         ),
         values=document.values,
         sizes={"n_agents": "M", "t_max": "t_max"},

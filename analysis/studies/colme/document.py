@@ -264,6 +264,14 @@ class Measures:
     def _config(self, **options: Any) -> ColmeConfig:
         return _paper_config(self.cell, **options)
 
+    def noise_share(self, preset: str, noise: str, epsilon: float) -> float:
+        """σ_DP² of a p-sum's noise over the data's σ², in the cell of ``preset`` with
+        ``noise`` at ``epsilon``."""
+        cell = self.results.rows(preset, method="colme", noise=noise, epsilon=epsilon).iloc[0]
+        config = _paper_config(cell, noise=noise, distribution=str(cell.distribution),
+                               n_classes=1, class_means=[0.5])
+        return sigma_dp(config) ** 2 / float(cell.sigma) ** 2
+
     def remark(self, mechanism: str, weights: str, start: str) -> float:
         """rRR's exact oracle (Remark 3) at t_max, its first queries at the paper's times
         or the simulator's (``oracle_start``)."""
@@ -414,7 +422,8 @@ class Measures:
                                       runs(self.results, "fig3", rows, method="local"))
 
     def collaboration(self, variance: str) -> Interval:
-        return Interval(*self._collaboration(variance))
+        """The first t of collaboration, between two checkpoints (their resolution)."""
+        return Interval(*self._collaboration(variance), from_runs=False)
 
     def local_until(self, variance: str) -> float:
         """The last checkpoint at which every run's MSE still equals its local MSE."""

@@ -80,18 +80,18 @@ SECTION = Section(
         Preset("inference_fig1", SIZES, ("inference_fig1",)),
         Preset("inference_fig2", SIZES, ("inference_fig2",)),
         Preset("inference_actg", SIZES, ("inference_fig4", "inference_fig5")),
-        Preset("inference_fig6", SIZES, ("inference_fig6", "inference_errors")),
+        Preset("inference_fig6", SIZES, ("inference_fig6", "inference_errors"), budget=320),
         # Fig. 14.2 times two data sizes at each n.
         Preset("inference_runtime", (*SIZES, "dataset.patients"), ("inference_fig14_2",)),
-        Preset("inference_quickstart", SIZES),
+        Preset("inference_quickstart", SIZES, budget=300),
         # The theorems' guarantees on synthetic data, and Fig. 6 at the notebook's setting.
         Preset("inference_guarantees", SIZES),
-        Preset("inference_fig6_notebook", SIZES),
+        Preset("inference_fig6_notebook", SIZES, budget=400),
         # The notebook's other readings: Rizk et al.'s start and clipping, ZDV as a fourth
         # state of Fig. 5, arrivals by 10-day period online.
         Preset("inference_fig6_rizk", SIZES),
         Preset("inference_fig5_notebook", SIZES),
-        Preset("inference_ol_notebook", SIZES),
+        Preset("inference_ol_notebook", SIZES, budget=200),
     ),
     values=inference_values,
     sizes={"graph.n_nodes": "n", "dataset.patients": "time points"},

@@ -58,10 +58,10 @@ STUDY = Study(
             Preset("sample_paths", figures.SIZES, ("sample_paths",)),
             # Appendix C: heterogeneous budgets (C.3) and time-varying graphs (C.1), German
             # households only.
-            Preset("appendix_c_budgets", figures.SIZES, ("appendix_c_budgets",)),
-            Preset("appendix_c_dynamic", figures.SIZES, ("appendix_c_dynamic",)),
+            Preset("appendix_c_budgets", figures.SIZES, ("appendix_c_budgets",), budget=200),
+            Preset("appendix_c_dynamic", figures.SIZES, ("appendix_c_dynamic",), budget=500),
             # The two ablations of Secs 3.1 and 4.1, German households only.
-            Preset("network_ablations", figures.SIZES),
+            Preset("network_ablations", figures.SIZES, budget=200),
         ),
         values=document.values,
         sizes={"graph.n_nodes": "n", "rounds": "T"},
