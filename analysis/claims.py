@@ -776,7 +776,7 @@ class Claim:
     numbers that decide it; ``reading`` what explains a verdict other than *agrees*
     (shown only then); ``adjusted`` its p-value after the document's multiplicity
     procedure (:func:`adjust`); ``presets`` the presets its numbers may come from (not
-    printed: what :mod:`analysis.extend` would give more runs).
+    printed: what :mod:`analysis.needs` would give more runs).
     """
 
     section: str

@@ -61,8 +61,8 @@ from .claims import (
     tally_text,
 )
 from .commands import documents
-from .extend import needs, needs_table
 from .load import MissingData
+from .needs import needs, needs_table
 from .numbers import duration
 from .plot import save, unclaim
 from .study import Preset, Results, Section, Study, get_study, views_of
@@ -131,7 +131,7 @@ def sizes_found(results: Results, preset: Preset) -> tuple[dict[str, list[Any]],
         found[column] = sorted(summary[column].dropna().unique())
         if wanted == AUTO:  # a precision target: each cell its own count, all printed
             continue
-        if column == "replicates":  # extended within the preset's budget (analysis.extend)
+        if column == "replicates":  # extended within the preset's budget (analysis.needs)
             same &= all(wanted <= runs <= preset.most_runs for runs in found[column])
         else:
             same &= set(found[column]) <= set(wanted if isinstance(wanted, list) else [wanted])

@@ -210,7 +210,7 @@ class Preset:
     default: the platform's). ``figures`` are the names of the study's figures drawn from
     it. ``budget`` is the most runs per cell its results may be extended to where a claim
     it decides is inconclusive only because its interval is too wide
-    (:mod:`analysis.extend`); by default, the preset's own runs (no extension).
+    (:mod:`analysis.needs`); by default, the preset's own runs (no extension).
     """
 
     name: str

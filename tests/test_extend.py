@@ -1,4 +1,4 @@
-"""Enough data to decide (:mod:`analysis.extend`): the factor by which a rule's standard
+"""Enough data to decide (:mod:`analysis.needs`): the factor by which a rule's standard
 errors must shrink to decide, the presets a row's numbers come from, and the runs each
 preset is extended to within its budget."""
 
@@ -22,7 +22,7 @@ from analysis.claims import (
     Value,
     Verdict,
 )
-from analysis.extend import Need, commands, needs, needs_table
+from analysis.needs import Need, commands, needs, needs_table
 from analysis.statements import Below, Estimate, Interval, M, Near, Statement, evaluate
 from analysis.study import Preset, Results, Section, Study, note, noting
 

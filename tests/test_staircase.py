@@ -185,3 +185,14 @@ def test_the_sum_bound_holds_and_is_not_loose(epsilon: float, terms: int) -> Non
     r = float(sum_bound(np.array([terms]), np.array([math.log(2 / p)]), epsilon)[0])
     assert np.count_nonzero(np.abs(sums) >= r) <= stats.binom.ppf(0.999, runs, p)
     assert r <= 2.0 * np.quantile(np.abs(sums), 1 - p)
+
+
+@pytest.mark.parametrize("epsilon", [1e-8, 1e-6, 1e-4, 1e-2])
+def test_gamma_star_and_the_variance_are_stable_at_small_epsilon(epsilon: float) -> None:
+    """γ* = 1/2 − ε/12 + O(ε²), up to the rounding of a difference of numbers near 1
+    divided by ε (4 ulp/ε), and the variance tends to Laplace's 2/ε² from below (the
+    continual family's p-sums run at ε/T; Theorem 7 as printed is meaningless there)."""
+    rounding = 4 * np.finfo(float).eps / epsilon
+    assert abs(optimal_gamma(epsilon) - (0.5 - epsilon / 12)) < epsilon**2 + rounding
+    ratio = staircase_variance(epsilon) / (2.0 / epsilon**2)
+    assert 1.0 - epsilon**2 <= ratio <= 1.0 + 1e-15

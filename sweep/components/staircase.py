@@ -30,10 +30,14 @@ import numpy as np
 
 def optimal_gamma(epsilon: float) -> float:
     """γ* that minimizes the staircase's variance at ``epsilon`` > 0 (Geng & Viswanath,
-    Theorem 7): −b/(1 − b) + (b − 2b² + 2b⁴ − b⁵)^(1/3)/(2^(1/3)(1 − b)²), b = e^(−ε)."""
+    Theorem 7): −b/(1 − b) + (b − 2b² + 2b⁴ − b⁵)^(1/3)/(2^(1/3)(1 − b)²), b = e^(−ε).
+
+    As printed it subtracts two numbers of order 1/ε: it loses 9 digits at ε = 0.01 and
+    is meaningless below 10⁻⁴. Since b − 2b² + 2b⁴ − b⁵ = b(1 − b)³(1 + b), it is
+    ((b(1 + b)/2)^(1/3) − b)/(1 − b), which tends to ½ as ε → 0.
+    """
     b = math.exp(-epsilon)
-    return -b / (1.0 - b) + (b - 2 * b**2 + 2 * b**4 - b**5) ** (1 / 3) / (
-        2 ** (1 / 3) * (1.0 - b) ** 2)
+    return ((b * (1.0 + b) / 2.0) ** (1 / 3) - b) / -math.expm1(-epsilon)
 
 
 def _low_step(gamma: float, b: float) -> float:
@@ -50,8 +54,8 @@ def staircase_variance(epsilon: float, sensitivity: float = 1.0,
     Δ²((g + γ)² + (g + γ)(1 − γ) + (1 − γ)²/3); E[G] = b/(1 − b), E[G²] = b(1 + b)/(1 − b)².
     """
     gamma = optimal_gamma(epsilon) if gamma is None else gamma
-    b = math.exp(-epsilon)
-    mean_g, square_g = b / (1.0 - b), b * (1.0 + b) / (1.0 - b) ** 2
+    b, rest = math.exp(-epsilon), -math.expm1(-epsilon)  # 1 − b, exact at small ε
+    mean_g, square_g = b / rest, b * (1.0 + b) / rest**2
     high = square_g + gamma * mean_g + gamma**2 / 3.0
     low = (square_g + 2.0 * gamma * mean_g + gamma**2
            + (1.0 - gamma) * (mean_g + gamma) + (1.0 - gamma) ** 2 / 3.0)
@@ -67,7 +71,7 @@ def staircase_density(x: np.ndarray, epsilon: float, sensitivity: float = 1.0,
     steps = np.abs(np.asarray(x, dtype=float)) / sensitivity
     k = np.floor(steps)
     low = (steps - k) >= gamma
-    top = (1.0 - b) / (2.0 * sensitivity * (gamma + (1.0 - gamma) * b))
+    top = -math.expm1(-epsilon) / (2.0 * sensitivity * (gamma + (1.0 - gamma) * b))
     return top * b ** (k + low)
 
 
@@ -83,7 +87,7 @@ def staircase_cdf(x: np.ndarray, epsilon: float, sensitivity: float = 1.0,
     steps = np.abs(np.asarray(x, dtype=float)) / sensitivity
     k = np.floor(steps)
     r = steps - k
-    top = (1.0 - b) / (2.0 * (gamma + (1.0 - gamma) * b))  # aΔ
+    top = -math.expm1(-epsilon) / (2.0 * (gamma + (1.0 - gamma) * b))  # aΔ
     half = (1.0 - b**k) / 2.0 + top * b**k * (np.minimum(r, gamma)
                                               + b * np.maximum(r - gamma, 0.0))
     return (0.5 + np.sign(x) * half)[()]
@@ -114,7 +118,7 @@ def staircase_mgf(theta: np.ndarray, epsilon: float, gamma: float | None = None
     def magnitude(t: np.ndarray) -> np.ndarray:
         high = np.expm1(t * gamma) / (t * gamma)
         low = np.exp(t * gamma) * np.expm1(t * (1.0 - gamma)) / (t * (1.0 - gamma))
-        return (1.0 - b) / (1.0 - b * np.exp(t)) * ((1.0 - p) * high + p * low)
+        return -math.expm1(-epsilon) / -np.expm1(t - epsilon) * ((1.0 - p) * high + p * low)
 
     theta = np.asarray(theta, dtype=float)
     return (magnitude(theta) + magnitude(-theta)) / 2.0

@@ -109,7 +109,10 @@ class NetworkFamily:
     # in it; new random streams.
     # 4: the streams' key without the replicate count (sweep.plan.STREAM_VERSION 2):
     # new cell ids and random streams, the same computation.
-    version = 4
+    # 5: the staircase's γ* in a stable form (sweep.components.staircase.optimal_gamma):
+    # its cells' noise changes (in the last digits at ε >= 0.1; it was wrong below
+    # ε ≈ 10⁻³); new cell ids, the same computation for Laplace and Gaussian noise.
+    version = 5
     options = NetworkConfig
     #: Small cells (milliseconds each), one per code path that draws or splits its random
     #: numbers differently, which the conformance suite runs; and values it must refuse.
