@@ -39,9 +39,11 @@ PRIVACY_TESTS = {
 }
 
 
-#: The tests of the declared verdict rules, which their mutants ("verdicts") must fail.
+#: The tests of the declared verdict rules, which their mutants ("verdicts") must fail, and
+#: of the shared noise kinds' closed forms and draws ("components").
 CHECK_TESTS = {"verdicts": ("tests/test_claims.py", "tests/test_stability.py",
-                            "tests/test_extend.py")}
+                            "tests/test_extend.py"),
+               "components": ("tests/test_staircase.py", "tests/test_components.py")}
 TESTS = {**PRIVACY_TESTS, **CHECK_TESTS}
 
 
@@ -80,8 +82,8 @@ MUTANTS = (
     Mutant("colme-lemma2-constant", "colme",
            "Lemma 2's scale from σ_DP² = 2L²/ε² (sensitivity L instead of 2L)",
            "sweep/components/calibration.py",
-           "return math.sqrt(8.0) * bound / epsilon",
-           "return math.sqrt(2.0) * bound / epsilon"),
+           "epsilon, math.sqrt(8.0) * bound)",
+           "epsilon, math.sqrt(2.0) * bound)"),
     Mutant("colme-calibrated-to-sigma", "colme",
            "the noise calibrated to the data's σ instead of its bound L = σ√3",
            "sweep/colme/privacy.py",
@@ -109,7 +111,7 @@ MUTANTS = (
            "sweep/continual/parameters.py",
            "        return [epsilon / depth_of]\n",
            "        return [epsilon]\n"),
-    Mutant("staircase-gamma-as-printed", "continual",
+    Mutant("staircase-gamma-as-printed", "components",
            "γ* by Theorem 7 as printed, which cancels catastrophically at small ε",
            "sweep/components/staircase.py",
            "    return ((b * (1.0 + b) / 2.0) ** (1 / 3) - b) / -math.expm1(-epsilon)",
@@ -172,18 +174,18 @@ MUTANTS = (
     Mutant("continual-tree-half-noise", "continual",
            "the running sum's binary mechanism (Alg. 2) draws its p-sum noise at half η",
            "sweep/continual/kernel.py",
-           "push(noisy[0], t, noise.laplace(0.0, eta[0]))",
-           "push(noisy[0], t, noise.laplace(0.0, eta[0] / 2))"),
+           "push(noisy[0], t, draw_scale(noise, kind, eta[0], stairs[0]))",
+           "push(noisy[0], t, draw_scale(noise, kind, eta[0] / 2, stairs[0]))"),
     Mutant("continual-naive-half-noise", "continual",
            "the naive mechanism's fresh noise per read at half its scale",
            "sweep/continual/kernel.py",
-           "released = running + (noise.laplace(0.0, eta[0]) if eta[0] > 0 else 0.0)",
-           "released = running + (noise.laplace(0.0, eta[0] / 2) if eta[0] > 0 else 0.0)"),
+           "released = running + (draw_scale(noise, kind, eta[0], stairs[0])",
+           "released = running + (draw_scale(noise, kind, eta[0] / 2, stairs[0])"),
     Mutant("continual-element-half-noise", "continual",
            "the released elements' mechanisms (Algs 3–6) draw at half η",
            "sweep/continual/kernel.py",
-           "noise.laplace(0.0, eta) if eta > 0 else 0.0)",
-           "noise.laplace(0.0, eta / 2) if eta > 0 else 0.0)"),
+           "draw_scale(noise, parameters.kind, eta, parameters.stairs[j]) if eta > 0",
+           "draw_scale(noise, parameters.kind, eta / 2, parameters.stairs[j]) if eta > 0"),
     Mutant("continual-alg5-budget-split", "continual",
            "Alg. 5's mechanisms each get the whole ε instead of ε/(L + 1) (eq. (7))",
            "sweep/continual/parameters.py",
@@ -290,8 +292,8 @@ MUTANTS = (
     Mutant("decentralized-gaussian-as-laplace-scale", "decentralized",
            "Gaussian noise drawn with σ/√2 (the Laplace conversion applied to it)",
            "sweep/decentralized/simulate.py",
-           "fresh *= self.sigma_dp",
-           "fresh *= self.sigma_dp / np.sqrt(2.0)"),
+           "fresh *= self.sigma_dp\n",
+           "fresh *= self.sigma_dp / np.sqrt(2.0)\n"),
     Mutant("decentralized-exact-mean-test", "decentralized",
            "C-ColME's neighbour test on the agent's exact mean instead of its release",
            "sweep/decentralized/kernel.py",
