@@ -127,8 +127,7 @@ def interval_test(estimate: float, low: float, high: float, band: tuple[float, f
     smallest level at which the interval would decide; None without an interval."""
     if math.isnan(low) or math.isnan(high):
         return None
-    q = t_quantile(df)
-    se_low, se_high = (estimate - low) / q, (high - estimate) / q
+    se_low, se_high = _side_errors(estimate, low, high, df)
     lower, upper = band
     inside = 2 * max(_t_sf(_z(estimate - lower, se_low), df),
                      _t_sf(_z(upper - estimate, se_high), df))
@@ -143,12 +142,10 @@ def interval_test(estimate: float, low: float, high: float, band: tuple[float, f
     return Test(Verdict.DISAGREES, min(1.0, outside))
 
 
-def _normal_quantile(level: float) -> float:
-    """z with a two-sided tail of ``level``: the threshold of a test at that level when
-    runs are many."""
-    from scipy.stats import norm
-
-    return float(norm.isf(level / 2))
+def _side_errors(estimate: float, low: float, high: float, df: float) -> tuple[float, float]:
+    """Each side's standard error, read from a 95% interval's half-width on that side."""
+    q = t_quantile(df)
+    return (estimate - low) / q, (high - estimate) / q
 
 
 def interval_shrink(estimate: float, low: float, high: float, band: tuple[float, float],
@@ -159,8 +156,9 @@ def interval_shrink(estimate: float, low: float, high: float, band: tuple[float,
     (clear of the band); ∞ for an estimate on an edge, None without an interval."""
     if math.isnan(low) or math.isnan(high):
         return None
-    q, z = t_quantile(df), _normal_quantile(level)
-    se_low, se_high = (estimate - low) / q, (high - estimate) / q
+    # The test's threshold when runs are many: the normal quantile of ``level``.
+    z = t_quantile(math.inf, 1 - level)
+    se_low, se_high = _side_errors(estimate, low, high, df)
     lower, upper = band
     if lower < estimate < upper:
         return z * max(se_low / (estimate - lower), se_high / (upper - estimate))
@@ -343,7 +341,7 @@ class Ordering(Evidence):
     def shrink(self, level: float) -> float | None:
         if self.se == 0 or math.isnan(self.t):
             return None
-        return _normal_quantile(level) / abs(self.t) if self.t else math.inf
+        return t_quantile(math.inf, 1 - level) / abs(self.t) if self.t else math.inf
 
     @classmethod
     def read(cls, match: re.Match[str]) -> Ordering:

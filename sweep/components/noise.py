@@ -16,9 +16,9 @@ less variance, is drawn in the same units as that Laplace noise: a value of scal
 in units of b are Laplace's (P(|X| > m b) = e^(−m) at the stairs); its variance is
 ``variance_factor(STAIRCASE, ε)`` b² = ε² V_1(ε) b², V_1 the variance at sensitivity 1.
 Its shape depends on ε: compiled draws take it as :func:`stairs` (a tuple or an array
-row, unused by the other kinds). A value is four variates (sign, G, U, B; :func:`draw_stair`); the
-vectorized :func:`draw_staircase` draws them as four arrays, and both compute the
-magnitude with :func:`stair_magnitude`.
+row, unused by the other kinds). A value is four variates (sign, G, U, B;
+:func:`draw_stair`); the vectorized :func:`draw_staircase` draws them as four arrays, and
+both compute the magnitude with :func:`stair_magnitude`.
 
 numpy's Laplace takes the location first: ``rng.laplace(0.0, b)``. A public
 implementation of a related paper passed b positionally as the location, which shifts

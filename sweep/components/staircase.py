@@ -132,16 +132,18 @@ def sum_bound(terms: np.ndarray, log_term: np.ndarray, epsilon: float,
     θ = ε j/(grid + 1) (any θ in (0, ε) gives a valid bound)."""
     theta = epsilon * np.arange(1, grid + 1) / (grid + 1)
     log_mgf = np.log(staircase_mgf(theta, epsilon))
-    terms, log_term = np.asarray(terms, dtype=float), np.asarray(log_term, dtype=float)
-    out = np.empty(np.broadcast(terms, log_term).shape)
-    flat_terms, flat_logs = np.broadcast_to(terms, out.shape).ravel(), np.broadcast_to(
-        log_term, out.shape).ravel()
-    block = 1 << 16  # rows at a time: a grid of 64 values per row
-    result = out.reshape(-1)
-    for start in range(0, result.size, block):
-        k, log = flat_terms[start:start + block, None], flat_logs[start:start + block, None]
-        result[start:start + block] = ((k * log_mgf + log) / theta).min(axis=1)
-    return out
+    terms, log_term = np.broadcast_arrays(np.asarray(terms, dtype=float),
+                                          np.asarray(log_term, dtype=float))
+    k, log = terms.ravel(), log_term.ravel()
+    out = np.empty(k.size)
+    for start in range(0, k.size, _ROWS):  # a row of ``grid`` values per sum
+        rows = slice(start, start + _ROWS)
+        out[rows] = ((k[rows, None] * log_mgf + log[rows, None]) / theta).min(axis=1)
+    return out.reshape(terms.shape)
+
+
+#: Sums bounded at a time by :func:`sum_bound` (its memory: this times its grid).
+_ROWS = 1 << 16
 
 
 def unit_variance(epsilon: float) -> float:
