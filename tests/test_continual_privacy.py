@@ -69,7 +69,7 @@ import pytest
 from sweep.continual.config import ContinualConfig
 from sweep.continual.kernel import NAIVE, private_median
 from sweep.continual.orders import arrivals
-from sweep.continual.parameters import Parameters, p_sum_epsilons, parameters
+from sweep.continual.parameters import Parameters, parameters
 from sweep.continual.simulate import TRACE, Coordinate, median_bins, run_coordinate
 
 from .audit import LAPLACE, AuditReport, Budget, Noise, PairLoss, pair_loss, standardized_shift
@@ -635,7 +635,7 @@ def test_the_drawn_noise_is_the_declared_noise(method: str, n: int, m: int, nois
     for seed in (0, 2):
         s = scenario(method, "uniform", n, m, epsilon=epsilon, seed=seed, noise=noise)
         noises.append(drawn_noises(s, seed))
-    budgets = set(p_sum_epsilons(s.config, s.parameters))
+    budgets = set(s.parameters.budget)
     assert len(budgets) == 1
     check_drawn_noise(np.concatenate(noises), noise, 1.0, epsilon=budgets.pop())
 

@@ -72,8 +72,9 @@ class Parameters(NamedTuple):
     epsilon: float  # ε₀, the budget of one coordinate
     eta: np.ndarray  # float[mechanisms]: Laplace scale of each mechanism's p-sums (0: none)
     kind: int  # the noise's code (sweep.components.noise)
-    # float[mechanisms, STAIR_VALUES]: each mechanism's staircase shape at the budget of
-    # one p-sum (sweep.components.noise.stairs), unused with Laplace noise
+    budget: np.ndarray  # float[mechanisms]: ε' of one p-sum, η = Δ/ε'
+    # float[mechanisms, STAIR_VALUES]: the staircase's shape at ``budget``
+    # (sweep.components.noise.stairs), unused with Laplace noise
     stairs: np.ndarray
     mechanism: np.ndarray  # int: each level's mechanism
     # int: the samples one element of a level carries (1 at levels 0 and 1, 2^(ℓ−1) above;

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ..components.noise import LAPLACE, STAIR_VALUES, kind_code, stairs
+from ..components.noise import kind_code, stairs
 from ..components.tree import depth
 from . import kernel
 from .config import ContinualConfig
@@ -80,39 +80,20 @@ def _concentration(size: float, n: int, failure: float, blocks: float = 1.0) -> 
 
 def parameters(config: ContinualConfig) -> Parameters:
     """The method's parameters for one coordinate (eqs. 2–10), with every Laplace scale
-    η replaced by ``noise_scale`` where it is set (a control: no noise, or equal noise),
-    and each mechanism's staircase shape with ``noise=staircase``."""
+    η replaced by ``noise_scale`` where it is set (a control: no noise, or equal noise)."""
     found = calibrated(config)
-    kind = kind_code(config.noise)
-    shapes = np.array([stairs(kind, e) for e in p_sum_epsilons(config, found)])
-    found = found._replace(kind=kind, stairs=shapes.reshape(-1, STAIR_VALUES))
     if config.noise_scale is None:
         return found
     return found._replace(eta=np.full_like(found.eta, config.noise_scale))
 
 
-def p_sum_epsilons(config: ContinualConfig, found: Parameters) -> list[float]:
-    """The budget ε' of one p-sum of each mechanism: its elements' sensitivity Δ over its
-    Laplace scale η = Δ/ε' (eqs. 1–10). Per-step releases (naive) get ε₀/T; Alg. 2's and
-    Alg. 3's trees ε₀/depth; Alg. 4's one tree ε₀/(its user's ⌊log m⌋ + 1 elements ×
-    depth); Alg. 5's mechanisms ε₀/(L + 1)/depth and Alg. 6's ε₀/(2(L + 1))/depth, as
-    they split ε₀ over the levels."""
-    epsilon, depth_of = found.epsilon, found.depth
-    method = config.method
-    if method == "naive_laplace":
-        return [epsilon / config.t_max]
-    if method in ("non_private", "alg2", "alg3"):
-        return [epsilon / depth_of]
-    if method == "alg4":
-        used = math.floor(math.log2(config.max_samples) + 1e-12) + 1
-        return [epsilon / (used * depth_of)]
-    share = found.levels if method == "alg5" else 2 * found.levels
-    return [epsilon / share / depth_of] * found.eta.size
-
-
 def calibrated(config: ContinualConfig) -> Parameters:
     """The method's parameters for one coordinate as the paper calibrates them to ε
-    (eqs. 2–10)."""
+    (eqs. 2–10). Each mechanism's η is Δ/ε' for its elements' sensitivity Δ and the budget
+    ε' of one p-sum (``budget``), from which the staircase takes its shape: ε₀/T for the
+    naive reads, ε₀/depth for the trees of Algs 2–3, ε₀/((⌊log m⌋ + 1)·depth) for Alg. 4's
+    (a user's ⌊log m⌋ + 1 elements), ε₀/(L + 1)/depth and ε₀/(2(L + 1))/depth for the
+    levels of Algs 5 and 6."""
     # The paper's δ, its failure probability (not a DP δ).
     n, m, T = config.n_users, config.max_samples, config.t_max
     failure = config.failure_probability
@@ -122,29 +103,33 @@ def calibrated(config: ContinualConfig) -> Parameters:
     power = 2.0 ** (np.arange(levels) - 1)  # 2^(ℓ−1), the paper's block size
     carried = np.maximum(power, 1).astype(np.int64)  # samples in an element of level ℓ
     no_projection = np.full(levels, np.inf)
-    # The noise is set by :func:`parameters` (Laplace here).
-    common = dict(epsilon=epsilon, median_epsilon=0.0, initial=config.prior or 0.0,
-                  kind=LAPLACE, stairs=np.zeros((0, STAIR_VALUES)))
+    kind = kind_code(config.noise)
+    common = dict(epsilon=epsilon, median_epsilon=0.0, initial=config.prior or 0.0, kind=kind)
     method = config.method
 
-    def single(mode: int, eta: float, tree: int, carried: int = 1, centre: float = np.nan,
-               half: float = np.inf) -> Parameters:
+    def noise(budget: np.ndarray) -> dict[str, np.ndarray]:
+        """Each mechanism's p-sum budget and the staircase's shape at it."""
+        return {"budget": budget, "stairs": np.array([stairs(kind, e) for e in budget])}
+
+    def single(mode: int, eta: float, tree: int, budget: float, carried: int = 1,
+               centre: float = np.nan, half: float = np.inf) -> Parameters:
         """One mechanism fed at level 0 only (no withhold-release)."""
         zero = np.zeros(1, dtype=np.int64)
         return Parameters(mode, 1, eta=np.array([eta]), mechanism=zero,
                           carried=np.array([carried]), centre=np.array([centre]),
-                          half=np.array([half]), threshold=zero, k=zero, depth=tree, **common)
+                          half=np.array([half]), threshold=zero, k=zero, depth=tree,
+                          **noise(np.array([budget])), **common)
 
     if method in ("non_private", "alg2"):
         return single(kernel.STREAM, 0.0 if method == "non_private" else m * depth(T) / epsilon,
-                      depth(T))
+                      depth(T), epsilon / depth(T))
     if method == "naive_laplace":
         # Each of the T releases is (ε/T)-DP; a user changes the running sum by m at most.
-        return single(kernel.NAIVE, m * T / epsilon, 1)
+        return single(kernel.NAIVE, m * T / epsilon, 1, epsilon / T)
     if method == "alg3":
         half = _concentration(m, n, failure) + math.sqrt(m)  # eq. (2)
-        return single(kernel.BLOCK, 2 * half * depth(n) / epsilon, depth(n), carried=m,
-                      centre=m * config.prior, half=half)
+        return single(kernel.BLOCK, 2 * half * depth(n) / epsilon, depth(n),
+                      epsilon / depth(n), carried=m, centre=m * config.prior, half=half)
     used = math.floor(math.log2(m) + 1e-12) + 1  # levels a user's count can reach
     threshold = np.zeros(levels, dtype=np.int64)
     k = np.zeros(levels, dtype=np.int64)
@@ -161,6 +146,7 @@ def calibrated(config: ContinualConfig) -> Parameters:
             bound = _concentration(m, n, failure, log_m(m)) + math.sqrt(m)
             tree = depth(n * used)
             eta = np.array([2 * bound * used * tree / epsilon])
+            budget = np.array([epsilon / (used * tree)])
             mechanism = np.zeros(levels, dtype=np.int64)
         else:
             # Eq. (7): mechanism ℓ at ε/(L + 1), its elements' sensitivity 2(√(2^(ℓ−1)/2
@@ -168,6 +154,7 @@ def calibrated(config: ContinualConfig) -> Parameters:
             tree = depth(n)
             eta = np.array([2 * (_concentration(p, n, failure, log_m(m)) + math.sqrt(p)) * tree
                             / (epsilon / levels) for p in power])
+            budget = np.full(levels, epsilon / levels / tree)
             mechanism = np.arange(levels)
     elif method == "alg6":
         tree = depth(n)
@@ -184,11 +171,12 @@ def calibrated(config: ContinualConfig) -> Parameters:
             if ell >= 2:
                 half[ell] = bound
                 threshold[ell] = min(int(carried[ell]) * arrays, T + 1)
+        budget = np.full(levels, epsilon / (2 * levels) / tree)
         mechanism = np.arange(levels)
         common["median_epsilon"] = epsilon / (2 * max(L, 1))
     return Parameters(kernel.EXPONENTIAL, levels, eta=eta, mechanism=mechanism,
                       carried=carried, centre=centre, half=half,
-                      threshold=threshold, k=k, depth=tree, **common)
+                      threshold=threshold, k=k, depth=tree, **noise(budget), **common)
 
 
 def diversity_need(config: ContinualConfig, epsilon: float) -> np.ndarray:
