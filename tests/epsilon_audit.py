@@ -34,6 +34,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -289,17 +290,25 @@ def _continual(n: int, whole_run: bool, noise: str = "laplace") -> Callable[[int
     return draw
 
 
-def _inference(whole_run: bool) -> Callable[[int], Outputs]:
-    """Alg. 1's release on ACTG 175 (GM, five centres, Θ = {0, −log 2}): every noisy
-    log-likelihood log γ_i(θ) + Lap(K|Θ|Δ/ε), read off the exchange's start
-    (``beliefs.propagate``); under y every centre's log-likelihoods are larger by the
-    sensitivity Δ (the worst neighbour's change). Each value is (ε/(K|Θ|))-DP, one
-    output; the whole run is a centre's K|Θ| values of a replicate, ε-DP."""
-    from sweep.inference import beliefs, simulate
+def _inference_cell(noise: str = "laplace", epsilon: float = 1.0) -> Any:
     from sweep.inference.config import InferenceConfig
+    from sweep.inference.simulate import prepare
 
-    cell = simulate.prepare(InferenceConfig.from_options(method="gm", epsilon=1.0,
-                                                         iterations=1, checkpoints=[1]))
+    return prepare(InferenceConfig.from_options(method="gm", epsilon=epsilon, iterations=1,
+                                                checkpoints=[1], noise=noise))
+
+
+def _inference(whole_run: bool, noise: str = "laplace", epsilon: float = 1.0
+               ) -> Callable[[int], Outputs]:
+    """Alg. 1's release on ACTG 175 (GM, five centres, Θ = {0, −log 2}): every noisy
+    log-likelihood log γ_i(θ) + Lap(K|Θ|Δ/ε) (or the staircase of ε/(K|Θ|) in its
+    units), read off the exchange's start (``beliefs.propagate``); under y every centre's
+    log-likelihoods are larger by the sensitivity Δ (the worst neighbour's change). Each
+    value is (ε/(K|Θ|))-DP, one output; the whole run is a centre's K|Θ| values of a
+    replicate, ε-DP."""
+    from sweep.inference import beliefs, simulate
+
+    cell = _inference_cell(noise, epsilon)
     moved = dataclasses.replace(cell, loglik=cell.loglik + cell.sensitivity)
 
     def releases(chosen, runs: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -335,12 +344,9 @@ def _inference(whole_run: bool) -> Callable[[int], Outputs]:
     return draw
 
 
-def _inference_budget() -> float:
-    from sweep.inference.config import InferenceConfig
-    from sweep.inference.simulate import prepare
-
-    cell = prepare(InferenceConfig.from_options(method="gm", epsilon=1.0, iterations=1,
-                                                checkpoints=[1]))
+def _inference_budget(noise: str = "laplace", epsilon: float = 1.0) -> float:
+    """One value's budget ε/(K|Θ|), from the cell's own calibration (Δ/b)."""
+    cell = _inference_cell(noise, epsilon)
     return cell.sensitivity / cell.scale
 
 
@@ -393,6 +399,9 @@ def cases() -> list[Case]:
              1.0, 0.0, WHOLE_RUNS, _continual(4, whole_run=True), "within"),
         Case("inference", "one noisy log-likelihood of Alg. 1 (ε/2K: K rounds × 2 states)",
              "laplace", _inference_budget(), 0.0, LAPLACE_RUNS, _inference(whole_run=False)),
+        Case("inference", "one noisy log-likelihood of Alg. 1, staircase (ε = 6: ε' = 1)",
+             "staircase", _inference_budget("staircase", 6.0), 0.0, LAPLACE_RUNS,
+             _inference(False, "staircase", 6.0)),
         Case("inference", "whole run: a centre's 2K noisy log-likelihoods of Alg. 1",
              "laplace", 1.0, 0.0, LAPLACE_RUNS, _inference(whole_run=True), "within"),
         Case("decentralized", "C-ColME's PM-I p-sum of one sample (Lemma 2)", "laplace",

@@ -39,11 +39,13 @@ PRIVACY_TESTS = {
 }
 
 
-#: The tests of the declared verdict rules, which their mutants ("verdicts") must fail, and
-#: of the shared noise kinds' closed forms and draws ("components").
+#: The tests of the declared verdict rules, which their mutants ("verdicts") must fail, of
+#: the shared noise kinds' closed forms and draws ("components"), and of the inference
+#: theorems' K and T ("theorems").
 CHECK_TESTS = {"verdicts": ("tests/test_claims.py", "tests/test_stability.py",
                             "tests/test_extend.py"),
-               "components": ("tests/test_staircase.py", "tests/test_components.py")}
+               "components": ("tests/test_staircase.py", "tests/test_components.py"),
+               "theorems": ("tests/test_inference.py",)}
 TESTS = {**PRIVACY_TESTS, **CHECK_TESTS}
 
 
@@ -228,9 +230,21 @@ MUTANTS = (
     Mutant("inference-draw-half-scale", "inference",
            "the Laplace draws of the MLE, test and Rizk et al. paths at half their scale",
            "sweep/inference/simulate.py",
-           "return np.stack([np.random.default_rng(s).laplace(0.0, scale, shape) for s in seeds])",
-           "return np.stack([np.random.default_rng(s).laplace(0.0, scale / 2, shape) "
-           "for s in seeds])"),
+           "return cell.scale * draw_unit(rng, kind_code(cell.config.noise), shape, cell.budget)",
+           "return cell.scale / 2 * draw_unit(rng, kind_code(cell.config.noise), shape, "
+           "cell.budget)"),
+    Mutant("inference-staircase-drawn-as-laplace", "inference",
+           "noise=staircase draws Laplace noise of the same scale (the option ignored)",
+           "sweep/inference/simulate.py",
+           "return cell.scale * draw_unit(rng, kind_code(cell.config.noise), shape, cell.budget)",
+           "return cell.scale * draw_unit(rng, kind_code(\"laplace\"), shape, cell.budget)"),
+    Mutant("inference-staircase-shape-at-twice-the-budget", "inference",
+           "the staircase drawn with the shape of twice each draw's budget ε' (the scale "
+           "b kept)",
+           "sweep/inference/simulate.py",
+           "return cell.scale * draw_unit(rng, kind_code(cell.config.noise), shape, cell.budget)",
+           "return cell.scale * draw_unit(rng, kind_code(cell.config.noise), shape, "
+           "2 * cell.budget)"),
     Mutant("inference-test-half-noise", "inference",
            "the distributed test's releases carry half their noise",
            "sweep/inference/simulate.py",
@@ -239,8 +253,14 @@ MUTANTS = (
     Mutant("inference-online-half-noise", "inference",
            "online learning (Alg. 3) draws its noise at half its scale",
            "sweep/inference/simulate.py",
-           "draws = (noise.laplace(0.0, cell.scale, signals.shape) if cell.scale",
-           "draws = (noise.laplace(0.0, cell.scale / 2, signals.shape) if cell.scale"),
+           "k = online(matrix, signals, draw_noise(cell, noise, signals.shape), first,",
+           "k = online(matrix, signals, draw_noise(cell, noise, signals.shape) / 2, first,"),
+    Mutant("inference-staircase-iterations-from-laplace", "theorems",
+           "the theorems' T under the staircase computed from Laplace's standard deviation "
+           "√2 b",
+           "sweep/inference/simulate.py",
+           "return scale * math.sqrt(unit_noise_variance(kind, budget))",
+           "return scale * math.sqrt(2.0)"),
     Mutant("inference-rizk-half-noise", "inference",
            "Rizk et al.'s iterates carry half of the noise drawn for them",
            "sweep/inference/simulate.py",
@@ -259,8 +279,8 @@ MUTANTS = (
     Mutant("inference-budget-per-state", "inference",
            "the noise scale without |Θ| (eq. (7)'s budget ε/|Θ| per state forgotten)",
            "sweep/inference/simulate.py",
-           "return rounds * size * cell.sensitivity / config.epsilon",
-           "return rounds * cell.sensitivity / config.epsilon"),
+           "return config.epsilon / (rounds * size)",
+           "return config.epsilon / rounds"),
     Mutant("inference-test-on-exact-data", "inference",
            "the test's statistic and decision taken on the agents' mean exact "
            "log-likelihoods, not on the exchanged noisy ones",

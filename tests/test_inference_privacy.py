@@ -147,9 +147,9 @@ def test_runs_draw_the_declared_noise(options: dict[str, Any], shape: Callable,
     calls: list[tuple[int, tuple[int, ...], float]] = []
     original = simulate._noise
 
-    def spy(seeds, draws, b):  # type: ignore[no-untyped-def]
-        calls.append((len(seeds), tuple(draws), b))
-        return original(seeds, draws, b)
+    def spy(cell, seeds, draws):  # type: ignore[no-untyped-def]
+        calls.append((len(seeds), tuple(draws), cell.scale))
+        return original(cell, seeds, draws)
 
     monkeypatch.setattr(simulate, "_noise", spy)
     cell = cell_of(epsilon=1.0, **options)
@@ -169,15 +169,23 @@ def test_runs_draw_the_declared_noise(options: dict[str, Any], shape: Callable,
     ({"method": "test"}, lambda c: c.rounds * 2 * 2.0),
     # Treatments (Sec. 5): each arm's GLR, Lap(K|Θ|·2Δ/ε).
     ({"model": {"kind": "treatments"}}, lambda c: c.rounds * 3 * 2 * 2.0),
-], ids=["gm-cox", "am-cox", "threshold_1-bernoulli", "test-cox", "treatments"])
+    # The staircase of each draw's budget ε' = ε/(K|Θ|), in the same units, at budgets
+    # where its shape is far from Laplace's (ε' = 2: ε = 8, K = 2 rounds × 2 states).
+    ({"method": "gm", "noise": "staircase", "epsilon": 8.0, "rounds": 2},
+     lambda c: 2 * 2 * 2.0 / 8.0),
+    ({"method": "test", "noise": "staircase", "epsilon": 8.0, "rounds": 2},
+     lambda c: 2 * 2 * 2.0 / 8.0),
+], ids=["gm-cox", "am-cox", "threshold_1-bernoulli", "test-cox", "treatments",
+        "gm-cox-staircase", "test-cox-staircase"])
 def test_released_log_likelihoods_carry_the_declared_noise(
         options: dict[str, Any], scale: Callable, monkeypatch: pytest.MonkeyPatch) -> None:
     """Black box on what the agents send: the noisy log-likelihoods the exchange starts
     from (``beliefs.propagate``'s ψ̃_0, as the run hands them over), less the noiseless
-    ones, are Laplace of the paper's scale (written out again above). The MLE runs
-    carry the noiseless values beside the noisy ones (Alg. 4, the last round); the test's
-    come from ``simulate._test_data``. 600 replicates × 5 agents × K rounds × 2 or 3
-    states: the scale test detects a 10% error with power >= 0.99."""
+    ones, are Laplace of the paper's scale (written out again above; ε = 1), or the
+    staircase of budget ε' = Δ/b in units of b. The MLE runs carry the noiseless values
+    beside the noisy ones (Alg. 4, the last round); the test's come from
+    ``simulate._test_data``. 600 replicates × 5 agents × K rounds × 2 or 3 states: the
+    scale test detects a 10% error with power >= 0.99."""
     captured: list[np.ndarray] = []
     original = beliefs.propagate
 
@@ -186,7 +194,7 @@ def test_released_log_likelihoods_carry_the_declared_noise(
         return original(half, initial, times)
 
     monkeypatch.setattr(beliefs, "propagate", spy)  # simulate imports it when it runs
-    cell = cell_of(epsilon=1.0, **options)
+    cell = cell_of(**{"epsilon": 1.0, **options})
     seeds, ids = np.random.SeedSequence(SEED).spawn(600), list(range(600))
     simulate.run(cell, seeds, ids)
     released = captured[0].transpose(1, 2, 0, 3)  # (R, rounds, n, states)
@@ -195,16 +203,20 @@ def test_released_log_likelihoods_carry_the_declared_noise(
     else:
         released, exact = released[:, :-1], released[:, -1:]
     assert released.shape[1] == cell.rounds
-    check_drawn_noise(released - exact, LAPLACE, scale(cell))
+    assert cell.budget == pytest.approx(cell.sensitivity / scale(cell), rel=1e-12)
+    check_drawn_noise(released - exact, cell.config.noise, scale(cell), epsilon=cell.budget)
 
 
-def test_rizk_iterates_carry_the_declared_noise(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("noise", "epsilon"), [("laplace", 1.0), ("staircase", 18.0)])
+def test_rizk_iterates_carry_the_declared_noise(noise: str, epsilon: float,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Rizk et al. (Sec. 14.4) on ACTG: what each centre sends at iteration t is
     θ_t = Σ_j a_ij θ_{j,t−1} + η Clip(score(θ_{i,t−1}), 2B_θB_x) + Lap(2B_xB_θTη/ε). The
     iterates are read where the run mixes them (``simulate._mix``), and each iteration's
     noise is θ_t less the mixing and the clipped score (written out again here): it is
-    Laplace of the paper's scale (140 replicates × 5 centres × T − 1 = 8 iterations; power
-    >= 0.99 against a 10% scale error)."""
+    Laplace of the paper's scale, or the staircase of budget ε/T in its units (ε' = 2
+    here) (140 replicates × 5 centres × T − 1 = 8 iterations; power >= 0.99 against a 10%
+    scale error)."""
     mixed: list[tuple[np.ndarray, np.ndarray]] = []
     original = simulate._mix
 
@@ -214,7 +226,7 @@ def test_rizk_iterates_carry_the_declared_noise(monkeypatch: pytest.MonkeyPatch)
         return out
 
     monkeypatch.setattr(simulate, "_mix", spy)
-    cell = cell_of(method="rizk", epsilon=1.0)
+    cell = cell_of(method="rizk", epsilon=epsilon, iterations=9, noise=noise)
     model, eta = cell.config.model, cell.config.learning_rate
     simulate.run(cell, np.random.SeedSequence(SEED).spawn(140), list(range(140)))
     private = mixed[0::2]  # each iteration mixes the private iterates, then the plain ones
@@ -224,8 +236,9 @@ def test_rizk_iterates_carry_the_declared_noise(monkeypatch: pytest.MonkeyPatch)
         score = np.stack([partial_score(c, before[i], model.ties)
                           for i, c in enumerate(cell.centres)])
         noises.append(after - mix - eta * np.clip(score, -clip, clip))
-    declared = 2 * model.bound_x * model.bound_theta * cell.iterations * eta / 1.0
-    check_drawn_noise(np.concatenate(noises), LAPLACE, declared)
+    declared = 2 * model.bound_x * model.bound_theta * cell.iterations * eta / epsilon
+    assert cell.budget == epsilon / cell.iterations
+    check_drawn_noise(np.concatenate(noises), noise, declared, epsilon=cell.budget)
 
 
 def hand_over(monkeypatch: pytest.MonkeyPatch, noiseless: bool) -> list[np.ndarray]:
@@ -302,6 +315,29 @@ def test_online_runs_draw_the_declared_noise(options: dict[str, Any], scale: flo
         assert signals.shape == draws.shape == (cell.iterations + 1, 5, len(cell.states))
         expected = np.random.default_rng(seed).laplace(0.0, cell.scale, signals.shape)
         np.testing.assert_array_equal(draws, expected)
+
+
+def test_online_staircase_draws_follow_its_law() -> None:
+    """Alg. 3 with ``noise=staircase``: each round's draws are the staircase of budget
+    ε' = ε/|Θ| in units of b = |Θ|Δ/ε (ε = 4, ε' = 4/3 on the bernoulli model's three
+    states), read from the compiled loop's input (2 replicates × 2,001 rounds × 5 agents ×
+    3 states)."""
+    received: list[np.ndarray] = []
+    original = beliefs.online
+
+    def spy(matrix, signals, draws, *rest):  # type: ignore[no-untyped-def]
+        received.append(draws.copy())
+        return original(matrix, signals, draws, *rest)
+
+    cell = cell_of(method="private_ol", model={"kind": "bernoulli"}, iterations=2000,
+                   epsilon=4.0, noise="staircase")
+    assert cell.scale == pytest.approx(3 * math.log(0.7 / 0.3) / 4.0, rel=1e-12)
+    assert cell.budget == pytest.approx(4.0 / 3)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(beliefs, "online", spy)
+        simulate.run(cell, np.random.SeedSequence(SEED).spawn(2), [0, 1])
+    check_drawn_noise(np.concatenate(received), "staircase", cell.scale,
+                      epsilon=cell.budget)
 
 
 # ============================================================ Cox model on ACTG 175

@@ -37,6 +37,15 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     return sensitivity / epsilon
 
 
+def unit_noise_variance(kind: str, epsilon: float | None = None) -> float:
+    """Variance of a noise value of scale 1 (:mod:`sweep.components.noise`'s units): 2 for
+    Laplace(0, 1), 1 for N(0, 1), ε² V_1(ε) for the staircase at ``epsilon`` (in units of
+    the Laplace scale Δ/ε)."""
+    if kind == "staircase":
+        return unit_variance(epsilon)
+    return 2.0 if kind == "laplace" else 1.0
+
+
 def classic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
     """σ = Δ √(2 ln(1.25/δ))/ε of the classic Gaussian mechanism.
 
@@ -414,4 +423,5 @@ def rizk_calibration(epsilon: float, delta: float, rounds: int, smooth: bool,
 __all__ = ["NETWORK_SCALES", "RIZK_SCALES", "Calibration", "analytic_gaussian_sigma",
            "calibrate", "classic_gaussian_sigma", "floored_log_smooth_sensitivity",
            "laplace_scale", "log_smooth_constant", "mean_release_std", "mean_sensitivity",
-           "rizk_calibration", "variance_release_std", "variance_sensitivity"]
+           "rizk_calibration", "unit_noise_variance", "variance_release_std",
+           "variance_sensitivity"]

@@ -71,11 +71,9 @@ def stairs(kind: int, epsilon: float) -> Stairs:
 def variance_factor(kind: int, epsilon: float | None = None) -> float:
     """Variance of a noise value of scale 1: 2 for Laplace, 1 for Gaussian, ε² V_1(ε)
     for the staircase at ``epsilon`` (see the module)."""
-    if kind == STAIRCASE:
-        from .staircase import unit_variance
+    from .calibration import unit_noise_variance
 
-        return unit_variance(epsilon)
-    return 2.0 if kind == LAPLACE else 1.0
+    return unit_noise_variance(NOISE_KINDS[kind], epsilon)
 
 
 @numba.njit(cache=True, inline="always")

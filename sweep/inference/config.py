@@ -61,6 +61,14 @@ MLE_METHODS = ("mle", "am", "gm", "threshold_1", "threshold_2")
 OL_METHODS = ("ol", "private_ol")
 TOY_METHODS = ("rr", "laplace")
 METHODS = (*MLE_METHODS, *OL_METHODS, "test", "rizk", "centralized", *TOY_METHODS)
+#: The methods that add noise to what the agents send (log-likelihoods, Rizk et al.'s
+#: iterates): those that take ``noise``.
+NOISED_METHODS = ("am", "gm", "threshold_1", "threshold_2", "private_ol", "test", "rizk")
+#: Their noise (``noise``): the paper's Laplace noise, or the staircase (not the paper's:
+#: Geng & Viswanath's ε'-DP noise of least variance, drawn in the Laplace scale's units,
+#: :mod:`sweep.components.noise`), to test the claim that Laplace noise minimizes the
+#: number of belief exchanges (Thms 4.2, 4.5 and 4.7).
+NOISES = ("laplace", "staircase")
 TESTS = ("composite", "simple")
 #: How K is chosen when ``rounds`` is not given: the theorem's K with the data's
 #: |Θ*| (``theorem``), or the bound that holds for any MLE set (``agnostic``, the remark
@@ -80,7 +88,7 @@ RIZK_CLIPS = ("score", "l1")
 #: The options only some methods take: unset (or at their default) for the others.
 METHOD_OPTIONS = {"test": ("test", "centralized"), "learning_rate": ("rizk",),
                   "rizk_start": ("rizk",), "rizk_clip": ("rizk",), "null_draws": ("laplace",),
-                  "arrival_days": OL_METHODS}
+                  "arrival_days": OL_METHODS, "noise": NOISED_METHODS}
 
 
 def _positive(name: str, value: Any) -> None:
@@ -411,7 +419,11 @@ class InferenceConfig:
     **Privacy.** ε-DP by Laplace noise on log-likelihoods, budget ε/|Θ| per state and
     ε/K per round (Thms 4.1–4.7); ``sensitivity`` Δ as printed (eq. (7), Sec. 12 with
     ``model.bound_theta`` B_θ and ``model.bound_x`` B_x) or for one signal or patient
-    changed.
+    changed. ``noise`` (not the paper's): ``laplace``, or ``staircase``, the ε'-DP noise
+    of least variance at each draw's budget ε' (ε/(K|Θ|), ε/|Θ| online, ε/T for Rizk et
+    al.), in the Laplace scale's units; the theorems' K and T then follow from its
+    variance (V_{n,Θ} = Σ_i √V[d_i], Thm 4.2), which is all they ask of the noise.
+    Sec. 2's toys name their mechanism (``method=rr``, ``laplace``) and take none.
 
     **Algorithm.** ``method``: ``mle`` (Alg. 4), ``ol`` (Alg. 5), ``am`` and ``gm``
     (Alg. 1's two aggregates, thresholds ``rho_am``, ``rho_gm``), ``threshold_1`` and
@@ -454,6 +466,8 @@ class InferenceConfig:
     rizk_clip: str = option("score", kind=READING)
     null_draws: int | None = None
     checkpoints: int | tuple[int, ...] = option(20, kind=ROWS)
+    # Added to version 3's results (``since``): at its default, cells keep their ids.
+    noise: str = option("laplace", since=3)
 
     @classmethod
     def from_options(cls, **options: Any) -> InferenceConfig:
@@ -549,6 +563,7 @@ class InferenceConfig:
             in_range("learning_rate", self.learning_rate, 0.0, 1.0, "in (0, 1]")
         choice("rizk_start", self.rizk_start, RIZK_STARTS)
         choice("rizk_clip", self.rizk_clip, RIZK_CLIPS)
+        choice("noise", self.noise, NOISES)
         if self.null_draws is not None:
             integer("null_draws", self.null_draws, 10)
         if self.arrival_days is not None:
@@ -597,6 +612,8 @@ __all__ = [
     "METHOD_OPTIONS",
     "MLE_METHODS",
     "MODELS",
+    "NOISED_METHODS",
+    "NOISES",
     "OL_METHODS",
     "RIZK_CLIPS",
     "RIZK_STARTS",

@@ -114,6 +114,10 @@ class InferenceFamily:
         "centralized": {"method": "centralized", "model": {"kind": "gaussian"}},
         "rizk": {"method": "rizk"},
         "rizk-notebook": {"method": "rizk", "rizk_start": "uniform", "rizk_clip": "l1"},
+        # Staircase noise: four variates a value, at each draw's budget.
+        "gm-staircase": {"method": "gm", "noise": "staircase"},
+        "private_ol-staircase": {"method": "private_ol", "model": {"kind": "bernoulli"},
+                                 "iterations": 300, "noise": "staircase"},
         "rr": {"method": "rr", "model": {"kind": "bernoulli", "states": [0.3, 0.7]}},
         "laplace": {"method": "laplace", "model": {"kind": "bernoulli", "states": [0.3, 0.7]},
                     "null_draws": 1000},

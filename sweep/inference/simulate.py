@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..components import graphs
+from ..components.calibration import unit_noise_variance
 from ..errors import ConfigError
 from ..options import TAIL, check_magnitude, data_key, magnitude_limit
 from . import survival
@@ -66,8 +67,9 @@ class Shared:
     models, whose signals are drawn per replicate); ``expected`` the (n, |Θ|) expected
     log-likelihoods of synthetic agents (the theorems' constants are evaluated there, so
     that K and T do not vary between replicates). ``star`` is Θ* of those (a mask);
-    ``sensitivity`` Δ, ``scale`` the Laplace scale b of each noise draw, ``rounds`` K,
-    ``iterations`` T.
+    ``sensitivity`` Δ, ``scale`` the Laplace scale b of each noise draw (the staircase's
+    unit, ``noise=staircase``), ``budget`` ε' the privacy budget of one draw (the
+    staircase's shape), ``rounds`` K, ``iterations`` T.
     """
 
     config: InferenceConfig
@@ -80,6 +82,7 @@ class Shared:
     star: np.ndarray
     sensitivity: float
     scale: float
+    budget: float
     rounds: int
     iterations: int
     a_star: float
@@ -313,8 +316,8 @@ def prepare(config: InferenceConfig) -> Shared:
         expected = _test_loglik(config, states, centres, expected)
     star = mle_set(expected.sum(axis=0))
     base = Shared(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
-                0.0, 1, 1, a_star, b_star, pooled, pooled_sup)
-    rounds, iterations, scale = _schedule(base)
+                0.0, 0.0, 1, 1, a_star, b_star, pooled, pooled_sup)
+    rounds, iterations, scale, budget = _schedule(base)
     # Every scale is proportional to 1/ε: refuse an ε whose draws (within TAIL scales),
     # summed over a run's log-likelihoods, would not stay finite.
     limit = magnitude_limit(LIKELIHOOD_TERMS)
@@ -322,7 +325,7 @@ def prepare(config: InferenceConfig) -> Shared:
                     f"at least {config.epsilon * TAIL * scale / limit:.3g}, the noise's "
                     f"scale being {config.epsilon * scale:.3g}/ε", LIKELIHOOD_TERMS)
     return Shared(config, spec, matrix, states, centres, loglik, expected, star, sensitivity,
-                scale, rounds, iterations, a_star, b_star, pooled, pooled_sup)
+                scale, budget, rounds, iterations, a_star, b_star, pooled, pooled_sup)
 
 
 def _gap(total: np.ndarray, star: np.ndarray) -> float:
@@ -348,11 +351,18 @@ def _test_loglik(config: InferenceConfig, states: np.ndarray,
                      for c in centres])
 
 
-def _schedule(cell: Shared) -> tuple[int, int, float]:
-    """(K, T, b) for the cell's method: the ``rounds`` and ``iterations`` given, else the
-    theorems'; b the Laplace scale of one draw for the K (and, for Rizk et al., the T) run
-    (ε/|Θ| per state and ε/K per round: b = K|Θ|Δ/ε, Thms 4.1–4.5; |Θ|Δ/ε online,
-    Thm 4.7; Δ/ε for Sec. 2's Laplace toy)."""
+def deviation(kind: str, scale: float, budget: float) -> float:
+    """√V[d] of one draw of scale b at budget ε' (the theorems' V_{n,Θ} = Σ_i √V[d_i],
+    Thm 4.2): √2 b for Laplace noise, b ε'√V_1(ε') for the staircase."""
+    return scale * math.sqrt(unit_noise_variance(kind, budget))
+
+
+def _schedule(cell: Shared) -> tuple[int, int, float, float]:
+    """(K, T, b, ε') for the cell's method: the ``rounds`` and ``iterations`` given, else
+    the theorems'; b the Laplace scale of one draw for the K (and, for Rizk et al., the T)
+    run and ε' its budget (ε/|Θ| per state and ε/K per round: ε' = ε/(K|Θ|) and
+    b = K|Θ|Δ/ε, Thms 4.1–4.5; |Θ|Δ/ε online, Thm 4.7; Δ/ε for Sec. 2's Laplace toy).
+    The theorems' T take the noise's standard deviation (:func:`deviation`)."""
     config, n = cell.config, cell.n
     method, size = config.method, len(cell.star)  # the test's two states, or Θ
     mle_states = int(cell.star.sum())
@@ -368,53 +378,61 @@ def _schedule(cell: Shared) -> tuple[int, int, float]:
         return theorem_rounds(kind, *sizes, alpha, config.beta, config.pi_1, config.pi_2,
                               config.round_rule)
 
-    def iterations_of(kind: str, rounds: int, scale: float, rho: float,
-                      alpha: float = config.alpha) -> int:
+    def iterations_of(kind: str, rounds: int, rho: float, alpha: float = config.alpha,
+                      noiseless: bool = False) -> int:
         if config.iterations is not None:
             return config.iterations
-        return theorem_iterations(kind, n, size, _gap(total, cell.star), largest,
-                                  n * math.sqrt(2.0) * scale, cell.a_star, rounds, alpha,
-                                  config.beta, rho, p_1, p_2)
+        spread = 0.0 if noiseless else n * deviation(config.noise, scale_of(rounds),
+                                                     budget_of(rounds))
+        return theorem_iterations(kind, n, size, _gap(total, cell.star), largest, spread,
+                                  cell.a_star, rounds, alpha, config.beta, rho, p_1, p_2)
+
+    def budget_of(rounds: int) -> float:
+        return config.epsilon / (rounds * size)
 
     def scale_of(rounds: int) -> float:
-        return rounds * size * cell.sensitivity / config.epsilon
+        return cell.sensitivity / budget_of(rounds)
 
     if method in ("rr", "centralized"):
-        return 1, 1, 0.0
+        return 1, 1, 0.0, 0.0
     if method == "laplace":
-        return 1, 1, cell.sensitivity / config.epsilon
+        return 1, 1, cell.sensitivity / config.epsilon, config.epsilon
     if method in ("ol", "private_ol"):
-        scale = scale_of(1) if method == "private_ol" else 0.0
+        scale, budget = (scale_of(1), budget_of(1)) if method == "private_ol" else (0.0, 0.0)
         if config.iterations is None and config.arrival_days is not None:
             last = max(float(c.duration.max()) for c in cell.centres)
-            return 1, max(1, int(last // config.arrival_days)), scale
+            return 1, max(1, int(last // config.arrival_days)), scale, budget
         model = config.model
         if config.iterations is not None or model.kind == "cox":
-            return 1, config.iterations or COX_ONLINE_ROUNDS, scale
+            return 1, config.iterations or COX_ONLINE_ROUNDS, scale, budget
         kl, spread = kl_rates(model.kind, model.truth, cell.states, model.sigma)
         drift = np.delete(kl, int(np.argmin(np.abs(cell.states - model.truth)))).min()
         eta = max(config.alpha, 1.0 - config.beta)
         return 1, online_iterations(n, size, n * model.rate * float(drift),
-                                    float(spread.max()), n * math.sqrt(2.0) * scale,
-                                    model.rate, n * model.rate, cell.b_star, eta), scale
+                                    float(spread.max()),
+                                    n * deviation(config.noise, scale, budget), model.rate,
+                                    n * model.rate, cell.b_star, eta), scale, budget
     if method == "test":
         # Prop. 4.6: the GM algorithm at type I level α/2 with ϱ^GM = 1 (its proof), on
         # a null and an alternative: |Θ*| = |Θ̄| = 1 whatever the data.
         rounds = rounds_of("gm", config.alpha / 2.0, (1, 1))
-        return rounds, iterations_of("gm", rounds, scale_of(rounds), 1.0,
-                                     config.alpha / 2.0), scale_of(rounds)
+        return (rounds, iterations_of("gm", rounds, 1.0, config.alpha / 2.0),
+                scale_of(rounds), budget_of(rounds))
     if method == "mle":
-        return 1, iterations_of("mle", 1, 0.0, config.rho_gm), 0.0  # one noiseless round
+        # One noiseless round; its T is Thm 4.2's without noise (V_{n,Θ} = 0).
+        return 1, iterations_of("mle", 1, config.rho_gm, noiseless=True), 0.0, 0.0
     if method == "rizk":
         # Sec. 14.4: T "equal to the number of iterations we run our algorithms" (the
-        # GM's); Lap(2 B_x B_θ T η/ε) per iteration.
+        # GM's); Lap(2 B_x B_θ T η/ε) per iteration, each at ε/T.
         rounds = rounds_of("gm")
-        iterations = iterations_of("gm", rounds, scale_of(rounds), config.rho_gm)
+        iterations = iterations_of("gm", rounds, config.rho_gm)
         return 1, iterations, (2 * config.model.bound_x * config.model.bound_theta * iterations
-                               * config.learning_rate / config.epsilon)
+                               * config.learning_rate / config.epsilon), (config.epsilon
+                                                                          / iterations)
     rho = {"am": config.rho_am, "gm": config.rho_gm}.get(method, config.rho_threshold)
     rounds = rounds_of(method)
-    return rounds, iterations_of(method, rounds, scale_of(rounds), rho), scale_of(rounds)
+    return (rounds, iterations_of(method, rounds, rho), scale_of(rounds),
+            budget_of(rounds))
 
 
 # -- Runs --------------------------------------------------------------------------------
@@ -460,12 +478,22 @@ def replicate_data(cell: Shared, seeds: Sequence[np.random.SeedSequence],
     return loglik, mle_set(loglik.sum(axis=1))
 
 
-def _noise(seeds: Sequence[np.random.SeedSequence], shape: tuple[int, ...], scale: float
+def draw_noise(cell: Shared, rng: np.random.Generator, shape: tuple[int, ...]
+               ) -> np.ndarray:
+    """The cell's noise of ``shape`` from ``rng``: Laplace of scale b, or the staircase
+    of budget ε' in the same units (b times the staircase of sensitivity ε'); zeros
+    without noise (b = 0)."""
+    if cell.scale == 0:
+        return np.zeros(shape)
+    from ..components.noise import draw_unit, kind_code
+
+    return cell.scale * draw_unit(rng, kind_code(cell.config.noise), shape, cell.budget)
+
+
+def _noise(cell: Shared, seeds: Sequence[np.random.SeedSequence], shape: tuple[int, ...]
            ) -> np.ndarray:
-    """Laplace(scale) draws of ``shape`` per replicate, each from its own noise stream."""
-    if scale == 0:
-        return np.zeros((len(seeds), *shape))
-    return np.stack([np.random.default_rng(s).laplace(0.0, scale, shape) for s in seeds])
+    """:func:`draw_noise` of ``shape`` per replicate, each from its own noise stream."""
+    return np.stack([draw_noise(cell, np.random.default_rng(s), shape) for s in seeds])
 
 
 def run_mle(cell: Shared, seeds: Sequence[np.random.SeedSequence],
@@ -476,7 +504,7 @@ def run_mle(cell: Shared, seeds: Sequence[np.random.SeedSequence],
 
     config, method = cell.config, cell.config.method
     loglik, star = replicate_data(cell, seeds, replicate_ids)
-    noise = _noise(seeds, (cell.rounds, cell.n, len(cell.states)), cell.scale)
+    noise = _noise(cell, seeds, (cell.rounds, cell.n, len(cell.states)))
     noisy = loglik[:, None] + noise  # (R, K, n, |Θ|)
     # One block: the private rounds and, last, the noiseless run of Alg. 4.
     initial = np.concatenate([noisy, loglik[:, None]], axis=1).transpose(2, 0, 1, 3)
@@ -545,9 +573,8 @@ def run_online(cell: Shared, seeds: Sequence[np.random.SeedSequence],
         first = k = 0
         for signals in online_loglik(config, cell, cell.iterations,
                                      data_generator(config, seed, replicate)):
-            draws = (noise.laplace(0.0, cell.scale, signals.shape) if cell.scale
-                     else np.zeros_like(signals))
-            k = online(matrix, signals, draws, first, log_beliefs, checkpoints, k)
+            k = online(matrix, signals, draw_noise(cell, noise, signals.shape), first,
+                       log_beliefs, checkpoints, k)
             first += len(signals)
     # The returned set is {argmax}: it is wrong exactly when it is not {θ°}.
     out["type_i_error"] = 1.0 - out["exact_recovery"]
@@ -595,7 +622,7 @@ def run_test(cell: Shared, seeds: Sequence[np.random.SeedSequence],
 
     config = cell.config
     loglik = _test_data(cell, seeds, replicate_ids)
-    noise = _noise(seeds, (cell.rounds, cell.n, 2), cell.scale)
+    noise = _noise(cell, seeds, (cell.rounds, cell.n, 2))
     initial = (loglik[:, None] + noise).transpose(2, 0, 1, 3)
     last = cell.iterations
     _, scaled = list(propagate(mixing(cell.matrix), np.ascontiguousarray(initial),
@@ -704,11 +731,10 @@ def run_rizk(cell: Shared, seeds: Sequence[np.random.SeedSequence],
     if config.rizk_start == "uniform":
         # One generator per replicate: its noise (T × n draws), then the n starts.
         streams = [np.random.default_rng(s) for s in seeds]
-        noise = np.stack([g.laplace(0.0, cell.scale, (cell.iterations, n)) if cell.scale
-                          else np.zeros((cell.iterations, n)) for g in streams])
+        noise = np.stack([draw_noise(cell, g, (cell.iterations, n)) for g in streams])
         private = np.stack([g.uniform(-1.0, 1.0, n) for g in streams], axis=1)
     else:
-        noise = _noise(seeds, (cell.iterations, n), cell.scale)  # (R, T, n)
+        noise = _noise(cell, seeds, (cell.iterations, n))  # (R, T, n)
         private = np.zeros((n, count))
     plain = private.copy()
     star = np.broadcast_to(cell.star, (count, len(cell.states)))
@@ -800,6 +826,6 @@ def run(cell: Shared, seeds: Sequence[np.random.SeedSequence], replicate_ids: Se
 
 
 __all__ = ["COX_ONLINE_ROUNDS", "DATA", "Metrics", "Shared", "cox_centres", "data_generator",
-           "online_loglik", "prepare", "replicate_data", "run", "run_centralized", "run_mle",
-           "run_online", "run_rizk", "run_test", "run_toy", "synthetic_loglik",
-           "test_statistics", "treatment_frames", "treatment_loglik"]
+           "deviation", "draw_noise", "online_loglik", "prepare", "replicate_data", "run",
+           "run_centralized", "run_mle", "run_online", "run_rizk", "run_test", "run_toy",
+           "synthetic_loglik", "test_statistics", "treatment_frames", "treatment_loglik"]

@@ -11,6 +11,7 @@ project computes) and the numbers the section's prose states.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from typing import Any
@@ -363,11 +364,40 @@ class Measures:
                  "gaps": span(self.gaps.values()),
                  "centres": ", ".join(map(str, sorted(self.gaps)))}]
 
+    # -- The noise that minimizes the belief exchanges (Thms 4.2 and 4.7) -------------------
+
+    @staticmethod
+    def deviations(noise: str, method: str, model: str, epsilon: float) -> float:
+        """V_{n,Θ} = Σ_i √V[d_i] of the cell's draws (Thm 4.2; Thm 4.7's online)."""
+        return schedule(noise, method, model, epsilon)[0]
+
+    @staticmethod
+    def exchanges(noise: str, method: str, model: str, epsilon: float) -> int:
+        """The theorem's T, the belief exchanges of an agent."""
+        return schedule(noise, method, model, epsilon)[1]
+
+    @staticmethod
+    def draw_budget(method: str, model: str, epsilon: float) -> float:
+        """ε' of one draw (ε/(K|Θ|), or ε/|Θ| online): the same for both noises."""
+        return schedule("laplace", method, model, epsilon)[2]
+
     def guarantees(self, theorem: str, method: str, corrected: bool) -> list[Case]:
         """A theorem's rows for a method, with Alg. 2's corrected counting or without."""
         g = self.synthetic
         return g[(g.theorem == theorem) & (g.method == method)
                  & ((g.counting == "corrected") == corrected)].to_dict("records")
+
+
+@functools.cache
+def schedule(noise: str, method: str, model: str, epsilon: float) -> tuple[float, int, float]:
+    """(V_{n,Θ}, T, ε') of a cell at the family's defaults otherwise, by the family's own
+    calibration (:func:`sweep.inference.simulate.prepare`): exact, no runs."""
+    from sweep.inference.config import InferenceConfig
+    from sweep.inference.simulate import deviation, prepare
+
+    cell = prepare(InferenceConfig.from_options(method=method, model={"kind": model},
+                                                epsilon=epsilon, noise=noise))
+    return cell.n * deviation(noise, cell.scale, cell.budget), cell.iterations, cell.budget
 
 
 # -- The authors' notebook ----------------------------------------------------------------------

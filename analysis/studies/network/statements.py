@@ -262,19 +262,19 @@ OPTIMALITY = Statement(
     "1.1, 3.1 (Thms 3.1–4.2, part 2)", "“the noise that minimizes the convergence time to "
     "the best estimates is the Laplace noise” (the variance-minimizing distributions under "
     "ε-DP are the Laplace distributions with parameters Δ/ε)",
-    Below("noise s.d. per unit sensitivity, Laplace − staircase ({a:.3g} − {b:.3g})"),
+    Below("noise s.d. per unit sensitivity, Laplace − staircase ({a:.5g} − {b:.5g})"),
     {"a": M.noise_sd("laplace", "{epsilon}", 0.01, False),
      "b": M.noise_sd("staircase", "{epsilon}", 0.01, False)},
     cases=cases(epsilon=OPTIMALITY_EPSILONS),
     case="a global sensitivity Δ (Thm 3.1's setting), ε = {epsilon}",
     ours="both ε-DP; the exact RMS cost of privacy of every linear recursion is the noise's "
          "s.d. times a factor of the recursion; the staircase's variance is "
-         "{b:.3g}² against Laplace's {a:.3g}²",
+         "{b:.5g}² against Laplace's {a:.5g}²",
     reading="the staircase mechanism (Geng & Viswanath, 2014) is ε-DP and has a smaller "
             "variance at every ε, the more so the larger ε (the two meet only as ε → 0): "
             "the claim is false as printed (noise=staircase runs it here, in Private-ColME, "
-            "whose checks show where it lowers the MSE, and in the continual and "
-            "decentralized families)")
+            "whose checks show where it lowers the MSE, and in the continual, decentralized "
+            "and inference families)")
 
 #: The comparison the theorem does not make: under (ε, δ)-DP, Gaussian noise of the same
 #: (ε, δ) is admissible too.
