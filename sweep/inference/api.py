@@ -18,15 +18,19 @@ options, through these names only.
 - :func:`actg175`: the trial's rows as packaged (``arms``, ``days``, ``cens``);
 - :func:`rr_size`: the actual size of Sec. 2's randomized-response test (eq. (1));
 - :func:`theorem_rounds`: K of Thms 4.1 and 4.3;
-- :func:`time_cell`: the time of whole runs of a cell, one thread (Sec. 14.3).
+- :func:`time_cell`: the time of whole runs of a cell, one thread (Sec. 14.3);
+- :func:`prepare`: a cell's calibration (its K, T, noise scale b and each draw's budget
+  ε'), and :func:`deviation`, the standard deviation of one of its draws (Thm 4.2's
+  V_{n,Θ} is n times it): the theorems' T under Laplace and staircase noise.
 """
 
 from .config import ARMS, InferenceConfig
 from .parameters import theorem_rounds
-from .simulate import cox_centres, treatment_frames, treatment_loglik
+from .simulate import cox_centres, deviation, prepare, treatment_frames, treatment_loglik
 from .survival import actg175, partial_loglik
 from .timing import time_cell
 from .toy import rr_size
 
-__all__ = ["ARMS", "InferenceConfig", "actg175", "cox_centres", "partial_loglik", "rr_size",
-           "theorem_rounds", "time_cell", "treatment_frames", "treatment_loglik"]
+__all__ = ["ARMS", "InferenceConfig", "actg175", "cox_centres", "deviation", "partial_loglik",
+           "prepare", "rr_size", "theorem_rounds", "time_cell", "treatment_frames",
+           "treatment_loglik"]

@@ -391,9 +391,8 @@ class Measures:
 @functools.cache
 def schedule(noise: str, method: str, model: str, epsilon: float) -> tuple[float, int, float]:
     """(V_{n,Θ}, T, ε') of a cell at the family's defaults otherwise, by the family's own
-    calibration (:func:`sweep.inference.simulate.prepare`): exact, no runs."""
-    from sweep.inference.config import InferenceConfig
-    from sweep.inference.simulate import deviation, prepare
+    calibration (:func:`sweep.inference.api.prepare`): exact, no runs."""
+    from sweep.inference.api import InferenceConfig, deviation, prepare
 
     cell = prepare(InferenceConfig.from_options(method=method, model={"kind": model},
                                                 epsilon=epsilon, noise=noise))
