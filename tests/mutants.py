@@ -279,8 +279,8 @@ MUTANTS = (
     Mutant("inference-budget-per-state", "inference",
            "the noise scale without |Θ| (eq. (7)'s budget ε/|Θ| per state forgotten)",
            "sweep/inference/simulate.py",
-           "return config.epsilon / (rounds * size)",
-           "return config.epsilon / rounds"),
+           "return rounds * size * cell.sensitivity / config.epsilon",
+           "return rounds * cell.sensitivity / config.epsilon"),
     Mutant("inference-test-on-exact-data", "inference",
            "the test's statistic and decision taken on the agents' mean exact "
            "log-likelihoods, not on the exchanged noisy ones",

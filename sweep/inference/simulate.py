@@ -391,7 +391,8 @@ def _schedule(cell: Shared) -> tuple[int, int, float, float]:
         return config.epsilon / (rounds * size)
 
     def scale_of(rounds: int) -> float:
-        return cell.sensitivity / budget_of(rounds)
+        # Δ/ε', in the order of the paper's K|Θ|Δ/ε (the same bits as before ε' existed).
+        return rounds * size * cell.sensitivity / config.epsilon
 
     if method in ("rr", "centralized"):
         return 1, 1, 0.0, 0.0
