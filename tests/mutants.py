@@ -228,7 +228,8 @@ MUTANTS = (
            "noisy = loglik[:, None] + noise  # (R, K, n, |Θ|)",
            "noisy = loglik[:, None] + noise / 2  # (R, K, n, |Θ|)"),
     Mutant("inference-draw-half-scale", "inference",
-           "the Laplace draws of the MLE, test and Rizk et al. paths at half their scale",
+           "every path's noise (the MLE rounds, the test, online learning, Rizk et al.) "
+           "drawn at half its scale, in the one draw function",
            "sweep/inference/simulate.py",
            "return cell.scale * draw_unit(rng, kind_code(cell.config.noise), shape, cell.budget)",
            "return cell.scale / 2 * draw_unit(rng, kind_code(cell.config.noise), shape, "

@@ -421,8 +421,9 @@ class InferenceConfig:
     ``model.bound_theta`` B_θ and ``model.bound_x`` B_x) or for one signal or patient
     changed. ``noise`` (not the paper's): ``laplace``, or ``staircase``, the ε'-DP noise
     of least variance at each draw's budget ε' (ε/(K|Θ|), ε/|Θ| online, ε/T for Rizk et
-    al.), in the Laplace scale's units; the theorems' K and T then follow from its
-    variance (V_{n,Θ} = Σ_i √V[d_i], Thm 4.2), which is all they ask of the noise.
+    al.), in the Laplace scale's units; the theorems' T then follows from its variance
+    (V_{n,Θ} = Σ_i √V[d_i], Thm 4.2), which is all they ask of the noise (K does not
+    depend on it).
     Sec. 2's toys name their mechanism (``method=rr``, ``laplace``) and take none.
 
     **Algorithm.** ``method``: ``mle`` (Alg. 4), ``ol`` (Alg. 5), ``am`` and ``gm``

@@ -378,7 +378,8 @@ class Measures:
 
     @staticmethod
     def draw_budget(method: str, model: str, epsilon: float) -> float:
-        """ε' of one draw (ε/(K|Θ|), or ε/|Θ| online): the same for both noises."""
+        """ε' of one draw (ε/(K|Θ|), or ε/|Θ| online): the same for both noises, K not
+        depending on the noise (Rizk et al.'s ε/T would)."""
         return schedule("laplace", method, model, epsilon)[2]
 
     def guarantees(self, theorem: str, method: str, corrected: bool) -> list[Case]:
