@@ -397,8 +397,14 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
     n_entries = len(indices)
     private = mechanism != NO_MECHANISM
     keep, new, beta_new, beta_old = keep_f[n], new_f[n], beta[n], beta[n - 1]
-    node_prv = node[prv]
-    node_int_prv = node_int[prv]
+    # The previous step's records as flat arrays: a neighbour's field is one offset
+    # from one base, with no row stride to multiply by (which the loop kept on the stack).
+    node_prv = node[prv].reshape(-1)
+    node_int_prv = node_int[prv].reshape(-1)
+    fields = np.uint64(C_FIELDS)
+    release_at, y_at = np.uint64(C_RELEASE), np.uint64(C_Y)
+    oracle_at, kept_at = np.uint64(C_ORACLE), np.uint64(C_KEPT)
+    revocable = not irrevocable
     widest = len(recip) - 1  # the widest row: recip holds 1/(1 + k) for k up to it
     n_chunks = (n_agents + CHUNK_AGENTS - 1) // CHUNK_AGENTS
     # Each chunk's tallies: its flipped links by kind, and whether one of its agents
@@ -436,17 +442,17 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
                 # masked by the kept flag, and a kept neighbour's values always go to the
                 # next free slot. Unsigned indices: numba adds no test for a negative one.
                 u = np.uint64(e)
-                b = np.uint64(indices[u])
-                ov += oracle_weight[u] * node_prv[b, C_ORACLE]
-                tested = kept[u] == 1 or not irrevocable
-                keeps = tested & (abs(xra - node_prv[b, C_RELEASE]) - beta_new
+                b = np.uint64(indices[u]) * fields
+                ov += oracle_weight[u] * node_prv[b + oracle_at]
+                tested = (kept[u] == 1) | revocable
+                keeps = tested & (abs(xra - node_prv[b + release_at]) - beta_new
                                   - beta_old <= zero)
                 if keeps != (kept[u] == 1):
                     _flip(e, keeps, same, kept, tally)
                     moved = True
-                kept_field = node_int_prv[b, C_KEPT]
+                kept_field = node_int_prv[b + kept_at]
                 kept_counts[count] = kept_field >> 1
-                values[count] = node_prv[b, C_Y]
+                values[count] = node_prv[b + y_at]
                 reset = reset | (keeps & kept_field)
                 count += keeps
             chunk_moved = chunk_moved or moved
