@@ -40,12 +40,14 @@ PRIVACY_TESTS = {
 
 
 #: The tests of the declared verdict rules, which their mutants ("verdicts") must fail, of
-#: the shared noise kinds' closed forms and draws ("components"), and of the inference
-#: theorems' K and T ("theorems").
+#: the shared noise kinds' closed forms and draws ("components"), of the inference
+#: theorems' K and T ("theorems"), and of C-ColME's dropped entries, which must change no
+#: value ("dropped-entries").
 CHECK_TESTS = {"verdicts": ("tests/test_claims.py", "tests/test_stability.py",
                             "tests/test_extend.py"),
                "components": ("tests/test_staircase.py", "tests/test_components.py"),
-               "theorems": ("tests/test_inference.py",)}
+               "theorems": ("tests/test_inference.py",),
+               "dropped-entries": ("tests/test_decentralized.py",)}
 TESTS = {**PRIVACY_TESTS, **CHECK_TESTS}
 
 
@@ -379,6 +381,17 @@ MUTANTS = (
            "analysis/claims.py",
            "return z * max(se_low / (estimate - lower), se_high / (upper - estimate))",
            "return z * min(se_low / (estimate - lower), se_high / (upper - estimate))"),
+    # C-ColME's dead entries (sweep.decentralized.simulate.Run._drop_dead_entries).
+    Mutant("dropped-entries-lost-too", "dropped-entries",
+           "the entries excluded to the same class dropped too (the oracle still reads them)",
+           "sweep/decentralized/simulate.py",
+           "keep = (live.kept | live.same).view(np.bool_)",
+           "keep = live.kept.view(np.bool_)"),
+    Mutant("dropped-entries-flags-lost", "dropped-entries",
+           "a dropped entry's kept flag left as it was before it was excluded",
+           "sweep/decentralized/simulate.py",
+           "            self._kept[:] = 0  # a dropped entry was excluded\n",
+           ""),
 )
 
 

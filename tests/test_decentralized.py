@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from sweep.decentralized import graph as graphs
+from sweep.decentralized import simulate as simulate_module
 from sweep.decentralized.config import DecentralizedConfig, GraphOptions
 from sweep.decentralized.simulate import PARALLEL_ABOVE, replicate_rows, trajectories
 from sweep.errors import ConfigError
@@ -144,6 +145,54 @@ def test_c_colme_gives_the_same_bits_on_any_number_of_threads(private: bool) -> 
     assert private or one.wrong[0] > one.wrong[-1]  # the chunks' tallies were used
     for name in ("local", "release", "estimate", "oracle", "wrong", "lost", "kept"):
         np.testing.assert_array_equal(getattr(one, name), getattr(two, name), name)
+
+
+def test_a_replicates_rows_are_the_same_with_its_draws_ahead_on_a_thread() -> None:
+    """On more than one thread a replicate draws each block of samples and noises on a
+    thread while the kernels advance the block before: its rows are those of one
+    thread, which draws each block when it needs it."""
+    if cores() < 2:
+        pytest.skip("one core: no second thread to compare")
+    config = config_for("c_colme", 3 * PARALLEL_ABOVE + 17, 40, **BOUNDED, checkpoints=8,
+                        privacy={"mechanism": "pm1", "allow_large_delta": True})
+    rows = []
+    for granted in (1, 2):
+        with limit_threads("one", granted):
+            rows.append(replicate_rows(config, np.random.SeedSequence(8), None))
+    np.testing.assert_array_equal(*rows)
+
+
+@pytest.mark.parametrize("options", [{}, {"alpha_reset": "local", "precision": "float64"}],
+                         ids=["global-reset", "local-reset-float64"])
+def test_dropping_the_dead_entries_changes_no_value(monkeypatch, options: dict) -> None:
+    """Under irrevocable tests C-ColME drops the entries excluded to another class
+    (``Run._drop_dead_entries``, each step here): every agent's values at every step,
+    the wrong and lost links and every entry's kept flag are those of the run that
+    visits every entry, bit for bit (with links to the same class lost, which the
+    oracle still reads)."""
+    nbrs, classes, samples = reference_case(400, 6, 400, seed=5)
+    # A radius for σ = 0.5 on samples of σ = 2: links to the same class are lost too.
+    config = config_for("c_colme", 400, 400, sigma=0.5, **options)
+    samples = samples.astype(config.dtype)
+    live = []
+    drop = simulate_module.Run._drop_dead_entries
+
+    def counted(run) -> None:
+        drop(run)
+        live.append(len(run.live.indices))
+
+    monkeypatch.setattr(simulate_module.Run, "_drop_dead_entries", counted)
+    runs = []
+    for fraction in (0.0, math.inf):
+        monkeypatch.setattr(simulate_module, "DEAD_FRACTION", fraction)
+        runs.append(trajectories(config, nbrs, classes, samples))
+    dropped, every = runs
+    entries = sum(len(row) for row in nbrs)
+    steps = config.t_max - 1  # a call after each step but the first
+    assert min(live[:steps]) < 0.9 * entries and set(live[steps:]) == {entries}
+    assert dropped.lost.max() > 0 and dropped.kept.sum() < entries
+    for name in ("local", "release", "estimate", "oracle", "wrong", "lost", "kept"):
+        np.testing.assert_array_equal(getattr(dropped, name), getattr(every, name), name)
 
 
 # ------------------------------------------------------------------------ closed forms

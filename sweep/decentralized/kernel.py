@@ -333,7 +333,7 @@ class CStep(NamedTuple):
     last: bool
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def c_colme_steps(F, segment: Segment, flags: Flags, links: Links, noise: Noise,
                   tables: Tables, state: CState, oracle_state: COracle) -> None:
     """C-ColME and its oracle, the steps ``it0`` .. ``it1`` − 1 of ``segment`` (it0 >= 1).

@@ -16,7 +16,8 @@ independent implementation.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,9 @@ PREFETCH_ABOVE = 1 << 13
 #: What a structure's unused array fields hold (no noise without privacy, no reverse
 #: entries for C-ColME).
 EMPTY, EMPTY_INT = np.empty((0, 0)), np.empty(0, dtype=np.int64)
+#: C-ColME drops its dead entries once they are over this fraction of the live ones
+#: (:meth:`Run._drop_dead_entries`).
+DEAD_FRACTION = 1 / 16
 MECHANISM_CODES = {"none": kernel.NO_MECHANISM, "pm1": kernel.PM1, "pm2": kernel.PM2}
 
 
@@ -73,7 +77,7 @@ class Run:
         self.release_mode = kernel.GIVEN if given else self.mechanism
         self.same = (self.classes[graph.sources()] == self.classes[graph.indices]).astype(
             np.uint8)
-        self.kept = np.ones(entries, dtype=np.uint8)
+        self._kept = np.ones(entries, dtype=np.uint8)
         self.x = np.zeros((2, n), dtype=F)
         self.noise_sum = np.zeros(n if self.mechanism == kernel.PM1 else 0)
         levels = tree.depth(config.t_max) if self.mechanism == kernel.PM2 else 0
@@ -111,6 +115,13 @@ class Run:
             self.has_oracle = np.zeros(n, dtype=np.bool_)
             kernel.oracle_weights(F, graph.indptr, graph.indices, self.same,
                                   self.oracle_weight, self.oracle_self, self.has_oracle)
+            # The entries the steps visit (:meth:`_drop_dead_entries`): all of them, until
+            # some can no longer change a value.
+            self.live = kernel.Links(graph.indptr, graph.indices, EMPTY_INT, self.same,
+                                     self._kept)
+            self.live_oracle_weight = self.oracle_weight
+            self.live_entry: np.ndarray | None = None  # graph entry of each live entry
+            self.live_other = int(self.counters[kernel.WRONG])  # live entries to another class
         elif method == "b_colme":
             depth = config.depth
             self.release_buffer = np.zeros((2, n), dtype=F)
@@ -172,16 +183,17 @@ class Run:
         noise = kernel.Noise(self.noise_sum, self.levels)
         if c.method == "c_colme":
             kernel.c_colme_steps(
-                F, segment, flags, kernel.Links(g.indptr, g.indices, EMPTY_INT, self.same,
-                                                self.kept),
-                noise, self.tables, kernel.CState(self.x, self.node, self.node_int, self.t0,
-                                                  self.counters, self.estimate, self.oracle),
-                kernel.COracle(self.oracle_weight, self.oracle_self, self.has_oracle))
+                F, segment, flags, self.live, noise, self.tables,
+                kernel.CState(self.x, self.node, self.node_int, self.t0, self.counters,
+                              self.estimate, self.oracle),
+                kernel.COracle(self.live_oracle_weight, self.oracle_self, self.has_oracle))
+            if irrevocable:
+                self._drop_dead_entries()
         elif c.method == "b_colme":
             o = self.oracle_graph
             kernel.b_colme_steps(
                 F, segment, flags, kernel.Links(g.indptr, g.indices, g.reverse, self.same,
-                                                self.kept),
+                                                self._kept),
                 noise, self.tables,
                 kernel.BState(self.x, self.release_buffer, self.counters,
                               kernel.Messages(self.message, self.message_int),
@@ -195,6 +207,36 @@ class Run:
         self.it = it1 - 1
         if record and c.method == "local":
             self.estimate[:] = self.local
+
+    def _drop_dead_entries(self) -> None:
+        """Drop from C-ColME's live entries, under irrevocable exclusions, those that can
+        no longer change a value: excluded ones (never tested again) to another class
+        (the oracle's weight 0). Their only part in a step was adding 0 × y to the
+        oracle's sum, which changes no bit (but a −0 sum's sign, for a sum of exact
+        zeros), so the values are the same; what changes is the work: with two classes,
+        about half of the entries once the tests have learnt. Done when the dead ones
+        are over :data:`DEAD_FRACTION` of the live ones (a pass over them, like about a
+        step's work)."""
+        dead = self.live_other - int(self.counters[kernel.WRONG])
+        live = self.live
+        if dead <= DEAD_FRACTION * len(live.indices):
+            return
+        keep = (live.kept | live.same).view(np.bool_)
+        ends = np.concatenate(([0], np.cumsum(keep)))
+        self.live = kernel.Links(ends[live.indptr], live.indices[keep], EMPTY_INT,
+                                 live.same[keep], live.kept[keep])
+        self.live_oracle_weight = self.live_oracle_weight[keep]
+        self.live_entry = (np.flatnonzero(keep) if self.live_entry is None
+                           else self.live_entry[keep])
+        self.live_other -= dead
+
+    @property
+    def kept(self) -> np.ndarray:
+        """The kept flag of every entry of the graph."""
+        if self.config.method == "c_colme" and self.live_entry is not None:
+            self._kept[:] = 0  # a dropped entry was excluded
+            self._kept[self.live_entry] = self.live.kept
+        return self._kept
 
     @property
     def local(self) -> np.ndarray:
@@ -280,15 +322,38 @@ def simulate(run: Run, draw: Callable[[int], tuple[np.ndarray, np.ndarray]],
     run.start(samples[0], fresh[0] if len(fresh) else None)
     if 1 in wanted:
         observe(1, run)
+    ends = []  # the step each block of steps ends at
     t = 1
     for stop in sorted({t for t in wanted if t > 1} | {t_max} - {1}):
         while t < stop:
-            steps = min(block, stop - t)
-            samples, fresh = draw(steps)
-            t += steps
-            run.advance(samples, fresh, record=t == stop and stop in wanted)
-        if stop in wanted:
-            observe(stop, run)
+            t = min(t + block, stop)
+            ends.append(t)
+    sizes = np.diff([1, *ends]).tolist()
+    for t, (samples, fresh) in zip(ends, _blocks(draw, sizes, run.parallel), strict=True):
+        run.advance(samples, fresh, record=t in wanted)
+        if t in wanted:
+            observe(t, run)
+
+
+def _blocks(draw: Callable[[int], tuple[np.ndarray, np.ndarray]], sizes: list[int],
+            ahead: bool) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``draw(size)`` for each of ``sizes``, in order. With ``ahead`` (a replicate that
+    has the machine's cores), each block is drawn on a thread while the kernels advance
+    the one before: numpy's draws and C-ColME's steps leave the GIL, and at a million agents
+    the serial draws were about a sixth of the run. The calls are the same, in the same
+    order, so are the values."""
+    if not ahead:
+        for size in sizes:
+            yield draw(size)
+        return
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(draw, sizes[0]) if sizes else None
+        for size in sizes[1:]:
+            drawn = pending.result()
+            pending = pool.submit(draw, size)
+            yield drawn
+        if pending is not None:
+            yield pending.result()
 
 
 def replicate_rows(config: DecentralizedConfig, seed: np.random.SeedSequence,
