@@ -267,6 +267,25 @@ def test_cheap_composition_equals_hydra_composition(hydra_context: HydraContext)
         assert composer.compose(overrides) == _full(overrides), overrides
 
 
+@pytest.mark.parametrize("fixed", [
+    ["n_agents=7", "mechanism=pm2"],
+    ["+experiment=fig4", "epsilon=0.5"],
+    ["epsilon=0.25", "~baselines"],  # deletes a key: cannot be applied twice
+], ids=["values", "preset", "deletion"])
+def test_cells_on_the_sweeps_own_configuration_are_hydras_composition(
+    hydra_context: HydraContext, fixed: list[str]
+) -> None:
+    """The composer starts the cells whose group overrides are the sweep's own from the
+    configuration Hydra composed for the sweep (its sweeps left out): every cell, on it
+    or not, is still Hydra's composition of the cell's overrides."""
+    master = compose("config", overrides=fixed, return_hydra_config=True)
+    master.hydra.overrides.task.append("seed=range(0,4)")  # a sweep: not in the master
+    composer = CellComposer(hydra_context, master)
+    for swept in (["epsilon=0.75"], ["seed=3", "t_max=9"], ["variance=inferred_bayes"]):
+        overrides = [*fixed, *swept]
+        assert composer.compose(overrides) == _full(overrides), overrides
+
+
 @pytest.mark.parametrize(("name", "cells", "expected"), [
     ("fig2_left", 8, {"n_agents": 200, "t_max": 30000, "replicates": 20, "epsilon": 1.0}),
     ("fig2_oracle", 12, {"t_max": 30000, "replicates": 0, "schedule": "rr"}),

@@ -41,11 +41,12 @@ class CellComposer:
         self.config = config
         self.parser = OverridesParser.create(config_loader=self.loader)
         self.parsed: dict[str, tuple[Override, bool]] = {}
-        self.groups: dict[str, bool] = {}
+        self.groups: dict[str, frozenset[str]] = {}  # the config groups under a parent
         self.nodes: dict[tuple[tuple[str, ...], str], ValueNode | None] = {}
         # Per set of group overrides: the composed config, its resolved containers, and
         # whether plain values may be set into those containers directly.
         self.bases: dict[tuple[str, ...], tuple[DictConfig, dict[str, Any], bool]] = {}
+        self.master_groups: Any = _UNSET
         self.values: dict[tuple[tuple[str, ...], str], Any] = {}
         if not HydraConfig.initialized():  # for ${hydra:...} interpolations
             HydraConfig.instance().set_config(config)
@@ -69,21 +70,37 @@ class CellComposer:
         return self.parsed[line]
 
     def _group(self, key: str) -> bool:
-        """Whether ``key`` names a config group (looked up on disk once per key)."""
-        if key not in self.groups:
-            parent, _, name = key.rpartition("/")
-            self.groups[key] = name in self.loader.list_groups(parent)
-        return self.groups[key]
+        """Whether ``key`` names a config group (the groups under its parent looked up
+        once: each lookup copies Hydra's config repository, tens of milliseconds)."""
+        parent, _, name = key.rpartition("/")
+        if parent not in self.groups:
+            self.groups[parent] = frozenset(self.loader.list_groups(parent))
+        return name in self.groups[parent]
 
     def _base(self, groups: tuple[str, ...]) -> tuple[DictConfig, dict[str, Any], bool]:
         if groups not in self.bases:
-            full = self.loader.load_sweep_config(self.config, list(groups))
+            full = (copy.deepcopy(self.config) if groups == self._master_groups()
+                    else self.loader.load_sweep_config(self.config, list(groups)))
             with open_dict(full):
                 del full["hydra"]
             resolved = OmegaConf.to_container(full, resolve=True)
             plain = resolved == OmegaConf.to_container(full, resolve=False)
             self.bases[groups] = full, resolved, plain  # type: ignore[assignment]
         return self.bases[groups]
+
+    def _master_groups(self) -> tuple[str, ...] | None:
+        """The group overrides of the configuration Hydra composed for the sweep, if it
+        may serve as the base of the cells with those (None if not). It is composed with
+        the command line's overrides but the sweeps; setting those plain values again in a
+        cell changes nothing, so it saves one composition (about 0.1 s) unless one of them
+        adds or deletes a key, which cannot be done twice."""
+        if self.master_groups is _UNSET:
+            fixed = [self._parse(line) for line in self.config.hydra.overrides.task]
+            fixed = [(o, group) for o, group in fixed if not o.is_sweep_override()]
+            simple = all(o.type == OverrideType.CHANGE for o, group in fixed if not group)
+            self.master_groups = (tuple(o.input_line for o, group in fixed if group)
+                                  if simple else None)
+        return self.master_groups
 
     def _value(self, groups: tuple[str, ...], override: Override) -> Any:
         """The typed value a plain override sets, or ``_UNSET`` if it is not plain."""
