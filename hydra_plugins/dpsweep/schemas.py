@@ -18,7 +18,7 @@ from hydra.core.config_search_path import ConfigSearchPath
 from hydra.core.object_type import ObjectType
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
 from hydra.plugins.search_path_plugin import SearchPathPlugin
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
 
 def _family(config_path: str) -> str | None:
@@ -29,7 +29,7 @@ def _family(config_path: str) -> str | None:
 
 
 #: Each family's schema (:func:`sweep.schema.family_schema`) as typed by OmegaConf.
-_NODES: dict = {}
+_NODES: dict[type, DictConfig] = {}
 
 
 class FamilySchemas(ConfigSource):

@@ -78,6 +78,8 @@ class Run:
         self.same = (self.classes[graph.sources()] == self.classes[graph.indices]).astype(
             np.uint8)
         self._kept = np.ones(entries, dtype=np.uint8)
+        # C-ColME's graph entry of each live entry, once it has dropped some.
+        self.live_entry: np.ndarray | None = None
         self.x = np.zeros((2, n), dtype=F)
         self.noise_sum = np.zeros(n if self.mechanism == kernel.PM1 else 0)
         levels = tree.depth(config.t_max) if self.mechanism == kernel.PM2 else 0
@@ -120,7 +122,6 @@ class Run:
             self.live = kernel.Links(graph.indptr, graph.indices, EMPTY_INT, self.same,
                                      self._kept)
             self.live_oracle_weight = self.oracle_weight
-            self.live_entry: np.ndarray | None = None  # graph entry of each live entry
             self.live_other = int(self.counters[kernel.WRONG])  # live entries to another class
         elif method == "b_colme":
             depth = config.depth
@@ -233,7 +234,7 @@ class Run:
     @property
     def kept(self) -> np.ndarray:
         """The kept flag of every entry of the graph."""
-        if self.config.method == "c_colme" and self.live_entry is not None:
+        if self.live_entry is not None:
             self._kept[:] = 0  # a dropped entry was excluded
             self._kept[self.live_entry] = self.live.kept
         return self._kept
