@@ -41,13 +41,14 @@ PRIVACY_TESTS = {
 
 #: The tests of the declared verdict rules, which their mutants ("verdicts") must fail, of
 #: the shared noise kinds' closed forms and draws ("components"), of the inference
-#: theorems' K and T ("theorems"), and of C-ColME's dropped entries, which must change no
-#: value ("dropped-entries").
+#: theorems' K and T ("theorems"), and of C-ColME's work savers, its dropped entries and
+#: kept self weights, which must change no value ("dropped-entries", "kept-weights").
 CHECK_TESTS = {"verdicts": ("tests/test_claims.py", "tests/test_stability.py",
                             "tests/test_extend.py"),
                "components": ("tests/test_staircase.py", "tests/test_components.py"),
                "theorems": ("tests/test_inference.py",),
-               "dropped-entries": ("tests/test_decentralized.py",)}
+               "dropped-entries": ("tests/test_decentralized.py",),
+               "kept-weights": ("tests/test_decentralized.py",)}
 TESTS = {**PRIVACY_TESTS, **CHECK_TESTS}
 
 
@@ -392,6 +393,11 @@ MUTANTS = (
            "sweep/decentralized/simulate.py",
            "            self._kept[:] = 0  # a dropped entry was excluded\n",
            ""),
+    Mutant("kept-weights-stale", "kept-weights",
+           "the last step's self weight kept when only a kept neighbour's count changed",
+           "sweep/decentralized/kernel.py",
+           "            if it == 1 or moved or reset:\n",
+           "            if it == 1 or moved:\n"),
 )
 
 

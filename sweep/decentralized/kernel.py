@@ -123,7 +123,8 @@ class Tables(NamedTuple):
 class CState(NamedTuple):
     """C-ColME's state: the exact running means (2, N), the agents' records ``node``
     (2, N, :data:`C_FIELDS`) and their integer view, each agent's t₀ (local reset), the
-    ``counters``, and the last step's estimates and oracle values."""
+    ``counters``, the last step's estimates and oracle values, and each agent's self
+    weight w_aa at its last step (kept while its weights do not change)."""
 
     x: np.ndarray
     node: np.ndarray
@@ -132,6 +133,7 @@ class CState(NamedTuple):
     counters: np.ndarray
     estimate: np.ndarray
     oracle: np.ndarray
+    self_weights: np.ndarray
 
 
 class COracle(NamedTuple):
@@ -386,7 +388,7 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
     indptr, indices, _, same, kept = links
     noise_sum, levels = noise
     keep_f, new_f, beta, recip = tables
-    x, node, node_int, t0, counters, estimate, oracle = state
+    x, node, node_int, t0, counters, estimate, oracle, self_weights = state
     oracle_weight, oracle_self, has_oracle = oracle_state
     zero = F(0.0)
     one = F(1.0)
@@ -457,10 +459,17 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
                 count += keeps
             chunk_moved = chunk_moved or moved
             # w_ab = 1/(1 + max(|C_a(it)|, |C_b(it − 1)|)); the self weight first, as the
-            # reference sums.
-            self_weight = one
-            for i in range(count):
-                self_weight -= recip[max(count, kept_counts[i])]
+            # reference sums. The weights change only when a's kept set or the count of a
+            # kept neighbour changed (its kept field's low bit, in ``reset``): otherwise
+            # the last step's self weight is this one, bit for bit, and its serial sum is
+            # skipped (once learnt, at almost every step).
+            if it == 1 or moved or reset:
+                self_weight = one
+                for i in range(count):
+                    self_weight -= recip[max(count, kept_counts[i])]
+                self_weights[a] = self_weight
+            else:
+                self_weight = self_weights[a]
             v = self_weight * node[prv, a, C_Y]
             for i in range(count):
                 v += recip[max(count, kept_counts[i])] * values[i]

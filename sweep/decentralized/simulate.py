@@ -111,6 +111,7 @@ class Run:
             self.node = np.zeros((2, n, kernel.C_FIELDS), dtype=F)
             self.node_int = self.node.view(integer)
             self.t0 = np.zeros(n, dtype=np.int64)
+            self.self_weights = np.zeros(n, dtype=F)  # the last step's w_aa (kernel)
             recip = F(1.0) / (F(1.0) + np.arange(degrees.max(initial=0) + 1, dtype=F))
             self.oracle_weight = np.zeros(entries, dtype=F)
             self.oracle_self = np.zeros(n, dtype=F)
@@ -186,7 +187,7 @@ class Run:
             kernel.c_colme_steps(
                 F, segment, flags, self.live, noise, self.tables,
                 kernel.CState(self.x, self.node, self.node_int, self.t0, self.counters,
-                              self.estimate, self.oracle),
+                              self.estimate, self.oracle, self.self_weights),
                 kernel.COracle(self.live_oracle_weight, self.oracle_self, self.has_oracle))
             if irrevocable:
                 self._drop_dead_entries()
