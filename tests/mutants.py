@@ -42,13 +42,12 @@ PRIVACY_TESTS = {
 #: The tests of the declared verdict rules, which their mutants ("verdicts") must fail, of
 #: the shared noise kinds' closed forms and draws ("components"), of the inference
 #: theorems' K and T ("theorems"), and of C-ColME's work savers, its dropped entries and
-#: kept self weights, which must change no value ("dropped-entries", "kept-weights").
+#: kept self weights, which must change no value ("work-savers").
 CHECK_TESTS = {"verdicts": ("tests/test_claims.py", "tests/test_stability.py",
                             "tests/test_extend.py"),
                "components": ("tests/test_staircase.py", "tests/test_components.py"),
                "theorems": ("tests/test_inference.py",),
-               "dropped-entries": ("tests/test_decentralized.py",),
-               "kept-weights": ("tests/test_decentralized.py",)}
+               "work-savers": ("tests/test_decentralized.py",)}
 TESTS = {**PRIVACY_TESTS, **CHECK_TESTS}
 
 
@@ -383,17 +382,17 @@ MUTANTS = (
            "return z * max(se_low / (estimate - lower), se_high / (upper - estimate))",
            "return z * min(se_low / (estimate - lower), se_high / (upper - estimate))"),
     # C-ColME's dead entries (sweep.decentralized.simulate.Run._drop_dead_entries).
-    Mutant("dropped-entries-lost-too", "dropped-entries",
+    Mutant("dropped-entries-lost-too", "work-savers",
            "the entries excluded to the same class dropped too (the oracle still reads them)",
            "sweep/decentralized/simulate.py",
            "keep = (live.kept | live.same).view(np.bool_)",
            "keep = live.kept.view(np.bool_)"),
-    Mutant("dropped-entries-flags-lost", "dropped-entries",
+    Mutant("dropped-entries-flags-lost", "work-savers",
            "a dropped entry's kept flag left as it was before it was excluded",
            "sweep/decentralized/simulate.py",
            "            self._kept[:] = 0  # a dropped entry was excluded\n",
            ""),
-    Mutant("kept-weights-stale", "kept-weights",
+    Mutant("kept-weights-stale", "work-savers",
            "the last step's self weight kept when only a kept neighbour's count changed",
            "sweep/decentralized/kernel.py",
            "            if it == 1 or moved or reset:\n",
