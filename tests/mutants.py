@@ -397,6 +397,11 @@ MUTANTS = (
            "sweep/decentralized/kernel.py",
            "            if it == 1 or moved or reset:\n",
            "            if it == 1 or moved:\n"),
+    Mutant("kept-weights-moved", "work-savers",
+           "the consensus sum with the last step's weights when the agent's kept set changed",
+           "sweep/decentralized/kernel.py",
+           "            if it == 1 or moved or reset:\n",
+           "            if it == 1 or reset:\n"),
 )
 
 

@@ -407,17 +407,12 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
     release_at, y_at = np.uint64(C_RELEASE), np.uint64(C_Y)
     oracle_at, kept_at = np.uint64(C_ORACLE), np.uint64(C_KEPT)
     revocable = not irrevocable
-    widest = len(recip) - 1  # the widest row: recip holds 1/(1 + k) for k up to it
     n_chunks = (n_agents + CHUNK_AGENTS - 1) // CHUNK_AGENTS
     # Each chunk's tallies: its flipped links by kind, and whether one of its agents
     # changed its kept set.
     tallies = np.zeros((n_chunks, N_COUNTERS), dtype=np.int64)
     moved_chunks = np.zeros(n_chunks, dtype=np.bool_)
     for c in numba.prange(n_chunks):
-        # The chunk's own scratch, allocated by its thread: rows of one array would share
-        # cache lines across threads at every write.
-        kept_counts = np.empty(widest + 1, dtype=np.int64)
-        values = np.empty(widest + 1, dtype=x.dtype)
         tally = tallies[c]
         chunk_moved = False
         for a in range(c * CHUNK_AGENTS, min(n_agents, (c + 1) * CHUNK_AGENTS)):
@@ -425,13 +420,20 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
             x[cur, a] = xa
             xra = _release(F, mechanism, a, n, xa, fresh[k, a] if private else 0.0,
                            noise_sum, levels)
-            # One pass over a's row: the oracle's sum, the tests, and the kept
-            # neighbours' counts and values for the weights (summed after, in row order,
-            # once |C_a| is known).
+            # One pass over a's row: the oracle's sum, the tests, and the consensus sum v
+            # with the last step's weights: w_ab = 1/(1 + max(|C_a(it)|, |C_b(it − 1)|)),
+            # the self weight first, as the reference sums. They are this step's unless
+            # a's kept set changes in the pass (``moved``) or a kept neighbour's count
+            # changed at the last step (its kept field's low bit, in ``reset``): then
+            # the weights are computed again from the row (below); once learnt, almost
+            # no agent does.
             ov = oracle_self[a] * node[prv, a, C_ORACLE]
+            own_field = node_int[prv, a, C_KEPT]
+            count_before = own_field >> 1
+            v = self_weights[a] * node[prv, a, C_Y]
             count = 0
             moved = False
-            reset = node_int[prv, a, C_KEPT] & 1
+            reset = own_field & 1
             for e in range(indptr[a], indptr[a + 1]):
                 # The record of the neighbour PREFETCH_AHEAD entries on is asked for now:
                 # at a million agents the records are not in cache, and the reads would
@@ -441,8 +443,8 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
                 # Free of coin-flip branches (skipping the entries that are neither kept
                 # nor the oracle's costs more than reading them): the oracle's weight is 0
                 # off its neighbours (adding 0 × y changes no bit), the test's outcome is
-                # masked by the kept flag, and a kept neighbour's values always go to the
-                # next free slot. Unsigned indices: numba adds no test for a negative one.
+                # masked by the kept flag, and a kept neighbour's term is selected, not
+                # branched to. Unsigned indices: numba adds no test for a negative one.
                 u = np.uint64(e)
                 b = np.uint64(indices[u]) * fields
                 ov += oracle_weight[u] * node_prv[b + oracle_at]
@@ -453,26 +455,24 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
                     _flip(e, keeps, same, kept, tally)
                     moved = True
                 kept_field = node_int_prv[b + kept_at]
-                kept_counts[count] = kept_field >> 1
-                values[count] = node_prv[b + y_at]
+                term = recip[max(count_before, kept_field >> 1)] * node_prv[b + y_at]
+                v = v + term if keeps else v
                 reset = reset | (keeps & kept_field)
                 count += keeps
             chunk_moved = chunk_moved or moved
-            # w_ab = 1/(1 + max(|C_a(it)|, |C_b(it − 1)|)); the self weight first, as the
-            # reference sums. The weights change only when a's kept set or the count of a
-            # kept neighbour changed (its kept field's low bit, in ``reset``): otherwise
-            # the last step's self weight is this one, bit for bit, and its serial sum is
-            # skipped (once learnt, at almost every step).
             if it == 1 or moved or reset:
                 self_weight = one
-                for i in range(count):
-                    self_weight -= recip[max(count, kept_counts[i])]
+                for e in range(indptr[a], indptr[a + 1]):
+                    if kept[e]:
+                        kept_count = node_int_prv[np.uint64(indices[e]) * fields + kept_at]
+                        self_weight -= recip[max(count, kept_count >> 1)]
                 self_weights[a] = self_weight
-            else:
-                self_weight = self_weights[a]
-            v = self_weight * node[prv, a, C_Y]
-            for i in range(count):
-                v += recip[max(count, kept_counts[i])] * values[i]
+                v = self_weight * node[prv, a, C_Y]
+                for e in range(indptr[a], indptr[a + 1]):
+                    if kept[e]:
+                        b = np.uint64(indices[e]) * fields
+                        v += (recip[max(count, node_int_prv[b + kept_at] >> 1)]
+                              * node_prv[b + y_at])
             alpha_a = alpha
             if not global_reset:
                 if reset:
