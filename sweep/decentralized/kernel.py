@@ -443,8 +443,9 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
                 # Free of coin-flip branches (skipping the entries that are neither kept
                 # nor the oracle's costs more than reading them): the oracle's weight is 0
                 # off its neighbours (adding 0 × y changes no bit), the test's outcome is
-                # masked by the kept flag, and a kept neighbour's term is selected, not
-                # branched to. Unsigned indices: numba adds no test for a negative one.
+                # masked by the kept flag, and only a kept neighbour's term enters v (a
+                # branch taken the same way at almost every entry). Unsigned indices:
+                # numba adds no test for a negative one.
                 u = np.uint64(e)
                 b = np.uint64(indices[u]) * fields
                 ov += oracle_weight[u] * node_prv[b + oracle_at]
