@@ -14,8 +14,9 @@ per core, of CPU time; per machine, of wall time.
 ``--million`` adds C-ColME at 10⁶ agents × 2,000 steps (the issue's goal: under 2
 minutes wall on this 2-core machine, under 4 GiB).
 
-``--reference COMMAND`` runs, between our cases, a shell command that runs the
-reference's C-ColME (``consensus``) once, in a scratch directory, on the same machine.
+``--reference COMMAND`` runs, after our cases and in the same invocation, a shell command
+that runs the reference's C-ColME (``consensus``) once, in a scratch directory, on the
+same machine.
 Build it yourself from its repository (commit c782c29), outside this one, with its
 ``main.cpp`` set to the one algorithm, one seed, and an N whose degree ⌈N p⌉ is 10. The
 reference writes ``time.csv``: its set-up (graph, the O(N²) diameter, clusters) and its
