@@ -465,8 +465,8 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
                 self_weight = one
                 for e in range(indptr[a], indptr[a + 1]):
                     if kept[e]:
-                        kept_count = node_int_prv[np.uint64(indices[e]) * fields + kept_at]
-                        self_weight -= recip[max(count, kept_count >> 1)]
+                        kept_field = node_int_prv[np.uint64(indices[e]) * fields + kept_at]
+                        self_weight -= recip[max(count, kept_field >> 1)]
                 self_weights[a] = self_weight
                 v = self_weight * node[prv, a, C_Y]
                 for e in range(indptr[a], indptr[a + 1]):
