@@ -402,6 +402,18 @@ MUTANTS = (
            "sweep/decentralized/kernel.py",
            "            if it == 1 or moved or reset:\n",
            "            if it == 1 or reset:\n"),
+    # C-ColME's weight bounds 1/(1 + |C|) in the records (sweep.decentralized.kernel).
+    Mutant("weight-bound-larger", "work-savers",
+           "a kept neighbour's weight from the larger of the two bounds (the smaller count)",
+           "sweep/decentralized/kernel.py",
+           "term = min(bound_before, abs(bound))",
+           "term = max(bound_before, abs(bound))"),
+    Mutant("weight-bound-unsigned", "work-savers",
+           "a changed kept set not signed in the agent's record (its neighbours keep their "
+           "weights)",
+           "sweep/decentralized/kernel.py",
+           "node[cur, a, C_WEIGHT] = -recip[count] if moved else recip[count]",
+           "node[cur, a, C_WEIGHT] = recip[count]"),
 )
 
 

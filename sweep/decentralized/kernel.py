@@ -122,13 +122,12 @@ class Tables(NamedTuple):
 
 class CState(NamedTuple):
     """C-ColME's state: the exact running means (2, N), the agents' records ``node``
-    (2, N, :data:`C_FIELDS`) and their integer view, each agent's t₀ (local reset), the
-    ``counters``, the last step's estimates and oracle values, and each agent's self
-    weight w_aa at its last step (kept while its weights do not change)."""
+    (2, N, :data:`C_FIELDS`), each agent's t₀ (local reset), the ``counters``, the last
+    step's estimates and oracle values, and each agent's self weight w_aa at its last
+    step (kept while its weights do not change)."""
 
     x: np.ndarray
     node: np.ndarray
-    node_int: np.ndarray
     t0: np.ndarray
     counters: np.ndarray
     estimate: np.ndarray
@@ -291,9 +290,13 @@ def _prefetch(typingctx, array, offset):
 
 # Fields of C-ColME's per-agent record ``node[step parity, agent, field]``: what the
 # neighbours read of an agent's previous step, packed in 16 bytes (float32) so that a
-# neighbour costs one cache line. C_KEPT, in the integer view ``node_int`` of the same
-# memory, holds 2 |C_a| plus 1 if the kept set changed at that step.
-C_RELEASE, C_Y, C_ORACLE, C_KEPT = range(4)
+# neighbour costs one cache line. C_WEIGHT holds 1/(1 + |C_a|), the bound agent a puts
+# on its consensus weights: w_ab = 1/(1 + max(|C_a|, |C_b|)) is the smaller of the two
+# agents' bounds, bit for bit, since 1/(1 + k) rounded decreases in k. It is negated if
+# a's kept set changed at that step (the bound is never 0, so its sign is free). A
+# neighbour's weight is then a min of two values at hand, not a table read at the larger
+# of two counts (a load that waits on the neighbour's).
+C_RELEASE, C_Y, C_ORACLE, C_WEIGHT = range(4)
 C_FIELDS = 4
 
 
@@ -343,12 +346,12 @@ def c_colme_steps(F, segment: Segment, flags: Flags, links: Links, noise: Noise,
     ``samples[it − it0, a]`` is a's new sample; ``fresh`` the new p-sum noises (same
     shape; unused without a mechanism). ``x`` holds the exact running means (2, N);
     ``node`` (2, N, :data:`C_FIELDS`) each agent's release, consensus value y, oracle
-    value, and (in its integer view ``node_int``) twice its kept count, + 1 if its kept
-    set changed. With ``record``, ``estimate`` and ``oracle`` get the agents' estimates
-    at the last step (y and the oracle's value, with the agent's exact mean in place of
-    its release). With ``prefetch``, the neighbours' records are asked for ahead
-    (:data:`PREFETCH_AHEAD`; for graphs whose records are not in cache). With
-    ``parallel``, each step's agents run on numba's threads (:data:`CHUNK_AGENTS`).
+    value, and its consensus weight bound (:data:`C_WEIGHT`). With ``record``,
+    ``estimate`` and ``oracle`` get the agents' estimates at the last step (y and the
+    oracle's value, with the agent's exact mean in place of its release). With
+    ``prefetch``, the neighbours' records are asked for ahead (:data:`PREFETCH_AHEAD`;
+    for graphs whose records are not in cache). With ``parallel``, each step's agents
+    run on numba's threads (:data:`CHUNK_AGENTS`).
 
     t₀ (``global_reset``, the reference's): at step it, if no wrong link was left at some
     earlier step, t₀ freezes at the first such step − 1; otherwise t₀ = it − 1 whenever
@@ -388,7 +391,7 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
     indptr, indices, _, same, kept = links
     noise_sum, levels = noise
     keep_f, new_f, beta, recip = tables
-    x, node, node_int, t0, counters, estimate, oracle, self_weights = state
+    x, node, t0, counters, estimate, oracle, self_weights = state
     oracle_weight, oracle_self, has_oracle = oracle_state
     zero = F(0.0)
     one = F(1.0)
@@ -402,10 +405,9 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
     # The previous step's records as flat arrays: a neighbour's field is one offset
     # from one base, with no row stride to multiply by (which the loop kept on the stack).
     node_prv = node[prv].reshape(-1)
-    node_int_prv = node_int[prv].reshape(-1)
     fields = np.uint64(C_FIELDS)
     release_at, y_at = np.uint64(C_RELEASE), np.uint64(C_Y)
-    oracle_at, kept_at = np.uint64(C_ORACLE), np.uint64(C_KEPT)
+    oracle_at, weight_at = np.uint64(C_ORACLE), np.uint64(C_WEIGHT)
     revocable = not irrevocable
     n_chunks = (n_agents + CHUNK_AGENTS - 1) // CHUNK_AGENTS
     # Each chunk's tallies: its flipped links by kind, and whether one of its agents
@@ -424,16 +426,16 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
             # with the last step's weights: w_ab = 1/(1 + max(|C_a(it)|, |C_b(it − 1)|)),
             # the self weight first, as the reference sums. They are this step's unless
             # a's kept set changes in the pass (``moved``) or a kept neighbour's count
-            # changed at the last step (its kept field's low bit, in ``reset``): then
+            # changed at the last step (its weight bound's sign, in ``reset``): then
             # the weights are computed again from the row (below); once learnt, almost
             # no agent does.
             ov = oracle_self[a] * node[prv, a, C_ORACLE]
-            own_field = node_int[prv, a, C_KEPT]
-            count_before = own_field >> 1
+            own_bound = node[prv, a, C_WEIGHT]
+            bound_before = abs(own_bound)
             v = self_weights[a] * node[prv, a, C_Y]
             count = 0
             moved = False
-            reset = own_field & 1
+            reset = own_bound < zero
             for e in range(indptr[a], indptr[a + 1]):
                 # The record of the neighbour PREFETCH_AHEAD entries on is asked for now:
                 # at a million agents the records are not in cache, and the reads would
@@ -455,25 +457,25 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
                 if keeps != (kept[u] == 1):
                     _flip(e, keeps, same, kept, tally)
                     moved = True
-                kept_field = node_int_prv[b + kept_at]
-                term = recip[max(count_before, kept_field >> 1)] * node_prv[b + y_at]
+                bound = node_prv[b + weight_at]
+                term = min(bound_before, abs(bound)) * node_prv[b + y_at]
                 v = v + term if keeps else v
-                reset = reset | (keeps & kept_field)
+                reset = reset | (keeps & (bound < zero))
                 count += keeps
             chunk_moved = chunk_moved or moved
             if it == 1 or moved or reset:
                 self_weight = one
+                bound_now = recip[count]
                 for e in range(indptr[a], indptr[a + 1]):
                     if kept[e]:
-                        kept_field = node_int_prv[np.uint64(indices[e]) * fields + kept_at]
-                        self_weight -= recip[max(count, kept_field >> 1)]
+                        bound = node_prv[np.uint64(indices[e]) * fields + weight_at]
+                        self_weight -= min(bound_now, abs(bound))
                 self_weights[a] = self_weight
                 v = self_weight * node[prv, a, C_Y]
                 for e in range(indptr[a], indptr[a + 1]):
                     if kept[e]:
                         b = np.uint64(indices[e]) * fields
-                        v += (recip[max(count, node_int_prv[b + kept_at] >> 1)]
-                              * node_prv[b + y_at])
+                        v += min(bound_now, abs(node_prv[b + weight_at])) * node_prv[b + y_at]
             alpha_a = alpha
             if not global_reset:
                 if reset:
@@ -481,7 +483,7 @@ def _c_colme_step_agents(F, step: CStep, flags: Flags, links: Links, noise: Nois
                 alpha_a = F(it - t0[a]) / (one + F(it) - F(t0[a]))
             node[cur, a, C_RELEASE] = xra
             node[cur, a, C_Y] = (one - alpha_a) * xra + alpha_a * v
-            node_int[cur, a, C_KEPT] = 2 * count + moved
+            node[cur, a, C_WEIGHT] = -recip[count] if moved else recip[count]
             if last:
                 estimate[a] = (one - alpha_a) * xa + alpha_a * v
             # The oracle: an agent without same-class neighbours keeps its local mean (in
@@ -752,9 +754,9 @@ def noise_radius(t_max: int, mechanism: int, noise: str, sigma_dp: float, gamma:
 __all__ = [
     "CHANGED",
     "C_FIELDS",
-    "C_KEPT",
     "C_ORACLE",
     "C_RELEASE",
+    "C_WEIGHT",
     "C_Y",
     "ENTERED",
     "GIVEN",

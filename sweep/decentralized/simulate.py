@@ -109,7 +109,6 @@ class Run:
         if method == "c_colme":
             degrees = graph.degrees()
             self.node = np.zeros((2, n, kernel.C_FIELDS), dtype=F)
-            self.node_int = self.node.view(integer)
             self.t0 = np.zeros(n, dtype=np.int64)
             self.self_weights = np.zeros(n, dtype=F)  # the last step's w_aa (kernel)
             recip = F(1.0) / (F(1.0) + np.arange(degrees.max(initial=0) + 1, dtype=F))
@@ -160,7 +159,7 @@ class Run:
         if method == "c_colme":
             for field in (kernel.C_RELEASE, kernel.C_Y, kernel.C_ORACLE):
                 self.node[0, :, field] = release
-            self.node_int[0, :, kernel.C_KEPT] = 2 * self.graph.degrees()
+            self.node[0, :, kernel.C_WEIGHT] = self.tables.recip[self.graph.degrees()]
         elif method == "b_colme":
             # Step 0's messages: the releases alone (every row is still empty).
             self.release_buffer[0] = release
@@ -186,8 +185,8 @@ class Run:
         if c.method == "c_colme":
             kernel.c_colme_steps(
                 F, segment, flags, self.live, noise, self.tables,
-                kernel.CState(self.x, self.node, self.node_int, self.t0, self.counters,
-                              self.estimate, self.oracle, self.self_weights),
+                kernel.CState(self.x, self.node, self.t0, self.counters, self.estimate,
+                              self.oracle, self.self_weights),
                 kernel.COracle(self.live_oracle_weight, self.oracle_self, self.has_oracle))
             if irrevocable:
                 self._drop_dead_entries()
