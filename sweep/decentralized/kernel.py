@@ -292,7 +292,7 @@ def _prefetch(typingctx, array, offset):
 # neighbours read of an agent's previous step, packed in 16 bytes (float32) so that a
 # neighbour costs one cache line. C_WEIGHT holds 1/(1 + |C_a|), the bound agent a puts
 # on its consensus weights: w_ab = 1/(1 + max(|C_a|, |C_b|)) is the smaller of the two
-# agents' bounds, bit for bit, since 1/(1 + k) rounded decreases in k. It is negated if
+# agents' bounds, bit for bit, since 1/(1 + k) rounded never increases in k. It is negated if
 # a's kept set changed at that step (the bound is never 0, so its sign is free). A
 # neighbour's weight is then a min of two values at hand, not a table read at the larger
 # of two counts (a load that waits on the neighbour's).

@@ -103,8 +103,6 @@ class Run:
                            new_f, beta)
         recip = np.empty(0, dtype=F)
         self.with_oracle = "oracle" in config.baselines
-        # Integers stored next to values (B-ColME's counts) use a view of the same memory.
-        integer = np.int32 if F == np.float32 else np.int64
         method = config.method
         if method == "c_colme":
             degrees = graph.degrees()
@@ -125,6 +123,8 @@ class Run:
             self.live_other = int(self.counters[kernel.WRONG])  # live entries to another class
         elif method == "b_colme":
             depth = config.depth
+            # Its counts, stored next to its sums, use an integer view of the same memory.
+            integer = np.int32 if F == np.float32 else np.int64
             self.release_buffer = np.zeros((2, n), dtype=F)
             self.message_int = np.zeros((2, entries, 2 * depth), dtype=integer)
             # The oracle runs on the same-class subgraph (its messages never cross classes);
