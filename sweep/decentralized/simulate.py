@@ -25,6 +25,7 @@ import numpy as np
 
 from ..components import tree
 from ..components.noise import STAIRCASE, draw_unit, variance_factor
+from ..components.normals import draw_scaled
 from ..threads import kernel_threads
 from . import graph as graphs
 from . import kernel
@@ -289,8 +290,10 @@ class Draws:
     def draw(self, steps: int) -> tuple[np.ndarray, np.ndarray]:
         shape = (steps, self.n)
         c, F = self.config, self.F
-        if c.samples == "gaussian":
-            # As the reference: F(z σ) + μ (in place: the same roundings, no temporaries).
+        if c.samples == "gaussian" and F == np.float32:
+            # As the reference: F(z σ) + μ; numpy's draws, scaled and shifted in one pass.
+            values = draw_scaled(self.samples, shape, self.scale, self.mean)
+        elif c.samples == "gaussian":
             values = self.samples.standard_normal(shape, dtype=F)
             values *= self.scale
             values += self.mean
