@@ -393,6 +393,17 @@ def test_scaled_normals_are_numpys_bit_for_bit(bit_generator: type) -> None:
                                   numpys.random(5, dtype=np.float32))
 
 
+def test_scaled_normals_refuse_what_numpy_would_round_otherwise() -> None:
+    rng, shift = np.random.default_rng(0), np.zeros(4, dtype=np.float32)
+    with pytest.raises(TypeError, match="scale: must be a numpy float32; got float"):
+        normals.draw_scaled(rng, (2, 4), 1.5, shift)
+    with pytest.raises(ValueError, match=r"shift: must be float32 of shape \(4,\); got "
+                                         r"float64 of shape \(4,\)"):
+        normals.draw_scaled(rng, (2, 4), np.float32(1.5), shift.astype(np.float64))
+    with pytest.raises(ValueError, match=r"got float32 of shape \(3,\)"):
+        normals.draw_scaled(rng, (2, 4), np.float32(1.5), shift[:3])
+
+
 # ---------------------------------------------------------------------------- graphs
 
 
