@@ -25,14 +25,13 @@ LAYERS = 256
 MANTISSA = 23  # bits of a float32 draw's magnitude
 
 
-def ziggurat_tables(r: float = ZIGGURAT_R, area: float = ZIGGURAT_AREA
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def ziggurat_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """numpy's float32 tables (``ki_float``, ``wi_float``, ``fi_float``): per layer i,
     the accept bound x_{i−1}/x_i in units of 2⁻²³, the width x_i 2⁻²³, and the density
     e^(−x_i²/2), layer 0 being the base strip (width area/f(r), so that x < r is
     accepted) and x_i falling to x_0 = 0 at the top (Marsaglia & Tsang's recurrence
     x_{i−1} = f⁻¹(area/x_i + f(x_i)))."""
-    scale = float(1 << MANTISSA)
+    r, area, scale = ZIGGURAT_R, ZIGGURAT_AREA, float(1 << MANTISSA)
     density = lambda x: np.exp(-0.5 * x * x)  # noqa: E731
     accept, width, height = np.zeros(LAYERS), np.zeros(LAYERS), np.zeros(LAYERS)
     x = outer = r
@@ -55,6 +54,12 @@ _INV_R = np.float32(1.0 / ZIGGURAT_R)
 _UNIT = np.float32(1.0 / (1 << 24))
 
 
+@numba.njit(cache=True, inline="always")
+def _next_float(next_uint32, state) -> np.float32:
+    """numpy's ``next_float``: a uniform in [0, 1) from the top 24 bits of an output."""
+    return np.float32(next_uint32(state) >> np.uint32(8)) * _UNIT
+
+
 @numba.njit(cache=True, nogil=True)
 def _fill(next_uint32, state, out, scale, shift) -> None:
     """``out[s, a] = F(scale × z) + shift[a]``, z numpy's ``random_standard_normal_f``
@@ -72,17 +77,13 @@ def _fill(next_uint32, state, out, scale, shift) -> None:
                     break
                 if layer == 0:  # the tail beyond r, by Marsaglia's exponential method
                     while True:
-                        tail = -_INV_R * np.log1p(
-                            -np.float32(next_uint32(state) >> np.uint32(8)) * _UNIT)
-                        y = -np.log1p(-np.float32(next_uint32(state) >> np.uint32(8))
-                                      * _UNIT)
+                        tail = -_INV_R * np.log1p(-_next_float(next_uint32, state))
+                        y = -np.log1p(-_next_float(next_uint32, state))
                         if y + y > tail * tail:
                             break
-                    z = _R + tail
-                    if (magnitude >> np.uint32(8)) & np.uint32(1):
-                        z = -z
+                    z = (_R + tail) * _SIGN[(magnitude >> np.uint32(8)) & np.uint32(1)]
                     break
-                u = np.float32(next_uint32(state) >> np.uint32(8)) * _UNIT
+                u = _next_float(next_uint32, state)
                 # numpy compares in double: exp(-0.5 * x * x) with x a float.
                 if ((_HEIGHT[layer - 1] - _HEIGHT[layer]) * u + _HEIGHT[layer]
                         < np.exp(-0.5 * np.float64(z) * np.float64(z))):
