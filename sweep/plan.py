@@ -223,6 +223,13 @@ class Template:
     A grid of 10⁶ cells is mostly a few option sets swept over many seeds; their cells
     differ only in the seed, which enters the cell's id and its streams but no option of
     the family (:func:`cell_of` makes a cell from a template and a seed).
+
+    The family validates the option set as a whole, not each distinct value of each key
+    once: the costliest check, the overflow check of colme, network and decentralized,
+    reads ε with the run's agents × steps, so over a grid of ε × M (the grids of many
+    option sets) it would run once per option set however it were declared; the checks
+    it leaves are a few microseconds of an option set's composition, preparation,
+    identity and records (``benchmarks/bench_million.py --sets``).
     """
 
     family: str
