@@ -16,8 +16,9 @@ checkpoints=1 baselines=[]``) swept over ``seed=range(0,N)``. Printed rows and g
   run next to a plain loop calling :func:`sweep.execute.simulate` on the same cells in one
   process (which stores nothing): goal within 1.2× the loop;
 * ``resume``: the finished sweep run again (nothing to compute): ≤ 3 s at 10⁵; with
-  ``--resume N``, N cells are stored by one sweep (``executor=processes``, over an hour
-  for 10⁶ on 2 cores, not compared with a loop) and that sweep is then resumed;
+  ``--resume N``, N cells are stored by one sweep (``executor=processes``, the longest
+  case: about ten minutes for 10⁶ on 2 cores; not compared with a loop) and that sweep
+  is then resumed;
 * peak memory of the driver: < 600 MiB at 10⁶;
 * ``start-up``: ``--help``, a bad key and a dry run of 100 cells against a minimal Hydra
   app's ``--help`` in the same environment (best of ``--repeat``): within 1.5×.

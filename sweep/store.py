@@ -172,6 +172,13 @@ def listing(root: str | Path) -> list[Path]:
     """The results files of a directory, in order: each family's subdirectory's, and the
     cell files of before family subdirectories at the top. Names that start with ``_``
     or ``.`` are the store's own (failures, a journal, temporaries), never results."""
+    return [Path(root, name) for name in _names(root)]
+
+
+def _names(root: str | Path) -> list[str]:
+    """:func:`listing` as paths relative to ``root`` (``colme/<name>.parquet``), in its
+    order: strings, as a commit lists a store of thousands of files to see what other
+    sweeps stored meanwhile, and builds no path for a file it knows."""
     if not os.path.isdir(root):
         return []
     found = []
@@ -181,10 +188,11 @@ def listing(root: str | Path) -> list[Path]:
                 continue
             if entry.is_dir():
                 with os.scandir(entry.path) as inner:
-                    found += sorted(Path(e.path) for e in inner if e.name.endswith(SUFFIX)
+                    found += sorted(f"{entry.name}/{e.name}" for e in inner
+                                    if e.name.endswith(SUFFIX)
                                     and not e.name.startswith(("_", ".")))
             elif entry.name.endswith(SUFFIX):  # a cell file of before family directories
-                found.append(Path(entry.path))
+                found.append(entry.name)
     return found
 
 
@@ -215,10 +223,12 @@ def family_directory(family: str) -> str:
 
 @dataclass
 class _Staged:
-    """A file written under a temporary name, to be renamed to ``final``."""
+    """A file written under a temporary name, to be renamed to ``final``, and the
+    replicates it holds of each of its cells."""
 
     temporary: Path
     final: Path
+    held: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -270,6 +280,9 @@ class ResultsStore:
     where: dict[str, Path] = field(default_factory=dict)
     #: Each file's size and time when its cells were read (:meth:`save_index`).
     stamps: dict[Path, list[int]] = field(default_factory=dict)
+    #: The files of :attr:`files` by their path relative to :attr:`root`, as
+    #: :func:`_names` lists them.
+    known: dict[str, Path] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
@@ -283,24 +296,41 @@ class ResultsStore:
         says. A damaged file (truncated, overwritten, not a results file) is never
         taken as a result.
         """
-        current = set(listing(self.root))
-        self._forget([p for p in self.files if p not in current])
+        self._refresh()
+        return self.present()
+
+    def _refresh(self) -> None:
+        """Bring :attr:`files`, :attr:`held` and :attr:`where` up to the directory: read
+        the footers of the files not seen yet, drop the files gone (:meth:`scan`). A
+        commit refreshes before it writes, to see what other sweeps stored meanwhile:
+        that costs one listing of the directory and a footer per new file, not a set of
+        every stored cell."""
+        names = _names(self.root)
+        current = set(names)
+        self._forget([path for name, path in self.known.items() if name not in current])
         self.damaged = []
-        unseen = sorted(current - set(self.files))
+        unseen = [name for name in names if name not in self.known]
         index = self._index() if unseen else {}
-        for path in unseen:
-            entry = index.get(path.relative_to(self.root).as_posix())
+        for name in unseen:
+            path = self.root / name
+            entry = index.get(name)
             stamp = _stamp(path)  # before the footer: a file replaced meanwhile reads again
             held = entry[1] if entry is not None and entry[0] == stamp else _footer_cells(path)
             if held is None:
                 self.damaged.append(path)
             else:
-                self.files[path] = tuple(held)
-                self.held.update(held)
-                self.where.update(dict.fromkeys(held, path))
-                if stamp is not None:
-                    self.stamps[path] = stamp
-        return self.present()
+                self._add(name, path, held, stamp)
+
+    def _add(self, name: str, path: Path, held: Mapping[str, int],
+             stamp: list[int] | None) -> None:
+        """Know the file ``path`` (``name`` relative to the root) and the replicates it
+        holds of each of its cells."""
+        self.known[name] = path
+        self.files[path] = tuple(held)
+        self.held.update(held)
+        self.where.update(dict.fromkeys(held, path))
+        if stamp is not None:
+            self.stamps[path] = stamp
 
     def _forget(self, paths: Iterable[Path]) -> None:
         """Drop what :meth:`scan` knew of ``paths``: the next scan reads them again (a file
@@ -310,6 +340,7 @@ class ResultsStore:
                 self.held.pop(cell, None)
                 self.where.pop(cell, None)
             self.stamps.pop(path, None)
+            self.known.pop(path.relative_to(self.root).as_posix(), None)
 
     def _index(self) -> dict[str, Any]:
         """The index :meth:`save_index` left, or an empty one."""
@@ -421,7 +452,7 @@ class ResultsStore:
             temporary.unlink(missing_ok=True)
             raise StoreError(f"results_dir: cannot write {final} ({error.strerror}); the "
                              "cells stored so far are kept, rerun to resume") from None
-        return _Staged(temporary, final)
+        return _Staged(temporary, final, _counts(records))
 
     def _transaction(self, staged: Sequence[_Staged], replaced: Sequence[Path]) -> None:
         """Put ``staged`` in place of ``replaced`` (see the module's notes)."""
@@ -440,6 +471,9 @@ class ResultsStore:
             for item in staged:
                 os.replace(item.temporary, item.final)
         self._forget([*replaced, *(item.final for item in staged)])
+        for item in staged:  # known from their writing: no footer to read again
+            self._add(item.final.relative_to(self.root).as_posix(), item.final, item.held,
+                      _stamp(item.final))
 
     def _complete(self, journal: Path) -> None:
         """Carry out a journaled transaction from wherever it stopped.
@@ -478,7 +512,7 @@ class ResultsStore:
         import pyarrow as pa
 
         with self.locked():
-            self.scan()
+            self._refresh()
             wanted = {cell.cell_id for cell, _, _ in batch}
             held = {cell: self.where[cell] for cell in wanted if cell in self.where}
             extending = {cell.cell_id for cell, _, _ in batch if cell.start and (
@@ -504,7 +538,6 @@ class ResultsStore:
             self._transaction(staged, replaced)
             for cell, _, _ in batch:
                 (self.root / FAILURES / f"{cell.cell_id}{SUFFIX}").unlink(missing_ok=True)
-            self.scan()
         return len(batch)
 
     def _extended(self, held: Mapping[str, Path],
@@ -578,7 +611,7 @@ class ResultsStore:
         summary = CompactSummary()
         with self.locked():
             self._recover()
-            self.scan()
+            self._refresh()
             for sources in self._merges(rows, cells):
                 tables = [pq.read_table(p) for p in sources]
                 records = {k: v for t in tables for k, v in cell_records(t.schema.metadata).items()}
@@ -590,7 +623,6 @@ class ResultsStore:
                 summary.merged += len(sources)
                 summary.written += 1
                 summary.cells += len(records)
-            self.scan()
         return summary
 
     def _merges(self, rows: int, cells: int) -> Iterator[list[Path]]:

@@ -42,12 +42,14 @@ PRIVACY_TESTS = {
 #: The tests of the declared verdict rules, which their mutants ("verdicts") must fail, of
 #: the shared noise kinds' closed forms and draws ("components"), of the inference
 #: theorems' K and T ("theorems"), and of C-ColME's work savers, its dropped entries and
-#: kept self weights, which must change no value ("work-savers").
+#: kept self weights, which must change no value ("work-savers"), and of what a results
+#: store knows of its directory after a commit ("store").
 CHECK_TESTS = {"verdicts": ("tests/test_claims.py", "tests/test_stability.py",
                             "tests/test_extend.py"),
                "components": ("tests/test_staircase.py", "tests/test_components.py"),
                "theorems": ("tests/test_inference.py",),
-               "work-savers": ("tests/test_decentralized.py",)}
+               "work-savers": ("tests/test_decentralized.py",),
+               "store": ("tests/test_plan.py", "tests/test_store.py")}
 TESTS = {**PRIVACY_TESTS, **CHECK_TESTS}
 
 
@@ -429,6 +431,30 @@ MUTANTS = (
            "sweep/decentralized/kernel.py",
            "node[cur, a, C_WEIGHT] = -recip[count] if moved else recip[count]",
            "node[cur, a, C_WEIGHT] = recip[count]"),
+    # A commit registers the files it writes and lists the directory for the others'
+    # (sweep.store.ResultsStore._refresh).
+    Mutant("store-written-unknown", "store",
+           "a commit does not register the files it wrote (the next one reads their footers)",
+           "sweep/store.py",
+           "        for item in staged:  # known from their writing: no footer to read again\n"
+           "            self._add(",
+           "        for item in ():\n"
+           "            self._add("),
+    Mutant("store-written-uncounted", "store",
+           "a commit registers its files with no replicates held of their cells",
+           "sweep/store.py",
+           "return _Staged(temporary, final, _counts(records))",
+           "return _Staged(temporary, final, dict.fromkeys(records, 0))"),
+    Mutant("store-gone-kept", "store",
+           "a refresh keeps the files another sweep removed",
+           "sweep/store.py",
+           "self._forget([path for name, path in self.known.items() if name not in current])",
+           "self._forget([])"),
+    Mutant("store-forgotten-known", "store",
+           "a forgotten file stays known by its name",
+           "sweep/store.py",
+           "            self.known.pop(path.relative_to(self.root).as_posix(), None)\n",
+           ""),
 )
 
 
