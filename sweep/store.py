@@ -470,7 +470,9 @@ class ResultsStore:
         else:
             for item in staged:
                 os.replace(item.temporary, item.final)
-        self._forget([*replaced, *(item.final for item in staged)])
+        finals = [item.final for item in staged]
+        self._forget([*replaced, *finals])
+        self.damaged = [path for path in self.damaged if path not in finals]
         for item in staged:  # known from their writing: no footer to read again
             self._add(item.final.relative_to(self.root).as_posix(), item.final, item.held,
                       _stamp(item.final))
@@ -514,6 +516,13 @@ class ResultsStore:
         with self.locked():
             self._refresh()
             wanted = {cell.cell_id for cell, _, _ in batch}
+            # A file another sweep rewrote under its name (it extended or recomputed all
+            # its cells) is listed as known: its stamp tells, and it is read again.
+            touched = {self.where[cell] for cell in wanted if cell in self.where}
+            changed = [path for path in touched if _stamp(path) != self.stamps.get(path)]
+            if changed:
+                self._forget(changed)
+                self._refresh()
             held = {cell: self.where[cell] for cell in wanted if cell in self.where}
             extending = {cell.cell_id for cell, _, _ in batch if cell.start and (
                 cell.cell_id in held and self.held[cell.cell_id] < cell.replicates)}

@@ -235,37 +235,6 @@ def test_store_writes_atomically_and_cleans_dead_writers(
     assert not (tmp_path / FAILURES).exists()  # no empty failures directory
 
 
-def test_a_commit_knows_the_files_it_writes_and_sees_what_others_stored(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A commit reads no footer of a file it writes (it knows its cells), yet sees what
-    another sweep stored, and replaced, meanwhile: its store then holds what a fresh scan
-    of the directory reads."""
-    import sweep.store as store_module
-
-    read: list[Path] = []
-    footer = store_module._footer_cells
-    monkeypatch.setattr(store_module, "_footer_cells", lambda p: read.append(p) or footer(p))
-    cells = [make_cell({**CELL, "seed": seed}) for seed in range(4)]
-    rows = [(cell, pa.table({"cell_id": [cell.cell_id], "t": [cell.seed]}),
-             {"family": FAMILY, "family_version": 1}) for cell in cells]
-    ours, theirs = ResultsStore(tmp_path), ResultsStore(tmp_path)
-    ours.prepare()
-    assert ours.commit(rows[:2]) == 2 and read == []
-    assert theirs.commit(rows[2:3]) == 1 and read == [ours.where[rows[0][0].cell_id]]
-    read.clear()
-    # Seed 1 is ours, seed 2 theirs: only seed 3 is stored, and only theirs is read.
-    assert ours.commit(rows[1:]) == 1 and read == [theirs.where[rows[2][0].cell_id]]
-    # They recompute seed 0: the file of seeds 0 and 1 becomes one of seed 1, and one of 0.
-    assert theirs.commit(rows[:1], replace={rows[0][0].cell_id}) == 1
-    assert ours.commit(rows[:1]) == 0
-    fresh = ResultsStore(tmp_path)
-    assert fresh.scan() == {row[0].cell_id for row in rows} and not fresh.damaged
-    for store in (ours, theirs):
-        assert (store.files, store.held, store.where, store.stamps, store.known) == (
-            fresh.files, fresh.held, fresh.where, fresh.stamps, fresh.known)
-
-
 @pytest.fixture(scope="module")
 def hydra_context() -> HydraContext:
     GlobalHydra.instance().clear()

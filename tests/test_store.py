@@ -1,9 +1,10 @@
 """The results store's transactions: compaction and extension with more replicates (also
-under SIGKILL at every step), ``recompute``, and what plain readers see of a compacted or
-mixed directory."""
+under SIGKILL at every step), ``recompute``, what plain readers see of a compacted or
+mixed directory, and what a commit knows of a directory other sweeps write to."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -14,12 +15,13 @@ import textwrap
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from analysis import load
 from sweep.execute import Summary, execute
-from sweep.plan import plan
+from sweep.plan import Cell, make_cell, plan
 from sweep.store import INDEX, JOURNAL, LOCK, ResultsStore, family_directory
 
 from .sweep_reference import ROOT, SMALL, run_cli
@@ -30,6 +32,8 @@ FAMILY = "tests.minimal_family:FAMILY"
 FILES = f"{family_directory(FAMILY)}/*.parquet"
 #: Tiny cells, each stored on its own (one task per cell): many small files.
 CELLS = [{"family": FAMILY, "replicates": 2, "seed": seed} for seed in range(24)]
+#: One cell, its rows committed by hand.
+CELL = {"family": FAMILY, "replicates": 5, "seed": 0}
 
 
 def _run(directory: Path, configs: list[dict], **settings: object) -> Summary:
@@ -280,3 +284,50 @@ def test_a_resume_reads_the_index_not_the_footers_unless_a_file_changed(
     store = ResultsStore(directory)
     store.scan()
     assert len(read) == len(expected.files) and store.held == expected.held
+
+
+def test_a_commit_knows_the_files_it_writes_and_sees_what_others_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit reads no footer of a file it writes (it knows its cells and counts), yet
+    sees what another sweep stored, replaced or extended meanwhile, a file rewritten under
+    its name included: it stores no replicate twice, and its store then holds what a
+    fresh scan of the directory reads."""
+    import sweep.store as store_module
+
+    read: list[Path] = []
+    footer = store_module._footer_cells
+    monkeypatch.setattr(store_module, "_footer_cells", lambda p: read.append(p) or footer(p))
+
+    def row(cell: Cell) -> tuple[Cell, pa.Table, dict]:
+        replicates = list(range(cell.start, cell.replicates))
+        return (cell, pa.table({"cell_id": [cell.cell_id] * len(replicates),
+                                "replicate": replicates}),
+                {"config": {"replicates": cell.replicates}, "family": FAMILY,
+                 "family_version": 1})
+
+    rows = [row(make_cell({**CELL, "seed": seed})) for seed in range(4)]
+    ids = [cell.cell_id for cell, _, _ in rows]
+    ours, theirs = ResultsStore(tmp_path), ResultsStore(tmp_path)
+    ours.prepare()
+    assert ours.commit(rows[:2]) == 2 and read == []
+    assert theirs.commit(rows[2:3]) == 1 and read == [ours.where[ids[0]]]
+    read.clear()
+    # Seed 1 is ours, seed 2 theirs: only seed 3 is stored, and only theirs is read.
+    assert ours.commit(rows[1:]) == 1 and read == [theirs.where[ids[2]]]
+    # They recompute seed 0: the file of seeds 0 and 1 becomes one of seed 1, and one of 0.
+    assert theirs.commit(rows[:1], replace={ids[0]}) == 1
+    assert ours.commit(rows[:1]) == 0
+    # They extend seed 3 to 8 replicates: its file keeps its name. Ours, asked the same,
+    # finds them stored.
+    extension = row(dataclasses.replace(make_cell({**CELL, "seed": 3, "replicates": 8}),
+                                        start=CELL["replicates"]))
+    assert theirs.commit([extension]) == 1
+    assert ours.commit([extension]) == 0
+    stored = pq.read_table(ours.where[ids[3]]).column("replicate").to_pylist()
+    assert sorted(stored) == list(range(8))
+    fresh = ResultsStore(tmp_path)
+    assert fresh.scan() == set(ids) and not fresh.damaged and fresh.held[ids[3]] == 8
+    for store in (ours, theirs):
+        assert (store.files, store.held, store.where, store.stamps, store.known) == (
+            fresh.files, fresh.held, fresh.where, fresh.stamps, fresh.known)
