@@ -319,18 +319,20 @@ class ResultsStore:
             if held is None:
                 self.damaged.append(path)
             else:
-                self._add(name, path, held, stamp)
+                self._add(path, held, stamp)
 
-    def _add(self, name: str, path: Path, held: Mapping[str, int],
-             stamp: list[int] | None) -> None:
-        """Know the file ``path`` (``name`` relative to the root) and the replicates it
-        holds of each of its cells."""
-        self.known[name] = path
+    def _add(self, path: Path, held: Mapping[str, int], stamp: list[int] | None) -> None:
+        """Know the file ``path`` and the replicates it holds of each of its cells."""
+        self.known[self._name(path)] = path
         self.files[path] = tuple(held)
         self.held.update(held)
         self.where.update(dict.fromkeys(held, path))
         if stamp is not None:
             self.stamps[path] = stamp
+
+    def _name(self, path: Path) -> str:
+        """``path`` relative to the root, as :func:`_names` lists it and the index keys it."""
+        return path.relative_to(self.root).as_posix()
 
     def _forget(self, paths: Iterable[Path]) -> None:
         """Drop what :meth:`scan` knew of ``paths``: the next scan reads them again (a file
@@ -340,7 +342,7 @@ class ResultsStore:
                 self.held.pop(cell, None)
                 self.where.pop(cell, None)
             self.stamps.pop(path, None)
-            self.known.pop(path.relative_to(self.root).as_posix(), None)
+            self.known.pop(self._name(path), None)
 
     def _index(self) -> dict[str, Any]:
         """The index :meth:`save_index` left, or an empty one."""
@@ -360,7 +362,7 @@ class ResultsStore:
         a file whose stamp differs is read again, and an index that cannot be written
         is skipped. Only a command that writes results writes it (:meth:`prepare`, and
         after its commits)."""
-        index = {path.relative_to(self.root).as_posix():
+        index = {self._name(path):
                  [self.stamps[path], {cell: self.held[cell] for cell in cells}]
                  for path, cells in self.files.items() if path in self.stamps}
         temporary = self.root / f".index.{self.host}.{os.getpid()}.tmp"
@@ -474,8 +476,7 @@ class ResultsStore:
         self._forget([*replaced, *finals])
         self.damaged = [path for path in self.damaged if path not in finals]
         for item in staged:  # known from their writing: no footer to read again
-            self._add(item.final.relative_to(self.root).as_posix(), item.final, item.held,
-                      _stamp(item.final))
+            self._add(item.final, item.held, _stamp(item.final))
 
     def _complete(self, journal: Path) -> None:
         """Carry out a journaled transaction from wherever it stopped.

@@ -458,7 +458,7 @@ MUTANTS = (
     Mutant("store-forgotten-known", "store",
            "a forgotten file stays known by its name",
            "sweep/store.py",
-           "            self.known.pop(path.relative_to(self.root).as_posix(), None)\n",
+           "            self.known.pop(self._name(path), None)\n",
            ""),
 )
 
